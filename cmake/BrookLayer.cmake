@@ -1,0 +1,23 @@
+# Public headers: one INTERFACE target that every layer and every user sees.
+add_library(brook_headers INTERFACE)
+target_include_directories(brook_headers INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<INSTALL_INTERFACE:include>)
+target_link_libraries(brook_headers INTERFACE nlohmann_json::nlohmann_json)
+target_compile_features(brook_headers INTERFACE cxx_std_23)
+
+# brook_layer(<name> SOURCES ... [DEPS ...]): an object library for one layer of src/.
+function(brook_layer name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} OBJECT ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC brook_headers PRIVATE brook_warnings ${ARG_DEPS})
+endfunction()
+
+# brook_test(<name> <sources...>): a GoogleTest binary linked against libbrook.
+function(brook_test name)
+  add_executable(${name} ${ARGN})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PRIVATE brook brook_warnings GTest::gtest_main GTest::gmock fmt::fmt)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+endfunction()

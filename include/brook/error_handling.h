@@ -1,0 +1,38 @@
+// What happens to a record that cannot be read or whose processing throws.
+//
+// Bad input never crashes the application silently and is never lost silently: every
+// failure is logged and counted in Metrics, and with kDeadLetter the original record (its
+// bytes, unchanged) is written to the dead-letter topic with the reason in its headers:
+//   __brook.errors.kind       "deserialization" | "processing"
+//   __brook.errors.message    what was wrong
+//   __brook.errors.node       the node at fault
+//   __brook.errors.topic / .partition / .offset   where the record was read
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace brook {
+
+enum class ErrorAction {
+  kFail,             // stop the task with an error (the default, as in Kafka Streams)
+  kLogAndContinue,   // log, count, skip the record
+  kDeadLetter,       // log, count, write the record to ErrorHandling::dead_letter_topic
+};
+
+struct ErrorHandling {
+  ErrorAction on_deserialization_error = ErrorAction::kFail;
+  // Exceptions thrown by user code (processors, lambdas, punctuators) and failed
+  // serialisation at sinks. A failed punctuation has no record: kDeadLetter logs and counts.
+  ErrorAction on_processing_error = ErrorAction::kFail;
+  std::string dead_letter_topic;  // required if either action is kDeadLetter
+};
+
+inline constexpr std::string_view kErrorKindHeader = "__brook.errors.kind";
+inline constexpr std::string_view kErrorMessageHeader = "__brook.errors.message";
+inline constexpr std::string_view kErrorNodeHeader = "__brook.errors.node";
+inline constexpr std::string_view kErrorTopicHeader = "__brook.errors.topic";
+inline constexpr std::string_view kErrorPartitionHeader = "__brook.errors.partition";
+inline constexpr std::string_view kErrorOffsetHeader = "__brook.errors.offset";
+
+}  // namespace brook

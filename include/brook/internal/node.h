@@ -1,0 +1,245 @@
+// Runtime nodes: the instances a task wires together from a Topology. Not for users.
+//
+// A task owns one instance of every node of its sub-topology. Typed records travel between
+// them by direct calls (no serialisation per hop): a node with output types <K, V> holds
+// pointers to children of type InputNode<K, V>.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "brook/processor.h"
+#include "brook/record.h"
+#include "brook/serde.h"
+#include "brook/status.h"
+
+namespace brook::internal {
+
+// What a node needs from the task that runs it. Implemented by the runtime.
+class TaskContext {
+ public:
+  virtual ~TaskContext() = default;
+  virtual std::optional<RecordMetadata> record_metadata() const = 0;
+  virtual Timestamp stream_time() const = 0;
+  virtual Timestamp system_time() const = 0;
+  virtual TaskId task_id() const = 0;
+  virtual std::string_view application_id() const = 0;
+  // Exceptions thrown by `punctuator` are reported against `node`.
+  virtual Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
+                               PunctuationType type, Punctuator punctuator) = 0;
+  // Hands a serialised record to the task's record collector (sink nodes).
+  virtual void send(ProducerRecord record) = 0;
+};
+
+// Thrown through the node graph when code running inside `node` failed. The task catches it
+// at its boundary and hands it to the processing-error handler.
+class NodeError : public std::runtime_error {
+ public:
+  NodeError(std::string node, const std::string& what)
+      : std::runtime_error(what), node_(std::move(node)) {}
+  const std::string& node() const { return node_; }
+
+ private:
+  std::string node_;
+};
+
+class Node {
+ public:
+  explicit Node(std::string name) : name_(std::move(name)) {}
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  const std::string& name() const { return name_; }
+  virtual void init(TaskContext& task) { task_ = &task; }
+  virtual void close() {}
+  // Connects `child` downstream of this node. False if it cannot take this node's output.
+  virtual bool add_child(Node& /*child*/) { return false; }
+
+ protected:
+  TaskContext& task() { return *task_; }
+
+ private:
+  std::string name_;
+  TaskContext* task_ = nullptr;
+};
+
+template <class K, class V>
+class InputNode : public Node {
+ public:
+  using Node::Node;
+  virtual void process(Record<K, V> record) = 0;
+};
+
+// The typed children of a node and how records reach them.
+template <class K, class V>
+class Children {
+ public:
+  bool add(Node& child) {
+    auto* typed = dynamic_cast<InputNode<K, V>*>(&child);
+    if (typed != nullptr) nodes_.push_back(typed);
+    return typed != nullptr;
+  }
+  void forward(Record<K, V> record) {
+    if (nodes_.empty()) return;
+    for (std::size_t i = 0; i + 1 < nodes_.size(); ++i) nodes_[i]->process(record);
+    nodes_.back()->process(std::move(record));
+  }
+  void forward(Record<K, V> record, std::string_view child) {
+    for (auto* node : nodes_) {
+      if (node->name() == child) return node->process(std::move(record));
+    }
+    throw std::invalid_argument("no child node named '" + std::string(child) + "'");
+  }
+
+ private:
+  std::vector<InputNode<K, V>*> nodes_;
+};
+
+// Runs `fn`, turning any exception other than a NodeError into a NodeError naming `node`.
+template <class Fn>
+void run_in_node(const std::string& node, Fn&& fn) {
+  try {
+    fn();
+  } catch (const NodeError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw NodeError(node, e.what());
+  } catch (...) {
+    throw NodeError(node, "unknown exception");
+  }
+}
+
+// A node that runs a user or DSL Processor and is its ProcessorContext.
+template <class KIn, class VIn, class KOut, class VOut>
+class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<KOut, VOut> {
+ public:
+  ProcessorNode(std::string name, std::unique_ptr<Processor<KIn, VIn, KOut, VOut>> processor)
+      : InputNode<KIn, VIn>(std::move(name)), processor_(std::move(processor)) {}
+
+  void init(TaskContext& task) override {
+    Node::init(task);
+    run_in_node(this->name(), [&] { processor_->init(*this); });
+  }
+  void close() override {
+    run_in_node(this->name(), [&] { processor_->close(); });
+  }
+  bool add_child(Node& child) override { return children_.add(child); }
+
+  void process(Record<KIn, VIn> record) override {
+    run_in_node(this->name(), [&] { processor_->process(std::move(record)); });
+  }
+
+  // ProcessorContext
+  void forward(Record<KOut, VOut> record) override { children_.forward(std::move(record)); }
+  void forward(Record<KOut, VOut> record, std::string_view child) override {
+    children_.forward(std::move(record), child);
+  }
+  Cancellable schedule(std::chrono::milliseconds interval, PunctuationType type,
+                       Punctuator punctuator) override {
+    return this->task().schedule(this->name(), interval, type, std::move(punctuator));
+  }
+  std::optional<RecordMetadata> record_metadata() const override {
+    return task_const().record_metadata();
+  }
+  Timestamp current_stream_time() const override { return task_const().stream_time(); }
+  Timestamp current_system_time() const override { return task_const().system_time(); }
+  TaskId task_id() const override { return task_const().task_id(); }
+  std::string_view application_id() const override { return task_const().application_id(); }
+
+ private:
+  const TaskContext& task_const() const { return const_cast<ProcessorNode*>(this)->task(); }
+
+  std::unique_ptr<Processor<KIn, VIn, KOut, VOut>> processor_;
+  Children<KOut, VOut> children_;
+};
+
+// The entry of a sub-topology: turns bytes from its topics into typed records.
+class SourceNodeBase : public Node {
+ public:
+  using Node::Node;
+  // Deserialises `record` and forwards it. A non-ok Status means the bytes were malformed
+  // and nothing was forwarded; exceptions from downstream nodes propagate as NodeError.
+  virtual Status process_raw(const ConsumerRecord& record) = 0;
+};
+
+template <class K, class V>
+class SourceNode final : public SourceNodeBase {
+ public:
+  SourceNode(std::string name, SerdePtr<SerdeTargetT<K>> key_serde,
+             SerdePtr<SerdeTargetT<V>> value_serde)
+      : SourceNodeBase(std::move(name)),
+        key_serde_(std::move(key_serde)),
+        value_serde_(std::move(value_serde)) {}
+
+  bool add_child(Node& child) override { return children_.add(child); }
+
+  Status process_raw(const ConsumerRecord& raw) override {
+    auto key = decode<K>(*key_serde_, raw.key);
+    if (!key) return describe(raw, "key", key.error());
+    auto value = decode<V>(*value_serde_, raw.value);
+    if (!value) return describe(raw, "value", value.error());
+    children_.forward(Record<K, V>{std::move(*key), std::move(*value), raw.timestamp, raw.headers});
+    return {};
+  }
+
+ private:
+  Status describe(const ConsumerRecord& raw, std::string_view what, const Status& cause) {
+    return Status(cause.code(), "source " + name() + ": cannot deserialize " + std::string(what) +
+                                    " of " + raw.topic + "-" +
+                                    std::to_string(raw.partition.value()) + "@" +
+                                    std::to_string(raw.offset.value()) + ": " + cause.message());
+  }
+
+  SerdePtr<SerdeTargetT<K>> key_serde_;
+  SerdePtr<SerdeTargetT<V>> value_serde_;
+  Children<K, V> children_;
+};
+
+// Chooses the topic of each record for a sink with a dynamic destination.
+template <class K, class V>
+using TopicNameExtractor = std::function<std::string(const Record<K, V>&)>;
+
+// The exit of a sub-topology: serialises records and hands them to the task's collector.
+template <class K, class V>
+class SinkNode final : public InputNode<K, V> {
+ public:
+  SinkNode(std::string name, TopicNameExtractor<K, V> topic, SerdePtr<SerdeTargetT<K>> key_serde,
+           SerdePtr<SerdeTargetT<V>> value_serde)
+      : InputNode<K, V>(std::move(name)),
+        topic_(std::move(topic)),
+        key_serde_(std::move(key_serde)),
+        value_serde_(std::move(value_serde)) {}
+
+  void process(Record<K, V> record) override {
+    ProducerRecord out;
+    run_in_node(this->name(), [&] { out.topic = topic_(record); });
+    if (out.topic.empty()) fail("the topic name extractor returned an empty topic");
+    auto key = encode<K>(*key_serde_, record.key);
+    if (!key) fail("cannot serialize key: " + key.error().message());
+    auto value = encode<V>(*value_serde_, record.value);
+    if (!value) fail("cannot serialize value: " + value.error().message());
+    out.key = std::move(*key);
+    out.value = std::move(*value);
+    out.timestamp = record.timestamp;
+    out.headers = std::move(record.headers);
+    this->task().send(std::move(out));
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) {
+    throw NodeError(this->name(), "sink " + this->name() + ": " + what);
+  }
+
+  TopicNameExtractor<K, V> topic_;
+  SerdePtr<SerdeTargetT<K>> key_serde_;
+  SerdePtr<SerdeTargetT<V>> value_serde_;
+};
+
+}  // namespace brook::internal

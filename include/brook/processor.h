@@ -1,0 +1,92 @@
+// The Processor API: write a node of the topology by hand.
+//
+// A Processor receives typed records one at a time on its task's thread and forwards any
+// number of records to its children through the ProcessorContext. Brook creates one
+// processor instance per task (see ProcessorSupplier) and calls, in order: init() once,
+// process() per record and punctuator callbacks interleaved, close() once. No call is
+// concurrent with another on the same instance. An exception thrown from process() or a
+// punctuator goes to the processing-error handler of the application.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "brook/record.h"
+#include "brook/types.h"
+
+namespace brook {
+
+enum class PunctuationType {
+  kStreamTime,     // fires as the task's stream time passes each interval (needs new records)
+  kWallClockTime,  // fires from the poll loop as the system clock passes each interval
+};
+
+using Punctuator = std::function<void(Timestamp now)>;
+
+// A handle to a scheduled punctuation. cancel() stops it; destroying the handle does not.
+class Cancellable {
+ public:
+  Cancellable() = default;
+  explicit Cancellable(std::shared_ptr<bool> cancelled) : cancelled_(std::move(cancelled)) {}
+  void cancel() {
+    if (cancelled_) *cancelled_ = true;
+  }
+
+ private:
+  std::shared_ptr<bool> cancelled_;
+};
+
+template <class KOut, class VOut>
+class ProcessorContext {
+ public:
+  virtual ~ProcessorContext() = default;
+
+  // Sends a record to every child of this node, in the order the children were added.
+  virtual void forward(Record<KOut, VOut> record) = 0;
+  // Sends a record to the child with this name only. Throws std::invalid_argument if this
+  // node has no such child.
+  virtual void forward(Record<KOut, VOut> record, std::string_view child) = 0;
+
+  // Calls `punctuator` every `interval`. Stream-time punctuations are aligned to multiples of
+  // the interval and fire once per jump of stream time, however many intervals it skipped.
+  virtual Cancellable schedule(std::chrono::milliseconds interval, PunctuationType type,
+                               Punctuator punctuator) = 0;
+
+  // Topic, partition and offset of the record being processed; nullopt in a punctuation.
+  virtual std::optional<RecordMetadata> record_metadata() const = 0;
+  // The largest timestamp this task has processed (Timestamp::min() before the first).
+  virtual Timestamp current_stream_time() const = 0;
+  // The task's view of the system clock (the test driver's mock clock in tests).
+  virtual Timestamp current_system_time() const = 0;
+  virtual TaskId task_id() const = 0;
+  virtual std::string_view application_id() const = 0;
+};
+
+template <class KIn, class VIn, class KOut, class VOut>
+class Processor {
+ public:
+  using KeyIn = KIn;
+  using ValueIn = VIn;
+  using KeyOut = KOut;
+  using ValueOut = VOut;
+  virtual ~Processor() = default;
+  // `context` stays valid until close() returns.
+  virtual void init(ProcessorContext<KOut, VOut>& context) { context_ = &context; }
+  virtual void process(Record<KIn, VIn> record) = 0;
+  virtual void close() {}
+
+ protected:
+  ProcessorContext<KOut, VOut>& context() { return *context_; }
+
+ private:
+  ProcessorContext<KOut, VOut>* context_ = nullptr;
+};
+
+// Makes a fresh processor for each task. Must return a new instance on every call.
+template <class KIn, class VIn, class KOut, class VOut>
+using ProcessorSupplier = std::function<std::unique_ptr<Processor<KIn, VIn, KOut, VOut>>()>;
+
+}  // namespace brook

@@ -1,0 +1,35 @@
+// Topology: the physical graph of source, processor and sink nodes that StreamsBuilder
+// produces, split into sub-topologies. Immutable; cheap to copy; safe to share.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "brook/internal/topology_data.h"
+
+namespace brook {
+
+class Topology {
+ public:
+  explicit Topology(std::shared_ptr<const internal::TopologyData> data) : data_(std::move(data)) {}
+
+  // The same text as Kafka Streams' TopologyDescription::toString(), so tools that read
+  // that format read this one.
+  std::string describe() const;
+  // A Graphviz digraph: one cluster per sub-topology, topics as ellipses.
+  std::string describe_dot() const;
+
+  // Every topic a source node reads, in the order they were added.
+  std::vector<std::string> source_topics() const;
+  // Every fixed topic a sink node writes, in the order they were added.
+  std::vector<std::string> sink_topics() const;
+
+  const internal::TopologyData& data() const { return *data_; }
+  const std::shared_ptr<const internal::TopologyData>& shared_data() const { return data_; }
+
+ private:
+  std::shared_ptr<const internal::TopologyData> data_;
+};
+
+}  // namespace brook

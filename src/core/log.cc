@@ -1,0 +1,41 @@
+#include "core/log.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace brook::internal {
+namespace {
+
+LogLevel configured_level() {
+  const char* env = std::getenv("BROOK_LOG_LEVEL");
+  const std::string level = env ? env : "info";
+  if (level == "debug") return LogLevel::kDebug;
+  if (level == "warn") return LogLevel::kWarn;
+  if (level == "error") return LogLevel::kError;
+  return LogLevel::kInfo;
+}
+
+std::string_view label(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "DEBUG";
+    case LogLevel::kInfo: return "INFO";
+    case LogLevel::kWarn: return "WARN";
+    case LogLevel::kError: return "ERROR";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool log_enabled(LogLevel level) {
+  static const LogLevel threshold = configured_level();
+  return level >= threshold;
+}
+
+void log_line(LogLevel level, std::string_view message) {
+  std::fprintf(stderr, "brook %s %.*s\n", label(level).data(), static_cast<int>(message.size()),
+               message.data());
+}
+
+}  // namespace brook::internal

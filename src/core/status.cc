@@ -1,0 +1,24 @@
+#include "brook/status.h"
+
+namespace brook {
+
+std::string_view to_string(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "InvalidArgument";
+    case StatusCode::kNotFound: return "NotFound";
+    case StatusCode::kAlreadyExists: return "AlreadyExists";
+    case StatusCode::kCorruption: return "Corruption";
+    case StatusCode::kIoError: return "IoError";
+    case StatusCode::kFailedPrecondition: return "FailedPrecondition";
+    case StatusCode::kInternal: return "Internal";
+  }
+  return "Unknown";
+}
+
+std::string Status::to_string() const {
+  if (ok()) return "OK";
+  return std::string(brook::to_string(code_)) + ": " + message_;
+}
+
+}  // namespace brook

@@ -1,0 +1,206 @@
+#include "runtime/stream_task.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+MetricName task_metric(const char* name, TaskId id) {
+  return {.group = "stream-task-metrics", .name = name, .tags = {{"task-id", id.to_string()}}};
+}
+
+std::string_view action_name(ErrorAction action) {
+  switch (action) {
+    case ErrorAction::kFail: return "fail";
+    case ErrorAction::kLogAndContinue: return "log-and-continue";
+    case ErrorAction::kDeadLetter: return "dead-letter";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Status validate(const ErrorHandling& errors) {
+  const bool dead_letter = errors.on_deserialization_error == ErrorAction::kDeadLetter ||
+                           errors.on_processing_error == ErrorAction::kDeadLetter;
+  if (dead_letter && errors.dead_letter_topic.empty()) {
+    return Status::invalid_argument(
+        "error handling: ErrorAction::kDeadLetter needs ErrorHandling::dead_letter_topic");
+  }
+  return {};
+}
+
+StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, TaskConfig config,
+                       RecordCollector& collector, Metrics& metrics)
+    : id_(id),
+      topology_(std::move(topology)),
+      config_(std::move(config)),
+      collector_(collector),
+      processed_(metrics.counter(task_metric("process-total", id))),
+      deserialization_errors_(metrics.counter(task_metric("deserialization-errors-total", id))),
+      processing_errors_(metrics.counter(task_metric("processing-errors-total", id))),
+      dropped_(metrics.counter(task_metric("dropped-records-total", id))),
+      dead_lettered_(metrics.counter(task_metric("dead-letter-records-total", id))) {}
+
+StreamTask::~StreamTask() { close(); }
+
+Status StreamTask::init() {
+  if (auto s = validate(config_.errors); !s.ok()) return s;
+  auto graph = instantiate(*topology_, id_.subtopology);
+  if (!graph) return graph.error();
+  graph_ = std::move(*graph);
+  for (auto& node : graph_.nodes) {
+    try {
+      node->init(*this);
+    } catch (const std::exception& e) {
+      return Status::invalid_argument(
+          fmt::format("task {}: node {} failed to initialise: {}", id_.to_string(), node->name(),
+                      e.what()));
+    }
+  }
+  initialised_ = true;
+  return {};
+}
+
+void StreamTask::add_record(ConsumerRecord record) {
+  queues_[{record.topic, record.partition.value()}].push_back(std::move(record));
+  ++buffered_;
+}
+
+Result<bool> StreamTask::process_one() {
+  std::deque<ConsumerRecord>* next = nullptr;
+  for (auto& [partition, queue] : queues_) {
+    if (!queue.empty() && (next == nullptr || queue.front().timestamp < next->front().timestamp)) {
+      next = &queue;
+    }
+  }
+  if (next == nullptr) return false;
+  const ConsumerRecord record = std::move(next->front());
+  next->pop_front();
+  --buffered_;
+
+  auto source = graph_.sources_by_topic.find(record.topic);
+  if (source == graph_.sources_by_topic.end()) {
+    return error(Status::not_found(
+        fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic)));
+  }
+  stream_time_ = std::max(stream_time_, record.timestamp);
+  current_ = RecordMetadata{record.topic, record.partition, record.offset};
+  ++processed_;
+  Status outcome;
+  try {
+    Status read = source->second->process_raw(record);
+    if (!read.ok()) {
+      ++deserialization_errors_;
+      outcome = handle_error("deserialization", config_.errors.on_deserialization_error,
+                             source->second->name(), read.message(), &record);
+    }
+  } catch (const NodeError& e) {
+    ++processing_errors_;
+    outcome = handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(),
+                           &record);
+  }
+  current_.reset();
+  if (!outcome.ok()) return error(std::move(outcome));
+  if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {
+    return error(std::move(s));
+  }
+  return true;
+}
+
+Status StreamTask::punctuate_wall_clock() {
+  return punctuate(PunctuationType::kWallClockTime, config_.clock());
+}
+
+Cancellable StreamTask::schedule(std::string_view node, std::chrono::milliseconds interval,
+                                 PunctuationType type, Punctuator punctuator) {
+  if (interval.count() <= 0) {
+    throw std::invalid_argument(fmt::format("punctuation interval must be positive, got {} ms",
+                                            interval.count()));
+  }
+  // Stream-time punctuations are aligned to 0 and fire on the first record; wall-clock ones
+  // first fire one interval from now.
+  const Timestamp first =
+      type == PunctuationType::kStreamTime ? Timestamp(0) : config_.clock() + interval;
+  auto cancelled = std::make_shared<bool>(false);
+  schedules_.push_back({std::string(node), interval, type, std::move(punctuator), first, cancelled});
+  return Cancellable(cancelled);
+}
+
+Status StreamTask::punctuate(PunctuationType type, Timestamp now) {
+  std::erase_if(schedules_, [](const Schedule& s) { return *s.cancelled; });
+  // Index loop: a punctuator may schedule more punctuations.
+  for (std::size_t i = 0; i < schedules_.size(); ++i) {
+    if (schedules_[i].type != type || *schedules_[i].cancelled || now < schedules_[i].next) {
+      continue;
+    }
+    // Fire once however many intervals were skipped; stay aligned to the first time.
+    const auto interval = schedules_[i].interval;
+    const auto missed = (now - schedules_[i].next) / interval;
+    schedules_[i].next = schedules_[i].next + interval * (missed + 1);
+    const std::string node = schedules_[i].node;
+    Punctuator punctuator = schedules_[i].punctuator;
+    try {
+      run_in_node(node, [&] { punctuator(now); });
+    } catch (const NodeError& e) {
+      ++processing_errors_;
+      if (auto s = handle_error("processing", config_.errors.on_processing_error, e.node(),
+                                e.what(), nullptr);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return {};
+}
+
+Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
+                                const std::string& message, const ConsumerRecord* record) {
+  const std::string where =
+      record ? fmt::format("{}-{}@{}", record->topic, record->partition.value(),
+                           record->offset.value())
+             : std::string("a punctuation");
+  if (action == ErrorAction::kFail) {
+    return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
+                                                id_.to_string(), kind, node, where, message));
+  }
+  log(LogLevel::kWarn, "task {}: {} error in node {} at {} ({}): {}", id_.to_string(), kind, node,
+      where, action_name(action), message);
+  if (action == ErrorAction::kDeadLetter && record != nullptr) {
+    ProducerRecord dead{.topic = config_.errors.dead_letter_topic,
+                        .timestamp = record->timestamp,
+                        .key = record->key,
+                        .value = record->value,
+                        .headers = record->headers};
+    dead.headers.add(std::string(kErrorKindHeader), std::string(kind));
+    dead.headers.add(std::string(kErrorMessageHeader), message);
+    dead.headers.add(std::string(kErrorNodeHeader), node);
+    dead.headers.add(std::string(kErrorTopicHeader), record->topic);
+    dead.headers.add(std::string(kErrorPartitionHeader), std::to_string(record->partition.value()));
+    dead.headers.add(std::string(kErrorOffsetHeader), std::to_string(record->offset.value()));
+    collector_.send(std::move(dead));
+    ++dead_lettered_;
+  } else {
+    ++dropped_;
+  }
+  return {};
+}
+
+void StreamTask::close() {
+  if (!initialised_ || closed_) return;
+  closed_ = true;
+  for (auto& node : graph_.nodes) {
+    try {
+      node->close();
+    } catch (const std::exception& e) {
+      log(LogLevel::kWarn, "task {}: node {} failed to close: {}", id_.to_string(), node->name(),
+          e.what());
+    }
+  }
+}
+
+}  // namespace brook::internal

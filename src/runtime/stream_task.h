@@ -1,0 +1,103 @@
+// StreamTask: runs one task (sub-topology x partition) of a topology. It buffers records per
+// input partition, always processes next the head record with the smallest timestamp,
+// tracks stream time, fires punctuations and applies the error handlers. Single-threaded:
+// every call comes from the thread that owns the task. The test driver and the real runtime
+// run the very same class.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "brook/error_handling.h"
+#include "brook/internal/topology_data.h"
+#include "brook/metrics.h"
+
+namespace brook::internal {
+
+// Where a task's output records go (sinks and the dead-letter topic).
+class RecordCollector {
+ public:
+  virtual ~RecordCollector() = default;
+  virtual void send(ProducerRecord record) = 0;
+};
+
+struct TaskConfig {
+  std::string application_id;
+  ErrorHandling errors;
+  std::function<Timestamp()> clock;  // the system clock as the task sees it
+};
+
+// A non-ok Status if `errors` is unusable, naming what is missing.
+Status validate(const ErrorHandling& errors);
+
+class StreamTask final : public TaskContext {
+ public:
+  StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, TaskConfig config,
+             RecordCollector& collector, Metrics& metrics);
+  ~StreamTask() override;
+
+  // Creates and initialises the nodes. Must succeed before anything else is called.
+  Status init();
+  // Buffers a record of one of this task's source topics.
+  void add_record(ConsumerRecord record);
+  std::size_t buffered() const { return buffered_; }
+  // Processes the buffered record with the smallest timestamp, then due stream-time
+  // punctuations. False if nothing was buffered; an error if a handler said kFail.
+  Result<bool> process_one();
+  // Fires the wall-clock punctuations that are due at clock().
+  Status punctuate_wall_clock();
+  // Closes every node. Idempotent.
+  void close();
+
+  // TaskContext
+  std::optional<RecordMetadata> record_metadata() const override { return current_; }
+  Timestamp stream_time() const override { return stream_time_; }
+  Timestamp system_time() const override { return config_.clock(); }
+  TaskId task_id() const override { return id_; }
+  std::string_view application_id() const override { return config_.application_id; }
+  Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
+                       PunctuationType type, Punctuator punctuator) override;
+  void send(ProducerRecord record) override { collector_.send(std::move(record)); }
+
+ private:
+  struct Schedule {
+    std::string node;
+    std::chrono::milliseconds interval;
+    PunctuationType type;
+    Punctuator punctuator;
+    Timestamp next;
+    std::shared_ptr<bool> cancelled;
+  };
+
+  Status punctuate(PunctuationType type, Timestamp now);
+  // Applies the configured action to a failed record; a non-ok Status means: stop the task.
+  Status handle_error(std::string_view kind, ErrorAction action, const std::string& node,
+                      const std::string& message, const ConsumerRecord* record);
+
+  TaskId id_;
+  std::shared_ptr<const TopologyData> topology_;
+  TaskConfig config_;
+  RecordCollector& collector_;
+  TaskGraph graph_;
+  std::map<std::pair<std::string, std::int32_t>, std::deque<ConsumerRecord>> queues_;
+  std::size_t buffered_ = 0;
+  std::vector<Schedule> schedules_;
+  std::optional<RecordMetadata> current_;
+  Timestamp stream_time_ = Timestamp::min();
+  bool initialised_ = false;
+  bool closed_ = false;
+
+  Metrics::Counter& processed_;
+  Metrics::Counter& deserialization_errors_;
+  Metrics::Counter& processing_errors_;
+  Metrics::Counter& dropped_;
+  Metrics::Counter& dead_lettered_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,62 @@
+#include <bit>
+#include <cstring>
+
+#include "brook/serde.h"
+
+namespace brook {
+namespace {
+
+template <class U>
+std::string to_big_endian(U v) {
+  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+  std::string out(sizeof(U), '\0');
+  std::memcpy(out.data(), &v, sizeof(U));
+  return out;
+}
+
+// U: the unsigned integer of the wire; T: the value type it stands for.
+template <class U, class T>
+Result<T> from_big_endian(std::string_view b, std::string_view serde) {
+  if (b.size() != sizeof(U)) {
+    return error(Status::corruption(std::string(serde) + " serde: expected " +
+                                    std::to_string(sizeof(U)) + " bytes, got " +
+                                    std::to_string(b.size())));
+  }
+  U v;
+  std::memcpy(&v, b.data(), sizeof(U));
+  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+  return std::bit_cast<T>(v);
+}
+
+}  // namespace
+
+Result<std::string> Int32Serde::serialize(const std::int32_t& v) const {
+  return to_big_endian(static_cast<std::uint32_t>(v));
+}
+Result<std::int32_t> Int32Serde::deserialize(std::string_view b) const {
+  return from_big_endian<std::uint32_t, std::int32_t>(b, name());
+}
+
+Result<std::string> Int64Serde::serialize(const std::int64_t& v) const {
+  return to_big_endian(static_cast<std::uint64_t>(v));
+}
+Result<std::int64_t> Int64Serde::deserialize(std::string_view b) const {
+  return from_big_endian<std::uint64_t, std::int64_t>(b, name());
+}
+
+Result<std::string> DoubleSerde::serialize(const double& v) const {
+  return to_big_endian(std::bit_cast<std::uint64_t>(v));
+}
+Result<double> DoubleSerde::deserialize(std::string_view b) const {
+  return from_big_endian<std::uint64_t, double>(b, name());
+}
+
+Result<std::string> BytesSerde::serialize(const Bytes& v) const {
+  return std::string(reinterpret_cast<const char*>(v.data()), v.size());
+}
+Result<Bytes> BytesSerde::deserialize(std::string_view b) const {
+  const auto* p = reinterpret_cast<const std::byte*>(b.data());
+  return Bytes(p, p + b.size());
+}
+
+}  // namespace brook

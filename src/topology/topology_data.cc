@@ -1,0 +1,149 @@
+// Validation of node specs, grouping into sub-topologies, and per-task instantiation.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "brook/internal/topology_data.h"
+
+namespace brook::internal {
+namespace {
+
+std::string_view kind_name(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kSource: return "source";
+    case NodeKind::kProcessor: return "processor";
+    case NodeKind::kSink: return "sink";
+  }
+  return "node";
+}
+
+// Union-find over node indices: nodes joined by an edge belong to one sub-topology.
+class Components {
+ public:
+  explicit Components(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  std::size_t find(std::size_t i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
+  }
+  void join(std::size_t a, std::size_t b) { parent_[find(a)] = find(b); }
+
+ private:
+  std::vector<std::size_t> parent_;
+};
+
+void check_nodes(const std::vector<NodeSpec>& nodes,
+                 const std::unordered_map<std::string, std::size_t>& index,
+                 const std::vector<std::string>& stores, std::vector<Status>& errors) {
+  std::unordered_map<std::string, std::string> topic_owner;
+  for (const auto& node : nodes) {
+    const auto what = fmt::format("{} {}", kind_name(node.kind), node.name);
+    for (const auto& parent : node.parents) {
+      if (!index.contains(parent)) {
+        errors.push_back(Status::not_found(fmt::format("{}: unknown parent node '{}'", what, parent)));
+      } else if (nodes[index.at(parent)].kind == NodeKind::kSink) {
+        errors.push_back(Status::invalid_argument(
+            fmt::format("{}: parent '{}' is a sink and cannot have children", what, parent)));
+      }
+    }
+    if (node.kind == NodeKind::kSource) {
+      if (node.topics.empty()) {
+        errors.push_back(Status::invalid_argument(what + ": reads no topic"));
+      }
+      for (const auto& topic : node.topics) {
+        if (topic.empty()) {
+          errors.push_back(Status::invalid_argument(what + ": empty topic name"));
+        } else if (auto [it, fresh] = topic_owner.emplace(topic, node.name); !fresh) {
+          errors.push_back(Status::invalid_argument(fmt::format(
+              "{}: topic '{}' is already read by source {}", what, topic, it->second)));
+        }
+      }
+    }
+    if (node.kind == NodeKind::kSink && node.topic_extractor.empty() &&
+        (node.topics.size() != 1 || node.topics.front().empty())) {
+      errors.push_back(Status::invalid_argument(what + ": has no topic to write to"));
+    }
+    if (node.kind != NodeKind::kSource && node.parents.empty()) {
+      errors.push_back(Status::invalid_argument(what + ": has no parent node"));
+    }
+    for (const auto& store : node.stores) {
+      if (std::find(stores.begin(), stores.end(), store) == stores.end()) {
+        errors.push_back(Status::not_found(fmt::format("{}: unknown state store '{}'", what, store)));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeSpec> nodes,
+                                                               std::vector<Status> errors) {
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& node = nodes[i];
+    if (node.name.empty()) {
+      errors.push_back(Status::invalid_argument(
+          fmt::format("{} #{}: empty node name", kind_name(node.kind), i)));
+    } else if (auto [it, fresh] = index.emplace(node.name, i); !fresh) {
+      errors.push_back(Status::already_exists(fmt::format(
+          "{} {}: duplicate node name (already used by a {})", kind_name(node.kind), node.name,
+          kind_name(nodes[it->second].kind))));
+    }
+  }
+  auto data = std::make_shared<TopologyData>();
+  check_nodes(nodes, index, data->stores, errors);
+  if (!errors.empty()) {
+    std::string message = fmt::format("the topology has {} error{}:", errors.size(),
+                                      errors.size() == 1 ? "" : "s");
+    for (const auto& e : errors) message += "\n  - " + e.message();
+    return error(Status::invalid_argument(std::move(message)));
+  }
+
+  Components components(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& parent : nodes[i].parents) components.join(i, index.at(parent));
+  }
+  // Sub-topologies are numbered in the order their first node was added.
+  std::unordered_map<std::size_t, int> id_of_root;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto [it, fresh] = id_of_root.emplace(components.find(i), data->subtopologies.size());
+    if (fresh) data->subtopologies.push_back({.id = it->second});
+    auto& sub = data->subtopologies[it->second];
+    sub.nodes.push_back(i);
+    if (nodes[i].kind == NodeKind::kSource) {
+      sub.source_topics.insert(sub.source_topics.end(), nodes[i].topics.begin(),
+                               nodes[i].topics.end());
+    }
+  }
+  data->nodes = std::move(nodes);
+  return std::shared_ptr<const TopologyData>(std::move(data));
+}
+
+Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {
+  if (subtopology < 0 || subtopology >= static_cast<int>(topology.subtopologies.size())) {
+    return error(Status::not_found(fmt::format("no sub-topology {}", subtopology)));
+  }
+  TaskGraph graph;
+  std::unordered_map<std::string_view, Node*> by_name;
+  for (std::size_t i : topology.subtopologies[subtopology].nodes) {
+    const auto& spec = topology.nodes[i];
+    auto node = spec.factory();
+    for (const auto& parent : spec.parents) {
+      if (!by_name.at(parent)->add_child(*node)) {
+        return error(Status::internal(fmt::format("node {} cannot take the records of node {}",
+                                                  spec.name, parent)));
+      }
+    }
+    if (spec.kind == NodeKind::kSource) {
+      auto* source = static_cast<SourceNodeBase*>(node.get());
+      for (const auto& topic : spec.topics) graph.sources_by_topic.emplace(topic, source);
+    }
+    by_name.emplace(spec.name, node.get());
+    graph.nodes.push_back(std::move(node));
+  }
+  return graph;
+}
+
+}  // namespace brook::internal

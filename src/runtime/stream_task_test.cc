@@ -1,0 +1,172 @@
+#include "runtime/stream_task.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brook/streams_builder.h"
+
+namespace brook::internal {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Collected final : RecordCollector {
+  std::vector<ProducerRecord> records;
+  void send(ProducerRecord r) override { records.push_back(std::move(r)); }
+  std::vector<std::string> values() const {
+    std::vector<std::string> out;
+    for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
+    return out;
+  }
+};
+
+ConsumerRecord input(std::string topic, std::int32_t partition, std::int64_t offset,
+                     std::int64_t ts, std::optional<std::string> value) {
+  return {.topic = std::move(topic),
+          .partition = Partition(partition),
+          .offset = Offset(offset),
+          .timestamp = Timestamp(ts),
+          .key = "k",
+          .value = std::move(value)};
+}
+
+// A topology reading int32 values from "a" and "b" and failing on value 13.
+std::shared_ptr<const TopologyData> unlucky_topology() {
+  StreamsBuilder builder;
+  auto a = builder.stream<std::string, std::int32_t>("a", {.name = "read-a"});
+  auto b = builder.stream<std::string, std::int32_t>("b", {.name = "read-b"});
+  a.merge(b)
+      .map_values(
+          [](std::int32_t v) {
+            if (v == 13) throw std::runtime_error("unlucky");
+            return std::to_string(v);
+          },
+          {.name = "to-text"})
+      .to("out");
+  return builder.build()->shared_data();
+}
+
+std::string int32(std::int32_t v) { return *Int32Serde().serialize(v); }
+
+class StreamTaskTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<StreamTask> make_task(ErrorHandling errors = {}) {
+    auto task = std::make_unique<StreamTask>(
+        TaskId{0, 3}, unlucky_topology(),
+        TaskConfig{.application_id = "app", .errors = errors, .clock = [] { return Timestamp(0); }},
+        collected_, metrics_);
+    EXPECT_TRUE(task->init().ok());
+    return task;
+  }
+  void drain(StreamTask& task) {
+    while (true) {
+      auto more = task.process_one();
+      ASSERT_TRUE(more) << more.error().to_string();
+      if (!*more) return;
+    }
+  }
+
+  Collected collected_;
+  Metrics metrics_;
+};
+
+TEST_F(StreamTaskTest, ProcessesTheHeadWithTheSmallestTimestampAcrossPartitions) {
+  auto task = make_task();
+  task->add_record(input("a", 3, 0, 10, int32(1)));
+  task->add_record(input("a", 3, 1, 30, int32(3)));
+  task->add_record(input("b", 3, 0, 20, int32(2)));
+  task->add_record(input("b", 3, 1, 5, int32(4)));  // behind a later head: waits for it
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("1", "2", "4", "3"));
+  EXPECT_EQ(task->stream_time(), Timestamp(30));
+  EXPECT_EQ(metrics_.total("process-total"), 4);
+}
+
+TEST_F(StreamTaskTest, StreamTimeNeverGoesBackwards) {
+  auto task = make_task();
+  EXPECT_EQ(task->stream_time(), Timestamp::min());
+  task->add_record(input("a", 3, 0, 100, int32(1)));
+  task->add_record(input("a", 3, 1, 50, int32(2)));
+  drain(*task);
+  EXPECT_EQ(task->stream_time(), Timestamp(100));
+}
+
+TEST_F(StreamTaskTest, DeserializationErrorFailsTheTaskByDefault) {
+  auto task = make_task();
+  task->add_record(input("a", 3, 7, 1, "abc"));
+  auto result = task->process_one();
+  ASSERT_FALSE(result);
+  EXPECT_THAT(result.error().message(),
+              HasSubstr("task 0_3: deserialization error in node read-a at a-3@7"));
+  EXPECT_THAT(result.error().message(), HasSubstr("int32 serde: expected 4 bytes, got 3"));
+  EXPECT_EQ(metrics_.total("deserialization-errors-total"), 1);
+}
+
+TEST_F(StreamTaskTest, LogAndContinueSkipsBadRecordsAndCountsThem) {
+  auto task = make_task({.on_deserialization_error = ErrorAction::kLogAndContinue,
+                         .on_processing_error = ErrorAction::kLogAndContinue});
+  task->add_record(input("a", 3, 0, 1, "abc"));
+  task->add_record(input("a", 3, 1, 2, int32(13)));
+  task->add_record(input("a", 3, 2, 3, int32(7)));
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("7"));
+  EXPECT_EQ(metrics_.total("deserialization-errors-total"), 1);
+  EXPECT_EQ(metrics_.total("processing-errors-total"), 1);
+  EXPECT_EQ(metrics_.total("dropped-records-total"), 2);
+}
+
+TEST_F(StreamTaskTest, DeadLetterKeepsTheOriginalBytesAndExplainsWhy) {
+  auto task = make_task({.on_deserialization_error = ErrorAction::kDeadLetter,
+                         .on_processing_error = ErrorAction::kDeadLetter,
+                         .dead_letter_topic = "dlq"});
+  auto bad = input("a", 3, 4, 1, "abc");
+  bad.headers.add("origin", "sensor-1");
+  task->add_record(bad);
+  task->add_record(input("b", 3, 9, 2, int32(13)));
+  drain(*task);
+  ASSERT_EQ(collected_.records.size(), 2u);
+  const auto& first = collected_.records[0];
+  EXPECT_EQ(first.topic, "dlq");
+  EXPECT_EQ(first.key, "k");
+  EXPECT_EQ(first.value, "abc");
+  EXPECT_EQ(first.timestamp, Timestamp(1));
+  EXPECT_EQ(first.headers.last("origin")->value, "sensor-1");
+  EXPECT_EQ(first.headers.last(kErrorKindHeader)->value, "deserialization");
+  EXPECT_EQ(first.headers.last(kErrorNodeHeader)->value, "read-a");
+  EXPECT_EQ(first.headers.last(kErrorTopicHeader)->value, "a");
+  EXPECT_EQ(first.headers.last(kErrorPartitionHeader)->value, "3");
+  EXPECT_EQ(first.headers.last(kErrorOffsetHeader)->value, "4");
+  EXPECT_THAT(*first.headers.last(kErrorMessageHeader)->value, HasSubstr("expected 4 bytes"));
+  const auto& second = collected_.records[1];
+  EXPECT_EQ(second.value, int32(13));
+  EXPECT_EQ(second.headers.last(kErrorKindHeader)->value, "processing");
+  EXPECT_EQ(second.headers.last(kErrorNodeHeader)->value, "to-text");
+  EXPECT_EQ(second.headers.last(kErrorMessageHeader)->value, "unlucky");
+  EXPECT_EQ(metrics_.total("dead-letter-records-total"), 2);
+}
+
+TEST_F(StreamTaskTest, ProcessingErrorFailsTheTaskByDefaultNamingTheNode) {
+  auto task = make_task();
+  task->add_record(input("a", 3, 0, 1, int32(13)));
+  auto result = task->process_one();
+  ASSERT_FALSE(result);
+  EXPECT_THAT(result.error().message(),
+              HasSubstr("task 0_3: processing error in node to-text at a-3@0: unlucky"));
+}
+
+TEST(StreamTask, DeadLetterWithoutATopicIsRejectedAtInit) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 0}, unlucky_topology(),
+                  TaskConfig{.application_id = "app",
+                             .errors = {.on_processing_error = ErrorAction::kDeadLetter},
+                             .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  auto status = task.init();
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("dead_letter_topic"));
+}
+
+}  // namespace
+}  // namespace brook::internal

@@ -1,0 +1,2 @@
+// Placeholder so the layer links before the storage engine lands.
+#include "backend/embedded/partition_log.h"

@@ -1,0 +1,136 @@
+// LogBackend: what Brook needs from a partitioned log (DESIGN.md, backend layer). The
+// embedded log (backend/embedded) and Kafka through librdkafka implement it; the runtime and
+// the CLI use nothing else. Shaped after the Kafka clients so librdkafka fits it directly.
+#pragma once
+
+#include <chrono>
+#include <compare>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "brook/record.h"
+#include "brook/status.h"
+
+namespace brook::internal {
+
+struct TopicPartition {
+  std::string topic;
+  Partition partition;
+  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
+  std::string to_string() const { return topic + "-" + std::to_string(partition.value()); }
+};
+
+// Topic-level configs use Kafka's names: cleanup.policy (delete | compact | compact,delete),
+// retention.ms, retention.bytes, delete.retention.ms, segment.bytes.
+struct NewTopic {
+  std::string name;
+  std::int32_t partitions = 1;
+  std::map<std::string, std::string> configs;
+};
+
+struct TopicDescription {
+  std::string name;
+  std::int32_t partitions = 0;
+  std::map<std::string, std::string> configs;
+};
+
+// Which offset list_offset() returns: the first stored, the next to be written, or the
+// first whose timestamp is >= a time.
+struct OffsetSpec {
+  enum class Kind { kEarliest, kLatest, kTimestamp } kind = Kind::kLatest;
+  Timestamp timestamp{0};
+};
+
+class Admin {
+ public:
+  virtual ~Admin() = default;
+  // kAlreadyExists if the topic exists; kInvalidArgument for a bad name, count or config.
+  virtual Status create_topic(const NewTopic& topic) = 0;
+  virtual Status delete_topic(const std::string& name) = 0;
+  virtual Result<std::vector<std::string>> list_topics() = 0;
+  // kNotFound naming the topic if it does not exist.
+  virtual Result<TopicDescription> describe_topic(const std::string& name) = 0;
+  virtual Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) = 0;
+  virtual Status delete_records_before(const TopicPartition& partition, Offset offset) = 0;
+};
+
+struct ProducerConfig {
+  std::string client_id;
+  // Non-empty: a transactional producer. Records sent between begin_transaction() and
+  // commit_transaction() become visible to read_committed consumers together, with the
+  // offsets sent to the transaction; abort (or a crash) discards them.
+  std::string transactional_id;
+};
+
+class Producer {
+ public:
+  virtual ~Producer() = default;
+  // Queues a record. Without a partition, non-null keys go to murmur2(key) % partitions (as
+  // the Java client) and null keys to a partition chosen round-robin. kNotFound for an unknown
+  // topic. Errors of the write itself may surface here or from flush().
+  virtual Status send(ProducerRecord record) = 0;
+  // Returns once every record sent so far is acknowledged (durable by the backend's rules).
+  virtual Status flush() = 0;
+
+  virtual Status begin_transaction() = 0;
+  // Commits `offsets` (the next offset to read per partition) for `group` with the transaction.
+  virtual Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+                                             const std::string& group) = 0;
+  virtual Status commit_transaction() = 0;
+  virtual Status abort_transaction() = 0;
+};
+
+// Called from inside Consumer::poll() on the polling thread when the group's assignment
+// changes: revoked first (commit what was processed), then assigned.
+class RebalanceListener {
+ public:
+  virtual ~RebalanceListener() = default;
+  virtual void on_partitions_revoked(const std::vector<TopicPartition>& partitions) = 0;
+  virtual void on_partitions_assigned(const std::vector<TopicPartition>& partitions) = 0;
+};
+
+struct ConsumerConfig {
+  std::string group_id;   // required for subscribe() and commit()
+  std::string client_id;  // orders members in assignments
+  bool read_committed = true;
+  std::size_t max_poll_records = 1000;
+};
+
+// Not thread-safe: one thread polls a consumer.
+class Consumer {
+ public:
+  virtual ~Consumer() = default;
+  // Joins the group and subscribes to `topics`. Partitions with the same number of topics
+  // that have equal partition counts go to the same member (range assignment).
+  virtual Status subscribe(const std::vector<std::string>& topics, RebalanceListener* listener) = 0;
+  // Reads exactly these partitions, outside any group (restoration, the CLI).
+  virtual Status assign(const std::vector<TopicPartition>& partitions) = 0;
+  virtual std::vector<TopicPartition> assignment() const = 0;
+  // Records of the assigned partitions from each one's position, waiting up to `timeout` for
+  // some. Each partition starts at its committed offset, else the earliest.
+  virtual Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) = 0;
+  virtual Status seek(const TopicPartition& partition, Offset offset) = 0;
+  virtual Result<Offset> position(const TopicPartition& partition) const = 0;
+  // Commits the next offsets to read, synchronously.
+  virtual Status commit(const std::map<TopicPartition, Offset>& offsets) = 0;
+  virtual Result<std::optional<Offset>> committed(const TopicPartition& partition) = 0;
+  // Leaves the group (its partitions go to the other members).
+  virtual Status close() = 0;
+};
+
+class LogBackend {
+ public:
+  virtual ~LogBackend() = default;
+  virtual Admin& admin() = 0;
+  virtual Result<std::unique_ptr<Producer>> make_producer(const ProducerConfig& config) = 0;
+  virtual Result<std::unique_ptr<Consumer>> make_consumer(const ConsumerConfig& config) = 0;
+};
+
+// murmur2 of `key` as the Java client computes it (Utils.murmur2), and the partition it picks.
+std::int32_t murmur2(std::string_view key);
+Partition partition_for_key(std::string_view key, std::int32_t partitions);
+
+}  // namespace brook::internal

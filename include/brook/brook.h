@@ -1,6 +1,7 @@
 // Brook: everything an application needs, in one include.
 #pragma once
 
+#include "brook/avro_serde.h"
 #include "brook/error_handling.h"
 #include "brook/headers.h"
 #include "brook/json_serde.h"

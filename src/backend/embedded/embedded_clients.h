@@ -1,0 +1,116 @@
+// The embedded log's shared state and its Producer, Consumer and Admin. Private to
+// backend/embedded.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend/embedded/dir_lock.h"
+#include "backend/embedded/embedded_log.h"
+#include "backend/embedded/group_coordinator.h"
+#include "backend/embedded/offset_store.h"
+#include "backend/embedded/topic_store.h"
+#include "backend/embedded/transaction_log.h"
+
+namespace brook::internal {
+
+// What producers, consumers and the admin of one data dir share.
+struct EmbeddedState {
+  std::optional<DirLock> lock;
+  std::unique_ptr<TopicStore> topics;
+  std::unique_ptr<OffsetStore> offsets;
+  std::unique_ptr<TransactionLog> transactions;
+  std::unique_ptr<GroupCoordinator> groups;
+  std::mutex transaction_mutex;  // one transaction lands at a time
+  std::mutex epochs_mutex;
+  std::map<std::string, std::uint64_t> epochs;  // transactional id -> newest producer's epoch
+
+  // Writes `entry` to the transaction log, appends its records with the base offsets it
+  // records, commits its offsets, and clears the log. Fills in the base offsets.
+  Status commit(TransactionEntry& entry);
+  // Appends what a crash left of `entry`, commits its offsets.
+  Status apply(const TransactionEntry& entry);
+};
+
+class EmbeddedAdmin final : public Admin {
+ public:
+  explicit EmbeddedAdmin(EmbeddedState& state) : state_(state) {}
+  Status create_topic(const NewTopic& topic) override { return state_.topics->create(topic); }
+  Status delete_topic(const std::string& name) override { return state_.topics->remove(name); }
+  Result<std::vector<std::string>> list_topics() override { return state_.topics->names(); }
+  Result<TopicDescription> describe_topic(const std::string& name) override;
+  Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) override;
+  Status delete_records_before(const TopicPartition& partition, Offset offset) override;
+
+ private:
+  EmbeddedState& state_;
+};
+
+class EmbeddedProducer final : public Producer {
+ public:
+  EmbeddedProducer(EmbeddedState& state, ProducerConfig config, std::uint64_t epoch)
+      : state_(state), config_(std::move(config)), epoch_(epoch) {}
+  ~EmbeddedProducer() override;
+  Status send(ProducerRecord record) override;
+  Status flush() override;
+  Status begin_transaction() override;
+  Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+                                     const std::string& group) override;
+  Status commit_transaction() override;
+  Status abort_transaction() override;
+
+ private:
+  bool transactional() const { return !config_.transactional_id.empty(); }
+  Status check_transaction(std::string_view call) const;
+
+  EmbeddedState& state_;
+  ProducerConfig config_;
+  std::uint64_t epoch_;
+  std::map<std::string, std::int32_t, std::less<>> partition_counts_;
+  std::uint32_t round_robin_ = 0;
+  TransactionEntry pending_;  // buffered records (and, in a transaction, offsets)
+  std::size_t pending_records_ = 0;
+  bool in_transaction_ = false;
+};
+
+class EmbeddedConsumer final : public Consumer {
+ public:
+  EmbeddedConsumer(EmbeddedState& state, ConsumerConfig config)
+      : state_(state), config_(std::move(config)) {}
+  ~EmbeddedConsumer() override;
+  Status subscribe(const std::vector<std::string>& topics, RebalanceListener* listener) override;
+  Status assign(const std::vector<TopicPartition>& partitions) override;
+  std::vector<TopicPartition> assignment() const override;
+  Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
+  Status seek(const TopicPartition& partition, Offset offset) override;
+  Result<Offset> position(const TopicPartition& partition) const override;
+  Status commit(const std::map<TopicPartition, Offset>& offsets) override;
+  Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
+  Status close() override;
+
+ private:
+  struct Assigned {
+    std::shared_ptr<PartitionSlot> slot;
+    Offset position;
+  };
+  Status add(const TopicPartition& tp);
+  Status sync_group(std::chrono::milliseconds timeout);
+  std::vector<ConsumerRecord> fetch();
+
+  EmbeddedState& state_;
+  ConsumerConfig config_;
+  std::map<TopicPartition, Assigned> assigned_;
+  RebalanceListener* listener_ = nullptr;
+  std::optional<std::uint64_t> member_;
+  std::uint64_t synced_generation_ = 0;
+  std::size_t next_partition_ = 0;  // fairness: where the next fetch starts
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,430 @@
+#include "backend/embedded/embedded_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backend/embedded/embedded_clients.h"
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+constexpr std::size_t kAutoFlushRecords = 16384;
+
+Timestamp wall_clock() {
+  return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count());
+}
+
+class EmbeddedLogImpl final : public EmbeddedLog {
+ public:
+  explicit EmbeddedLogImpl(std::unique_ptr<EmbeddedState> state, std::chrono::milliseconds every)
+      : state_(std::move(state)), admin_(*state_) {
+    if (every.count() > 0) {
+      maintenance_ = std::jthread([this, every](std::stop_token stop) {
+        std::mutex m;
+        std::condition_variable_any cv;
+        std::unique_lock lock(m);
+        // wait_for returns early, with the predicate's value, once a stop is requested.
+        while (!cv.wait_for(lock, stop, every, [&] { return stop.stop_requested(); })) {
+          if (auto s = run_maintenance(wall_clock()); !s.ok()) {
+            log(LogLevel::kError, "embedded log maintenance: {}", s.to_string());
+          }
+        }
+      });
+    }
+  }
+  ~EmbeddedLogImpl() override {
+    if (maintenance_.joinable()) {
+      maintenance_.request_stop();
+      maintenance_.join();
+    }
+  }
+
+  Admin& admin() override { return admin_; }
+  Result<std::unique_ptr<Producer>> make_producer(const ProducerConfig& config) override {
+    std::uint64_t epoch = 0;
+    if (!config.transactional_id.empty()) {
+      std::lock_guard lock(state_->epochs_mutex);
+      epoch = ++state_->epochs[config.transactional_id];  // fences the previous producer
+    }
+    return std::unique_ptr<Producer>(std::make_unique<EmbeddedProducer>(*state_, config, epoch));
+  }
+  Result<std::unique_ptr<Consumer>> make_consumer(const ConsumerConfig& config) override {
+    return std::unique_ptr<Consumer>(std::make_unique<EmbeddedConsumer>(*state_, config));
+  }
+  Status run_maintenance(Timestamp now) override { return state_->topics->run_maintenance(now); }
+
+ private:
+  std::unique_ptr<EmbeddedState> state_;
+  EmbeddedAdmin admin_;
+  std::jthread maintenance_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions& options) {
+  auto state = std::make_unique<EmbeddedState>();
+  auto lock = DirLock::acquire(options.data_dir);
+  if (!lock) return error(lock.error());
+  state->lock.emplace(std::move(*lock));
+  auto topics = TopicStore::open(options.data_dir, options.fsync);
+  if (!topics) return error(topics.error());
+  state->topics = std::move(*topics);
+  auto offsets = OffsetStore::open(options.data_dir);
+  if (!offsets) return error(offsets.error());
+  state->offsets = std::move(*offsets);
+  auto transactions = TransactionLog::open(options.data_dir, options.fsync);
+  if (!transactions) return error(transactions.error());
+  state->transactions = std::move(*transactions);
+  auto pending = state->transactions->pending();
+  if (!pending) return error(pending.error());
+  if (*pending) {
+    log(LogLevel::kInfo, "embedded log {}: completing a transaction interrupted by a crash",
+        options.data_dir.string());
+    if (auto s = state->apply(**pending); !s.ok()) return error(s);
+    if (auto s = state->transactions->clear(); !s.ok()) return error(s);
+  }
+  TopicStore* store = state->topics.get();
+  state->groups = std::make_unique<GroupCoordinator>([store](const std::string& topic) {
+    auto t = store->find(topic);
+    return t ? (*t)->description.partitions : 0;
+  });
+  return std::unique_ptr<EmbeddedLog>(
+      std::make_unique<EmbeddedLogImpl>(std::move(state), options.maintenance_interval));
+}
+
+// ---- EmbeddedState -------------------------------------------------------------------------
+
+Status EmbeddedState::commit(TransactionEntry& entry) {
+  std::lock_guard transaction(transaction_mutex);
+  std::vector<std::shared_ptr<PartitionSlot>> slots;
+  std::vector<std::unique_lock<std::mutex>> locks;  // in TopicPartition order: no deadlock
+  for (auto& [tp, batch] : entry.batches) {
+    auto slot = topics->partition(tp);
+    if (!slot) return slot.error();
+    locks.emplace_back((*slot)->write_mutex);
+    batch.base = (*slot)->log->end_offset();
+    slots.push_back(std::move(*slot));
+  }
+  if (auto s = transactions->write(entry); !s.ok()) return s;
+  std::size_t i = 0;
+  for (auto& [tp, batch] : entry.batches) {
+    auto appended = slots[i++]->log->append(batch.records);
+    if (!appended) return appended.error();
+  }
+  for (const auto& [group, offsets_of_group] : entry.offsets) {
+    if (auto s = offsets->commit(group, offsets_of_group); !s.ok()) return s;
+  }
+  locks.clear();
+  if (auto s = transactions->clear(); !s.ok()) return s;
+  topics->notify_appended();
+  return {};
+}
+
+Status EmbeddedState::apply(const TransactionEntry& entry) {
+  for (const auto& [tp, batch] : entry.batches) {
+    auto slot = topics->partition(tp);
+    if (!slot) return slot.error();
+    const auto end = (*slot)->log->end_offset().value();
+    const auto base = batch.base.value();
+    const auto count = static_cast<std::int64_t>(batch.records.size());
+    if (end < base || end > base + count) {
+      return Status::corruption(fmt::format(
+          "partition {} ends at offset {} but the interrupted transaction wrote offsets {}..{}",
+          tp.to_string(), end, base, base + count - 1));
+    }
+    std::span<const StoredRecord> missing(batch.records.data() + (end - base),
+                                          static_cast<std::size_t>(base + count - end));
+    if (!missing.empty()) {
+      auto appended = (*slot)->log->append(missing);
+      if (!appended) return appended.error();
+    }
+  }
+  for (const auto& [group, offsets_of_group] : entry.offsets) {
+    if (auto s = offsets->commit(group, offsets_of_group); !s.ok()) return s;
+  }
+  return {};
+}
+
+// ---- EmbeddedAdmin -------------------------------------------------------------------------
+
+Result<TopicDescription> EmbeddedAdmin::describe_topic(const std::string& name) {
+  auto topic = state_.topics->find(name);
+  if (!topic) return error(topic.error());
+  return (*topic)->description;
+}
+
+Result<Offset> EmbeddedAdmin::list_offset(const TopicPartition& tp, OffsetSpec spec) {
+  auto slot = state_.topics->partition(tp);
+  if (!slot) return error(slot.error());
+  const auto& log = *(*slot)->log;
+  switch (spec.kind) {
+    case OffsetSpec::Kind::kEarliest: return log.start_offset();
+    case OffsetSpec::Kind::kLatest: return log.end_offset();
+    case OffsetSpec::Kind::kTimestamp: return log.offset_for_timestamp(spec.timestamp);
+  }
+  return error(Status::internal("unknown offset spec"));
+}
+
+Status EmbeddedAdmin::delete_records_before(const TopicPartition& tp, Offset offset) {
+  auto slot = state_.topics->partition(tp);
+  if (!slot) return slot.error();
+  std::lock_guard lock((*slot)->write_mutex);
+  return (*slot)->log->delete_records_before(offset);
+}
+
+// ---- EmbeddedProducer ----------------------------------------------------------------------
+
+EmbeddedProducer::~EmbeddedProducer() {
+  if (!transactional()) (void)flush();
+}
+
+Status EmbeddedProducer::send(ProducerRecord record) {
+  if (transactional() && !in_transaction_) {
+    return Status::failed_precondition(
+        fmt::format("producer {}: send() outside a transaction", config_.transactional_id));
+  }
+  auto count = partition_counts_.find(record.topic);
+  if (count == partition_counts_.end()) {
+    auto topic = state_.topics->find(record.topic);
+    if (!topic) return topic.error();
+    count = partition_counts_.emplace(record.topic, (*topic)->description.partitions).first;
+  }
+  Partition partition;
+  if (record.partition) {
+    partition = *record.partition;
+    if (partition.value() < 0 || partition.value() >= count->second) {
+      return Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
+                                                  record.topic, partition.value(), count->second));
+    }
+  } else if (record.key) {
+    partition = partition_for_key(*record.key, count->second);
+  } else {
+    partition = Partition(static_cast<std::int32_t>(round_robin_++ % count->second));
+  }
+  pending_.batches[{std::move(record.topic), partition}].records.push_back(
+      {.offset = Offset(0),
+       .timestamp = record.timestamp,
+       .key = std::move(record.key),
+       .value = std::move(record.value),
+       .headers = std::move(record.headers)});
+  if (++pending_records_ >= kAutoFlushRecords && !transactional()) return flush();
+  return {};
+}
+
+Status EmbeddedProducer::flush() {
+  if (transactional()) return {};  // records land at commit_transaction()
+  Status result;
+  for (auto& [tp, batch] : pending_.batches) {
+    auto slot = state_.topics->partition(tp);
+    if (!slot) {
+      result = slot.error();
+      continue;
+    }
+    std::lock_guard lock((*slot)->write_mutex);
+    if (auto appended = (*slot)->log->append(batch.records); !appended) result = appended.error();
+    if (auto s = (*slot)->log->flush(); !s.ok()) result = s;
+  }
+  pending_.batches.clear();
+  pending_records_ = 0;
+  state_.topics->notify_appended();
+  return result;
+}
+
+Status EmbeddedProducer::check_transaction(std::string_view call) const {
+  if (!transactional()) {
+    return Status::failed_precondition(fmt::format("{}: the producer is not transactional", call));
+  }
+  std::lock_guard lock(state_.epochs_mutex);
+  if (state_.epochs.at(config_.transactional_id) != epoch_) {
+    return Status::failed_precondition(
+        fmt::format("{}: producer {} was fenced by a newer producer with the same transactional id",
+                    call, config_.transactional_id));
+  }
+  return {};
+}
+
+Status EmbeddedProducer::begin_transaction() {
+  if (auto s = check_transaction("begin_transaction"); !s.ok()) return s;
+  if (in_transaction_) return Status::failed_precondition("a transaction is already open");
+  in_transaction_ = true;
+  return {};
+}
+
+Status EmbeddedProducer::send_offsets_to_transaction(
+    const std::map<TopicPartition, Offset>& offsets, const std::string& group) {
+  if (auto s = check_transaction("send_offsets_to_transaction"); !s.ok()) return s;
+  if (!in_transaction_) return Status::failed_precondition("no open transaction");
+  auto& stored = pending_.offsets[group];
+  for (const auto& [tp, offset] : offsets) stored[tp] = offset;
+  return {};
+}
+
+Status EmbeddedProducer::commit_transaction() {
+  if (auto s = check_transaction("commit_transaction"); !s.ok()) return s;
+  if (!in_transaction_) return Status::failed_precondition("no open transaction");
+  Status status = state_.commit(pending_);
+  pending_ = {};
+  pending_records_ = 0;
+  in_transaction_ = false;
+  return status;
+}
+
+Status EmbeddedProducer::abort_transaction() {
+  pending_ = {};
+  pending_records_ = 0;
+  in_transaction_ = false;
+  return {};
+}
+
+// ---- EmbeddedConsumer ----------------------------------------------------------------------
+
+EmbeddedConsumer::~EmbeddedConsumer() { (void)close(); }
+
+Status EmbeddedConsumer::subscribe(const std::vector<std::string>& topics,
+                                   RebalanceListener* listener) {
+  if (config_.group_id.empty()) {
+    return Status::invalid_argument("subscribe() needs a consumer group id");
+  }
+  std::vector<std::string> missing;
+  for (const auto& topic : topics) {
+    if (!state_.topics->find(topic)) missing.push_back(topic);
+  }
+  if (!missing.empty()) {
+    return Status::not_found(
+        fmt::format("cannot subscribe to missing topic(s): {}", fmt::join(missing, ", ")));
+  }
+  if (member_) return Status::failed_precondition("already subscribed");
+  listener_ = listener;
+  member_ = state_.groups->join(config_.group_id, config_.client_id, topics);
+  return {};
+}
+
+Status EmbeddedConsumer::assign(const std::vector<TopicPartition>& partitions) {
+  if (member_) return Status::failed_precondition("assign() on a subscribed consumer");
+  assigned_.clear();
+  for (const auto& tp : partitions) {
+    if (auto s = add(tp); !s.ok()) return s;
+  }
+  return {};
+}
+
+Status EmbeddedConsumer::add(const TopicPartition& tp) {
+  auto slot = state_.topics->partition(tp);
+  if (!slot) return slot.error();
+  std::optional<Offset> start;
+  if (!config_.group_id.empty()) start = state_.offsets->committed(config_.group_id, tp);
+  const Offset earliest = (*slot)->log->start_offset();
+  assigned_[tp] = {std::move(*slot), start ? std::max(*start, earliest) : earliest};
+  return {};
+}
+
+std::vector<TopicPartition> EmbeddedConsumer::assignment() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, a] : assigned_) out.push_back(tp);
+  return out;
+}
+
+Status EmbeddedConsumer::sync_group(std::chrono::milliseconds timeout) {
+  const auto owned = assignment();
+  auto revocation = state_.groups->to_revoke(config_.group_id, *member_, owned);
+  if (revocation.generation == synced_generation_) return {};
+  if (!revocation.revoked.empty()) {
+    if (listener_) listener_->on_partitions_revoked(revocation.revoked);
+    for (const auto& tp : revocation.revoked) assigned_.erase(tp);
+  }
+  auto added = state_.groups->to_assign(config_.group_id, *member_, revocation.generation,
+                                        assignment(), timeout);
+  if (!added) return {};  // not every member has let go yet: next poll
+  for (const auto& tp : *added) {
+    if (auto s = add(tp); !s.ok()) return s;
+  }
+  synced_generation_ = revocation.generation;
+  if (listener_) listener_->on_partitions_assigned(*added);
+  return {};
+}
+
+std::vector<ConsumerRecord> EmbeddedConsumer::fetch() {
+  std::vector<ConsumerRecord> out;
+  if (assigned_.empty()) return out;
+  const std::size_t n = assigned_.size();
+  const std::size_t per_partition = std::max<std::size_t>(1, config_.max_poll_records / n);
+  auto it = assigned_.begin();
+  std::advance(it, next_partition_ % n);
+  for (std::size_t i = 0; i < n && out.size() < config_.max_poll_records; ++i) {
+    auto& [tp, a] = *it;
+    auto records = a.slot->log->read(a.position, per_partition * 256);
+    if (records) {
+      for (auto& r : *records) {
+        if (out.size() >= config_.max_poll_records) break;
+        a.position = Offset(r.offset.value() + 1);
+        out.push_back({.topic = tp.topic,
+                       .partition = tp.partition,
+                       .offset = r.offset,
+                       .timestamp = r.timestamp,
+                       .key = std::move(r.key),
+                       .value = std::move(r.value),
+                       .headers = std::move(r.headers)});
+      }
+    }
+    if (++it == assigned_.end()) it = assigned_.begin();
+  }
+  ++next_partition_;
+  return out;
+}
+
+Result<std::vector<ConsumerRecord>> EmbeddedConsumer::poll(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (member_) {
+      if (auto s = sync_group(timeout); !s.ok()) return error(s);
+    }
+    const auto version = state_.topics->append_version();
+    auto records = fetch();
+    const auto now = std::chrono::steady_clock::now();
+    if (!records.empty() || now >= deadline) return records;
+    state_.topics->wait_for_append(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now), version);
+  }
+}
+
+Status EmbeddedConsumer::seek(const TopicPartition& tp, Offset offset) {
+  auto it = assigned_.find(tp);
+  if (it == assigned_.end()) {
+    return Status::failed_precondition("seek() on unassigned partition " + tp.to_string());
+  }
+  it->second.position = offset;
+  return {};
+}
+
+Result<Offset> EmbeddedConsumer::position(const TopicPartition& tp) const {
+  auto it = assigned_.find(tp);
+  if (it == assigned_.end()) {
+    return error(
+        Status::failed_precondition("position() of unassigned partition " + tp.to_string()));
+  }
+  return it->second.position;
+}
+
+Status EmbeddedConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {
+  if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
+  return state_.offsets->commit(config_.group_id, offsets);
+}
+
+Result<std::optional<Offset>> EmbeddedConsumer::committed(const TopicPartition& tp) {
+  return state_.offsets->committed(config_.group_id, tp);
+}
+
+Status EmbeddedConsumer::close() {
+  if (member_) {
+    state_.groups->leave(config_.group_id, *member_);
+    member_.reset();
+  }
+  assigned_.clear();
+  return {};
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,32 @@
+// The embedded log: Brook's default backend. A durable, partitioned, compacting log in a
+// local data directory, locked by one process, with consumer groups and transactions.
+// Everything about the on-disk format is in docs/log_format.md.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "backend/log_backend.h"
+
+namespace brook::internal {
+
+struct EmbeddedLogOptions {
+  std::filesystem::path data_dir = "brook-data";
+  bool fsync = false;  // fsync on flush and commit: durable against power loss, not only kill -9
+  // How often retention and compaction run in the background; zero: never (call
+  // run_maintenance() instead).
+  std::chrono::milliseconds maintenance_interval = std::chrono::seconds(30);
+};
+
+class EmbeddedLog : public LogBackend {
+ public:
+  // Retention and compaction of every partition, now (deterministic tests).
+  virtual Status run_maintenance(Timestamp now) = 0;
+};
+
+// Opens (creating if needed) the data dir. kFailedPrecondition if another process holds it.
+// Finishes a transaction that a crash interrupted between commit and apply.
+Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions& options);
+
+}  // namespace brook::internal

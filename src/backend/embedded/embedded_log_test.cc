@@ -1,0 +1,221 @@
+#include "backend/embedded/embedded_log.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "backend/embedded/transaction_log.h"
+
+namespace brook::internal {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+class EmbeddedLogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("brook-embedded-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    reopen();
+  }
+  void TearDown() override {
+    log_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void reopen() {
+    log_.reset();
+    auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+    ASSERT_TRUE(log) << log.error().to_string();
+    log_ = std::move(*log);
+  }
+  void create(const std::string& topic, int partitions,
+              std::map<std::string, std::string> configs = {}) {
+    auto s = log_->admin().create_topic({topic, partitions, std::move(configs)});
+    ASSERT_TRUE(s.ok()) << s.to_string();
+  }
+  std::unique_ptr<Producer> producer(std::string transactional_id = "") {
+    return std::move(*log_->make_producer({.transactional_id = std::move(transactional_id)}));
+  }
+  std::unique_ptr<Consumer> consumer(std::string group = "") {
+    return std::move(*log_->make_consumer({.group_id = std::move(group), .client_id = "c"}));
+  }
+  // Every value of the topic, partition by partition, read outside any group.
+  std::vector<std::string> values(const std::string& topic) {
+    auto c = consumer();
+    auto description = log_->admin().describe_topic(topic);
+    std::vector<TopicPartition> all;
+    for (int p = 0; p < description->partitions; ++p) all.push_back({topic, Partition(p)});
+    EXPECT_TRUE(c->assign(all).ok());
+    std::vector<std::string> out;
+    while (true) {
+      auto records = c->poll(0ms);
+      if (!records || records->empty()) return out;
+      for (auto& r : *records) out.push_back(r.value.value_or("<null>"));
+    }
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<EmbeddedLog> log_;
+};
+
+TEST_F(EmbeddedLogTest, CreatesListsDescribesAndDeletesTopics) {
+  create("a", 3, {{"cleanup.policy", "compact"}});
+  create("b", 1);
+  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("a", "b"));
+  auto a = log_->admin().describe_topic("a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->partitions, 3);
+  EXPECT_EQ(a->configs.at("cleanup.policy"), "compact");
+  EXPECT_TRUE(log_->admin().delete_topic("a").ok());
+  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("b"));
+  reopen();
+  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("b"));
+}
+
+TEST_F(EmbeddedLogTest, RejectsBadTopicsWithAClearMessage) {
+  auto& admin = log_->admin();
+  EXPECT_THAT(admin.create_topic({"bad name", 1}).message(),
+              HasSubstr("invalid topic name 'bad name'"));
+  EXPECT_THAT(admin.create_topic({"t", 0}).message(), HasSubstr("partitions must be >= 1"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"cleanup.policy", "sometimes"}}}).message(),
+              HasSubstr("cleanup.policy"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"retention.hours", "1"}}}).message(),
+              HasSubstr("unknown topic config 'retention.hours'"));
+  create("t", 1);
+  EXPECT_EQ(admin.create_topic({"t", 1}).code(), StatusCode::kAlreadyExists);
+  EXPECT_THAT(admin.describe_topic("nope").error().message(),
+              HasSubstr("topic 'nope' does not exist"));
+  EXPECT_EQ(producer()->send({.topic = "nope", .value = "v"}).code(), StatusCode::kNotFound);
+}
+
+TEST_F(EmbeddedLogTest, ProducerPartitionsByMurmur2OfTheKey) {
+  create("t", 4);
+  auto p = producer();
+  for (const char* key : {"alpha", "beta", "gamma", "delta", "epsilon"}) {
+    ASSERT_TRUE(p->send({.topic = "t", .key = key, .value = key}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  auto c = consumer();
+  std::vector<TopicPartition> all;
+  for (int i = 0; i < 4; ++i) all.push_back({"t", Partition(i)});
+  ASSERT_TRUE(c->assign(all).ok());
+  auto records = c->poll(0ms);
+  ASSERT_TRUE(records);
+  ASSERT_EQ(records->size(), 5u);
+  for (const auto& r : *records) EXPECT_EQ(r.partition, partition_for_key(*r.key, 4));
+}
+
+TEST_F(EmbeddedLogTest, GroupMembersSplitPartitionsByNumberAndCommittedOffsetsSurvive) {
+  create("a", 4);
+  create("b", 4);
+  auto p = producer();
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(p->send({.topic = i % 2 ? "a" : "b",
+                         .partition = Partition(i % 4),
+                         .value = std::to_string(i)})
+                    .ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  auto c1 = std::move(*log_->make_consumer({.group_id = "g", .client_id = "c1"}));
+  auto c2 = std::move(*log_->make_consumer({.group_id = "g", .client_id = "c2"}));
+  ASSERT_TRUE(c1->subscribe({"a", "b"}, nullptr).ok());
+  ASSERT_TRUE(c2->subscribe({"a", "b"}, nullptr).ok());
+  // Both must poll for the group to settle: each waits for the other to let go.
+  std::thread t([&] { ASSERT_TRUE(c2->poll(2s)); });
+  ASSERT_TRUE(c1->poll(2s));
+  t.join();
+  std::vector<TopicPartition> expected1 = {
+      {"a", Partition(0)}, {"a", Partition(1)}, {"b", Partition(0)}, {"b", Partition(1)}};
+  EXPECT_EQ(c1->assignment(), expected1);
+  EXPECT_EQ(c2->assignment().size(), 4u);
+  ASSERT_TRUE(c1->commit({{{"a", Partition(0)}, Offset(1)}}).ok());
+  ASSERT_TRUE(c1->close().ok());
+  ASSERT_TRUE(c2->poll(2s));
+  EXPECT_EQ(c2->assignment().size(), 8u);
+  ASSERT_TRUE(c2->close().ok());
+  c1.reset();
+  c2.reset();
+  reopen();
+  auto again = consumer("g");
+  EXPECT_EQ(*again->committed({"a", Partition(0)}), Offset(1));
+}
+
+TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
+  create("out", 2);
+  create("in", 1);
+  auto p = producer("tx");
+  ASSERT_TRUE(p->begin_transaction().ok());
+  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "a"}).ok());
+  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(1), .value = "b"}).ok());
+  EXPECT_TRUE(values("out").empty());  // nothing visible before commit
+  ASSERT_TRUE(p->send_offsets_to_transaction({{{"in", Partition(0)}, Offset(7)}}, "g").ok());
+  ASSERT_TRUE(p->commit_transaction().ok());
+  EXPECT_THAT(values("out"), ElementsAre("a", "b"));
+  EXPECT_EQ(*consumer("g")->committed({"in", Partition(0)}), Offset(7));
+
+  ASSERT_TRUE(p->begin_transaction().ok());
+  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "c"}).ok());
+  ASSERT_TRUE(p->abort_transaction().ok());
+  EXPECT_THAT(values("out"), ElementsAre("a", "b"));
+}
+
+TEST_F(EmbeddedLogTest, ANewerProducerFencesTheOlderOne) {
+  create("out", 1);
+  auto old_producer = producer("tx");
+  auto new_producer = producer("tx");
+  EXPECT_THAT(old_producer->begin_transaction().message(), HasSubstr("fenced"));
+  EXPECT_TRUE(new_producer->begin_transaction().ok());
+}
+
+TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplied) {
+  create("out", 1);
+  auto p = producer();
+  ASSERT_TRUE(p->send({.topic = "out", .value = "before"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  p.reset();
+  log_.reset();
+  {
+    // What a crash right after writing the transaction log leaves behind.
+    auto wal = std::move(*TransactionLog::open(dir_, false));
+    TransactionEntry entry;
+    entry.batches[{"out", Partition(0)}] = {.base = Offset(1),
+                                            .records = {{.value = "x"}, {.value = "y"}}};
+    entry.offsets["g"][{"out", Partition(0)}] = Offset(3);
+    ASSERT_TRUE(wal->write(entry).ok());
+  }
+  reopen();
+  EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
+  EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(3));
+  reopen();  // applied once only
+  EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
+}
+
+TEST_F(EmbeddedLogTest, ASecondOpenOfTheDataDirIsRefused) {
+  auto second = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+  ASSERT_FALSE(second);
+  EXPECT_THAT(second.error().message(), HasSubstr("is locked"));
+}
+
+TEST_F(EmbeddedLogTest, PollWakesUpWhenRecordsArrive) {
+  create("t", 1);
+  auto c = consumer();
+  ASSERT_TRUE(c->assign({{"t", Partition(0)}}).ok());
+  std::thread writer([&] {
+    auto p = producer();
+    ASSERT_TRUE(p->send({.topic = "t", .value = "hello"}).ok());
+    ASSERT_TRUE(p->flush().ok());
+  });
+  std::vector<ConsumerRecord> got;
+  while (got.empty()) got = *c->poll(10s);
+  writer.join();
+  EXPECT_EQ(got[0].value, "hello");
+}
+
+}  // namespace
+}  // namespace brook::internal

@@ -1,0 +1,82 @@
+// PartitionLogImpl: the PartitionLog of the embedded backend, a directory of segment files
+// (docs/log_format.md). Split over partition_log.cc (open, append, read) and
+// log_maintenance.cc (delete_records_before, retention, compaction).
+//
+// Concurrency: one writer thread calls append/flush/delete_records_before/run_maintenance
+// (the caller serialises them); any number of threads call read/offset_for_timestamp/the
+// getters. mu_ guards the segment list and each segment's layout; the writer reads them
+// without the lock (it is their only writer) and takes it only to publish a change. Readers
+// take it only to pick a segment and snapshot its size and index position, then pread() the
+// bytes unlocked: bytes below a published size are never rewritten in place.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backend/embedded/byte_buffer.h"
+#include "backend/embedded/partition_log.h"
+#include "backend/embedded/segment.h"
+
+namespace brook::internal {
+
+struct NewestOffsets;  // compaction's key -> newest offset map (log_maintenance.cc)
+
+class PartitionLogImpl final : public PartitionLog {
+ public:
+  PartitionLogImpl(std::filesystem::path dir, PartitionLogConfig config);
+
+  // Loads the segments of dir_ (PartitionLog::open's work).
+  Status load();
+
+  Result<Offset> append(std::span<const StoredRecord> records) override;
+  Status flush() override;
+  Result<std::vector<StoredRecord>> read(Offset from, std::size_t max_bytes) const override;
+  Offset start_offset() const override { return Offset(start_offset_.load()); }
+  Offset end_offset() const override { return Offset(end_offset_.load()); }
+  Result<Offset> offset_for_timestamp(Timestamp t) const override;
+  Status delete_records_before(Offset offset) override;
+  Status run_maintenance(Timestamp now) override;
+  std::int64_t size_bytes() const override { return size_bytes_.load(); }
+
+ private:
+  // Writer: writes write_buffer_ (records up to `next_offset` - 1) at the end of `segment` in
+  // one pwrite() and publishes them.
+  Status write_out(Segment& segment, std::int64_t record_count, std::int64_t next_offset,
+                   std::int64_t max_timestamp);
+  // Writer: starts a new active segment at `base_offset`.
+  Status roll(std::int64_t base_offset);
+
+  // Maintenance (log_maintenance.cc).
+  Status apply_retention(std::int64_t now);
+  Status compact(std::int64_t now);
+  Status compact_segment(std::size_t index, const NewestOffsets& newest,
+                         std::int64_t tombstone_horizon);
+  Status drop_segments_below_start();
+  // Removes the oldest segment (never the active one) and its file.
+  Status drop_oldest_segment();
+
+  // The segment holding `offset` (the last one whose base is <= it, else the first). mu_ held.
+  const std::shared_ptr<Segment>& segment_for(std::int64_t offset) const;
+
+  const std::filesystem::path dir_;
+  const PartitionLogConfig config_;
+
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<Segment>> segments_;  // by base offset; back() is the active one
+  std::atomic<std::int64_t> start_offset_{0};
+  std::atomic<std::int64_t> end_offset_{0};
+  std::atomic<std::int64_t> size_bytes_{0};
+
+  // Writer-only state.
+  ByteBuffer write_buffer_;                         // encoded records of the current append
+  std::vector<IndexEntry> pending_index_;           // their index entries
+  std::vector<std::shared_ptr<Segment>> unsynced_;  // rolled segments flush() must still fsync
+  bool dir_unsynced_ = false;                       // a segment file was created since flush()
+  Status failed_;  // set when a failed write could not be undone; appends fail until reopen
+};
+
+}  // namespace brook::internal

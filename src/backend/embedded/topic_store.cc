@@ -1,0 +1,224 @@
+#include "backend/embedded/topic_store.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "backend/embedded/file_io.h"
+
+namespace brook::internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<std::int64_t> parse_int(const std::string& key, const std::string& value) {
+  std::int64_t out = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (ec != std::errc() || end != value.data() + value.size()) {
+    return error(Status::invalid_argument(
+        fmt::format("topic config {}: '{}' is not an integer", key, value)));
+  }
+  return out;
+}
+
+}  // namespace
+
+Status check_topic_name(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.size() > 249) {
+    return Status::invalid_argument(fmt::format("invalid topic name '{}'", name));
+  }
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') {
+      return Status::invalid_argument(fmt::format(
+          "invalid topic name '{}': only ASCII letters, digits, '.', '_' and '-' are allowed",
+          name));
+    }
+  }
+  return {};
+}
+
+Result<PartitionLogConfig> parse_topic_configs(const std::map<std::string, std::string>& configs) {
+  PartitionLogConfig config;
+  for (const auto& [key, value] : configs) {
+    if (key == "cleanup.policy") {
+      if (value == "delete") {
+        config.cleanup_policy = CleanupPolicy::kDelete;
+      } else if (value == "compact") {
+        config.cleanup_policy = CleanupPolicy::kCompact;
+      } else if (value == "compact,delete" || value == "delete,compact") {
+        config.cleanup_policy = CleanupPolicy::kCompactDelete;
+      } else {
+        return error(Status::invalid_argument(fmt::format(
+            "topic config cleanup.policy: '{}' is not delete, compact or compact,delete", value)));
+      }
+      continue;
+    }
+    std::int64_t* target = key == "retention.ms"          ? &config.retention_ms
+                           : key == "retention.bytes"     ? &config.retention_bytes
+                           : key == "delete.retention.ms" ? &config.delete_retention_ms
+                           : key == "segment.bytes"       ? &config.segment_bytes
+                                                          : nullptr;
+    if (target == nullptr) {
+      return error(Status::invalid_argument(fmt::format(
+          "unknown topic config '{}' (known: cleanup.policy, retention.ms, retention.bytes, "
+          "delete.retention.ms, segment.bytes)",
+          key)));
+    }
+    auto number = parse_int(key, value);
+    if (!number) return error(number.error());
+    if (key == "segment.bytes" && *number < 1024) {
+      return error(Status::invalid_argument("topic config segment.bytes must be >= 1024"));
+    }
+    *target = *number;
+  }
+  return config;
+}
+
+Result<std::unique_ptr<TopicStore>> TopicStore::open(fs::path data_dir, bool fsync) {
+  std::unique_ptr<TopicStore> store(new TopicStore(data_dir, fsync));
+  const fs::path topics = data_dir / "topics";
+  std::error_code ec;
+  fs::create_directories(topics, ec);
+  if (ec)
+    return error(
+        Status::io_error(fmt::format("cannot create {}: {}", topics.string(), ec.message())));
+  for (const auto& entry : fs::directory_iterator(topics)) {
+    const fs::path meta = entry.path() / "topic.json";
+    if (!fs::exists(meta)) continue;  // a topic whose creation did not finish
+    std::ifstream in(meta);
+    auto json = nlohmann::json::parse(in, nullptr, false);
+    if (json.is_discarded() || !json.contains("partitions")) {
+      return error(Status::corruption("cannot read topic metadata " + meta.string()));
+    }
+    TopicDescription description{
+        .name = entry.path().filename().string(),
+        .partitions = json["partitions"].get<std::int32_t>(),
+        .configs = json.value("configs", std::map<std::string, std::string>{})};
+    auto topic = store->open_topic(entry.path(), std::move(description));
+    if (!topic) return error(topic.error());
+    store->topics_.emplace((*topic)->description.name, std::move(*topic));
+  }
+  return store;
+}
+
+Result<std::shared_ptr<Topic>> TopicStore::open_topic(const fs::path& dir,
+                                                      TopicDescription description) {
+  auto config = parse_topic_configs(description.configs);
+  if (!config) return error(config.error());
+  config->fsync_on_flush = fsync_;
+  auto topic = std::make_shared<Topic>();
+  for (std::int32_t p = 0; p < description.partitions; ++p) {
+    auto log = PartitionLog::open(dir / std::to_string(p), *config);
+    if (!log) return error(log.error());
+    auto slot = std::make_unique<PartitionSlot>();
+    slot->log = std::move(*log);
+    topic->partitions.push_back(std::move(slot));
+  }
+  topic->description = std::move(description);
+  return topic;
+}
+
+Status TopicStore::create(const NewTopic& request) {
+  if (auto s = check_topic_name(request.name); !s.ok()) return s;
+  if (request.partitions < 1) {
+    return Status::invalid_argument(
+        fmt::format("topic {}: partitions must be >= 1, got {}", request.name, request.partitions));
+  }
+  if (auto config = parse_topic_configs(request.configs); !config) {
+    return Status::invalid_argument(
+        fmt::format("topic {}: {}", request.name, config.error().message()));
+  }
+  std::unique_lock lock(mutex_);
+  if (topics_.contains(request.name)) {
+    return Status::already_exists(fmt::format("topic '{}' already exists", request.name));
+  }
+  const fs::path dir = dir_ / "topics" / request.name;
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // leftovers of an unfinished creation or deletion
+  fs::create_directories(dir, ec);
+  if (ec) return Status::io_error(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  TopicDescription description{request.name, request.partitions, request.configs};
+  auto topic = open_topic(dir, description);
+  if (!topic) return topic.error();
+  // The metadata file is written last: its presence means the topic exists.
+  nlohmann::json meta = {{"partitions", request.partitions}, {"configs", request.configs}};
+  if (auto s = write_file_atomically(dir / "topic.json", meta.dump()); !s.ok()) return s;
+  topics_.emplace(request.name, std::move(*topic));
+  return {};
+}
+
+Status TopicStore::remove(const std::string& name) {
+  std::unique_lock lock(mutex_);
+  auto it = topics_.find(name);
+  if (it == topics_.end()) return Status::not_found(fmt::format("topic '{}' does not exist", name));
+  const fs::path dir = dir_ / "topics" / name;
+  std::error_code ec;
+  fs::remove(dir / "topic.json", ec);  // first: a crash midway leaves no half topic
+  if (ec) return Status::io_error(fmt::format("cannot delete topic {}: {}", name, ec.message()));
+  topics_.erase(it);
+  fs::remove_all(dir, ec);
+  return {};
+}
+
+std::vector<std::string> TopicStore::names() const {
+  std::shared_lock lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [name, topic] : topics_) out.push_back(name);
+  return out;
+}
+
+Result<std::shared_ptr<Topic>> TopicStore::find(const std::string& name) const {
+  std::shared_lock lock(mutex_);
+  auto it = topics_.find(name);
+  if (it == topics_.end())
+    return error(Status::not_found(fmt::format("topic '{}' does not exist", name)));
+  return it->second;
+}
+
+Result<std::shared_ptr<PartitionSlot>> TopicStore::partition(const TopicPartition& tp) const {
+  auto topic = find(tp.topic);
+  if (!topic) return error(topic.error());
+  const auto p = tp.partition.value();
+  if (p < 0 || p >= static_cast<std::int32_t>((*topic)->partitions.size())) {
+    return error(Status::not_found(fmt::format("topic '{}' has no partition {} (it has {})",
+                                               tp.topic, p, (*topic)->partitions.size())));
+  }
+  return std::shared_ptr<PartitionSlot>(*topic, (*topic)->partitions[p].get());
+}
+
+void TopicStore::wait_for_append(std::chrono::milliseconds timeout, std::uint64_t seen_version) {
+  std::unique_lock lock(append_mutex_);
+  appended_.wait_for(lock, timeout, [&] { return append_version_ != seen_version; });
+}
+
+std::uint64_t TopicStore::append_version() const {
+  std::lock_guard lock(append_mutex_);
+  return append_version_;
+}
+
+void TopicStore::notify_appended() {
+  {
+    std::lock_guard lock(append_mutex_);
+    ++append_version_;
+  }
+  appended_.notify_all();
+}
+
+Status TopicStore::run_maintenance(Timestamp now) {
+  std::vector<std::shared_ptr<Topic>> topics;
+  {
+    std::shared_lock lock(mutex_);
+    for (const auto& [name, topic] : topics_) topics.push_back(topic);
+  }
+  for (const auto& topic : topics) {
+    for (const auto& slot : topic->partitions) {
+      std::lock_guard lock(slot->write_mutex);
+      if (auto s = slot->log->run_maintenance(now); !s.ok()) return s;
+    }
+  }
+  return {};
+}
+
+}  // namespace brook::internal

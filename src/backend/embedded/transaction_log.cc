@@ -1,0 +1,183 @@
+#include "backend/embedded/transaction_log.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "backend/embedded/byte_buffer.h"
+#include "backend/embedded/crc32c.h"
+#include "backend/embedded/file_io.h"
+#include "backend/embedded/record_format.h"
+
+namespace brook::internal {
+namespace {
+
+// Entry: u32 payload bytes | u32 masked crc32c(payload) | payload. Little endian.
+// Payload: u32 batches, each: u16 topic length, topic, i32 partition, i64 base, u32 count,
+//          count record frames (record_format.h); then u32 groups, each: u16 group length,
+//          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset.
+constexpr std::size_t kEntryHeaderBytes = 8;
+
+template <class T>
+void put(ByteBuffer& out, T v) {
+  std::memcpy(out.extend(sizeof(T)), &v, sizeof(T));
+}
+void put_string(ByteBuffer& out, const std::string& s) {
+  put(out, static_cast<std::uint16_t>(s.size()));
+  out.append(s.data(), s.size());
+}
+
+// Reads the payload front to back; every read is bounds-checked.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  template <class T>
+  bool get(T& v) {
+    if (data_.size() < sizeof(T)) return false;
+    std::memcpy(&v, data_.data(), sizeof(T));
+    data_.remove_prefix(sizeof(T));
+    return true;
+  }
+  bool get_string(std::string& s) {
+    std::uint16_t n = 0;
+    if (!get(n) || data_.size() < n) return false;
+    s.assign(data_.data(), n);
+    data_.remove_prefix(n);
+    return true;
+  }
+  // One record frame.
+  bool get_record(StoredRecord& record) {
+    if (data_.size() < kFrameHeaderBytes) return false;
+    auto header = decode_frame_header(data_.data());
+    if (!header || data_.size() < header->frame_bytes() ||
+        !body_crc_matches(*header, data_.data() + kFrameHeaderBytes)) {
+      return false;
+    }
+    auto view = decode_body(data_.substr(kFrameHeaderBytes, header->body_bytes));
+    if (!view) return false;
+    record = to_stored_record(*view);
+    data_.remove_prefix(header->frame_bytes());
+    return true;
+  }
+  bool done() const { return data_.empty(); }
+
+ private:
+  std::string_view data_;
+};
+
+Result<TransactionEntry> decode_entry(std::string_view payload, const std::string& file) {
+  auto corrupt = [&] {
+    return error(Status::corruption(fmt::format("transaction log {}: malformed entry", file)));
+  };
+  Reader in(payload);
+  TransactionEntry entry;
+  std::uint32_t batches = 0;
+  if (!in.get(batches)) return corrupt();
+  for (std::uint32_t b = 0; b < batches; ++b) {
+    TopicPartition tp;
+    std::int32_t partition = 0;
+    std::int64_t base = 0;
+    std::uint32_t count = 0;
+    if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(base) || !in.get(count)) {
+      return corrupt();
+    }
+    tp.partition = Partition(partition);
+    auto& batch = entry.batches[tp];
+    batch.base = Offset(base);
+    batch.records.resize(count);
+    for (auto& record : batch.records) {
+      if (!in.get_record(record)) return corrupt();
+    }
+  }
+  std::uint32_t groups = 0;
+  if (!in.get(groups)) return corrupt();
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    std::string group;
+    std::uint32_t n = 0;
+    if (!in.get_string(group) || !in.get(n)) return corrupt();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      TopicPartition tp;
+      std::int32_t partition = 0;
+      std::int64_t offset = 0;
+      if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(offset)) return corrupt();
+      tp.partition = Partition(partition);
+      entry.offsets[group][tp] = Offset(offset);
+    }
+  }
+  if (!in.done()) return corrupt();
+  return entry;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TransactionLog>> TransactionLog::open(std::filesystem::path data_dir,
+                                                             bool fsync) {
+  auto path = data_dir / "transactions.wal";
+  auto fd = open_file(path, O_RDWR | O_CREAT);
+  if (!fd) return error(fd.error());
+  return std::unique_ptr<TransactionLog>(new TransactionLog(path, fd->release(), fsync));
+}
+
+TransactionLog::~TransactionLog() { ::close(fd_); }
+
+Result<std::optional<TransactionEntry>> TransactionLog::pending() const {
+  auto contents = read_small_file(path_);
+  if (!contents) return error(contents.error());
+  if (contents->size() < kEntryHeaderBytes) return std::optional<TransactionEntry>();
+  std::uint32_t size = 0, crc = 0;
+  std::memcpy(&size, contents->data(), 4);
+  std::memcpy(&crc, contents->data() + 4, 4);
+  if (contents->size() < kEntryHeaderBytes + size) {
+    return std::optional<TransactionEntry>();  // torn: never acknowledged, so aborted
+  }
+  const std::string_view payload(contents->data() + kEntryHeaderBytes, size);
+  if (crc32c(payload) != unmask_crc(crc)) {
+    if (contents->size() == kEntryHeaderBytes + size) return std::optional<TransactionEntry>();
+    return error(
+        Status::corruption(fmt::format("transaction log {}: checksum mismatch", path_.string())));
+  }
+  auto entry = decode_entry(payload, path_.string());
+  if (!entry) return error(entry.error());
+  return std::optional<TransactionEntry>(std::move(*entry));
+}
+
+Status TransactionLog::write(const TransactionEntry& entry) {
+  ByteBuffer out;
+  out.extend(kEntryHeaderBytes);
+  put(out, static_cast<std::uint32_t>(entry.batches.size()));
+  for (const auto& [tp, batch] : entry.batches) {
+    put_string(out, tp.topic);
+    put(out, tp.partition.value());
+    put(out, batch.base.value());
+    put(out, static_cast<std::uint32_t>(batch.records.size()));
+    std::int64_t offset = batch.base.value();
+    for (const auto& record : batch.records) {
+      encode_record(record, offset++, encoded_size(record), out);
+    }
+  }
+  put(out, static_cast<std::uint32_t>(entry.offsets.size()));
+  for (const auto& [group, offsets] : entry.offsets) {
+    put_string(out, group);
+    put(out, static_cast<std::uint32_t>(offsets.size()));
+    for (const auto& [tp, offset] : offsets) {
+      put_string(out, tp.topic);
+      put(out, tp.partition.value());
+      put(out, offset.value());
+    }
+  }
+  const auto size = static_cast<std::uint32_t>(out.size() - kEntryHeaderBytes);
+  const std::uint32_t crc = mask_crc(crc32c(out.data() + kEntryHeaderBytes, size));
+  std::memcpy(out.data(), &size, 4);
+  std::memcpy(out.data() + 4, &crc, 4);
+  if (auto s = write_at(fd_, path_, out.data(), out.size(), 0); !s.ok()) return s;
+  return fsync_ ? sync_fd(fd_, path_) : Status();
+}
+
+Status TransactionLog::clear() {
+  if (::ftruncate(fd_, 0) != 0) return errno_status("truncate", path_);
+  return {};
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,52 @@
+// TransactionLog: makes a committed transaction land whole, even across kill -9.
+//
+// commit_transaction() writes one entry (every record with the offset it must get, and the
+// consumer offsets) to `<data>/transactions.wal`, then applies it to the partitions and the
+// offset store, then empties the file. On open, an entry still in the file was committed but
+// perhaps not fully applied: its missing records are appended and its offsets committed
+// again (both idempotent). A torn entry was never acknowledged: it is discarded, which is
+// exactly an abort.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/embedded/partition_log.h"
+#include "backend/log_backend.h"
+
+namespace brook::internal {
+
+struct TransactionEntry {
+  struct Batch {
+    Offset base;  // the offset the first record gets
+    std::vector<StoredRecord> records;
+  };
+  std::map<TopicPartition, Batch> batches;
+  std::map<std::string, std::map<TopicPartition, Offset>> offsets;  // per consumer group
+};
+
+class TransactionLog {
+ public:
+  static Result<std::unique_ptr<TransactionLog>> open(std::filesystem::path data_dir, bool fsync);
+  ~TransactionLog();
+
+  // The entry left by a crash after write() and before clear(), if any.
+  Result<std::optional<TransactionEntry>> pending() const;
+  // Durable against a killed process when it returns (and against power loss with fsync).
+  Status write(const TransactionEntry& entry);
+  Status clear();
+
+ private:
+  TransactionLog(std::filesystem::path path, int fd, bool fsync)
+      : path_(std::move(path)), fd_(fd), fsync_(fsync) {}
+
+  std::filesystem::path path_;
+  int fd_;
+  bool fsync_;
+};
+
+}  // namespace brook::internal

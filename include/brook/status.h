@@ -57,6 +57,10 @@ class [[nodiscard]] Status {
 template <class T>
 using Result = std::expected<T, Status>;
 
+// Prints `status` to stderr as "brook: <status>" and returns 1: `return brook::report(s);` in
+// main().
+int report(const Status& status);
+
 // Wraps a non-ok Status for returning from a function that yields Result<T>.
 inline std::unexpected<Status> error(Status status) { return std::unexpected(std::move(status)); }
 

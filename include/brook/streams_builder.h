@@ -53,7 +53,4 @@ class StreamsBuilder {
   std::shared_ptr<internal::GraphBuilder> graph_;
 };
 
-// Prints a build or startup error to stderr and returns the exit code 1, for main().
-int report(const Status& status);
-
 }  // namespace brook

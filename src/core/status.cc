@@ -1,5 +1,7 @@
 #include "brook/status.h"
 
+#include <cstdio>
+
 namespace brook {
 
 std::string_view to_string(StatusCode code) {
@@ -19,6 +21,11 @@ std::string_view to_string(StatusCode code) {
 std::string Status::to_string() const {
   if (ok()) return "OK";
   return std::string(brook::to_string(code_)) + ": " + message_;
+}
+
+int report(const Status& status) {
+  std::fprintf(stderr, "brook: %s\n", status.to_string().c_str());
+  return 1;
 }
 
 }  // namespace brook

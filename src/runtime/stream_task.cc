@@ -106,6 +106,7 @@ Result<bool> StreamTask::process_one() {
   }
   current_.reset();
   if (!outcome.ok()) return error(std::move(outcome));
+  consumed_[{record.topic, record.partition.value()}] = Offset(record.offset.value() + 1);
   if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {
     return error(std::move(s));
   }

@@ -52,6 +52,10 @@ class StreamTask final : public TaskContext {
   Result<bool> process_one();
   // Fires the wall-clock punctuations that are due at clock().
   Status punctuate_wall_clock();
+  // The next offset to consume, per input (topic, partition), after the records processed.
+  const std::map<std::pair<std::string, std::int32_t>, Offset>& consumed() const {
+    return consumed_;
+  }
   // Closes every node. Idempotent.
   void close();
 
@@ -87,6 +91,7 @@ class StreamTask final : public TaskContext {
   TaskGraph graph_;
   std::map<std::pair<std::string, std::int32_t>, std::deque<ConsumerRecord>> queues_;
   std::size_t buffered_ = 0;
+  std::map<std::pair<std::string, std::int32_t>, Offset> consumed_;
   std::vector<Schedule> schedules_;
   std::optional<RecordMetadata> current_;
   Timestamp stream_time_ = Timestamp::min();

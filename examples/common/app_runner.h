@@ -1,0 +1,22 @@
+// run_app: the main() of every example. Runs a topology as a real Streams application on the
+// embedded log, with a few command-line flags:
+//   --data-dir DIR     the embedded log's directory (default ./brook-data)
+//   --threads N        stream threads (default 2)
+//   --exactly-once     processing.guarantee=exactly_once_v2
+//   --until-idle       stop once every input record is processed and committed (demos,
+//                      tests); commits every 100 ms unless configured otherwise
+// Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code.
+#pragma once
+
+#include <brook/brook.h>
+#include <brook/streams.h>
+
+#include <map>
+#include <string>
+
+namespace examples {
+
+int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
+            char** argv, std::map<std::string, std::string> extra_config = {});
+
+}  // namespace examples

@@ -1,0 +1,75 @@
+// Streams: a running Brook application. Runs a Topology with several stream threads over a
+// log backend (the embedded log on local disk by default) until closed.
+//
+//   brook::Streams app(*topology, {{"application.id", "log-router"}});
+//   return app.run_until_signal();   // Ctrl-C or SIGTERM: commit, close, exit 0
+//
+// Configuration (all values strings; an unknown key or a bad value is an error naming it):
+//   application.id            required; the consumer group and the prefix of internal topics
+//   data.dir                  the embedded log's directory (default ./brook-data)
+//   num.stream.threads        default 1
+//   processing.guarantee      at_least_once (default) | exactly_once_v2
+//   commit.interval.ms        default 30000 (100 under exactly_once_v2)
+//   poll.ms                   how long a thread waits for records (default 100)
+//   max.poll.records          default 1000
+//   default.deserialization.exception.handler   fail (default) | log-and-continue | dead-letter
+//   processing.exception.handler                fail (default) | log-and-continue | dead-letter
+//   errors.dead.letter.queue.topic.name         required with dead-letter
+//   log.fsync                 embedded log: fsync on every commit (default false)
+//   bootstrap.servers         the Kafka backend (not available in this build: an error)
+//
+// Thread safety: every method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "brook/metrics.h"
+#include "brook/status.h"
+#include "brook/topology.h"
+
+namespace brook {
+
+class Streams {
+ public:
+  enum class State { kCreated, kRebalancing, kRunning, kPendingShutdown, kNotRunning, kError };
+  // Called on the thread that caused the change, after it happened.
+  using StateListener = std::function<void(State new_state, State old_state)>;
+
+  Streams(Topology topology, std::map<std::string, std::string> config);
+  ~Streams();  // close()s
+  Streams(const Streams&) = delete;
+  Streams& operator=(const Streams&) = delete;
+
+  // Checks the configuration and the topics (every mistake at once), opens the backend and
+  // starts the threads. kFailedPrecondition if already started.
+  Status start();
+  // Stops the threads after a final commit, waiting up to `timeout`. Idempotent. Returns the
+  // error that stopped the application, if one did.
+  Status close(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // start(), then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the
+  // process exit code: 0 after a clean shutdown, 1 after an error (printed to stderr).
+  int run_until_signal();
+
+  State state() const;
+  void set_state_listener(StateListener listener);
+  // Waits until state() == `state`; false on timeout.
+  bool wait_for_state(State state, std::chrono::milliseconds timeout) const;
+
+  // Records in the source topics not yet processed and committed by this application.
+  Result<std::int64_t> lag() const;
+  const Metrics& metrics() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+std::string_view to_string(Streams::State state);
+
+}  // namespace brook

@@ -1,0 +1,198 @@
+#include "runtime/stream_thread.h"
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+
+namespace brook::internal {
+
+StreamThread::StreamThread(int index, const StreamsConfig& config,
+                           std::shared_ptr<const TopologyData> topology, LogBackend& backend,
+                           Metrics& metrics, PhaseListener on_phase)
+    : index_(index),
+      config_(config),
+      topology_(std::move(topology)),
+      backend_(backend),
+      metrics_(metrics),
+      on_phase_(std::move(on_phase)) {
+  for (const auto& sub : topology_->subtopologies) {
+    for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
+  }
+}
+
+StreamThread::~StreamThread() {
+  request_stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status StreamThread::start() {
+  const std::string client = fmt::format("{}-StreamThread-{}", config_.application_id, index_);
+  auto consumer = backend_.make_consumer({.group_id = config_.application_id,
+                                          .client_id = client,
+                                          .read_committed = true,
+                                          .max_poll_records = config_.max_poll_records});
+  if (!consumer) return consumer.error();
+  auto producer = backend_.make_producer(
+      {.client_id = client,
+       .transactional_id =
+           config_.exactly_once ? fmt::format("{}-{}", config_.application_id, index_) : ""});
+  if (!producer) return producer.error();
+  consumer_ = std::move(*consumer);
+  producer_ = std::move(*producer);
+  thread_ = std::thread([this] { run(); });
+  return {};
+}
+
+Status StreamThread::join() {
+  if (thread_.joinable()) thread_.join();
+  return result_;
+}
+
+void StreamThread::set_phase(Phase phase) { on_phase_(index_, phase); }
+
+void StreamThread::run() {
+  set_phase(Phase::kStarting);
+  result_ = loop();
+  if (!result_.ok()) {
+    log(LogLevel::kError, "stream thread {} stopped: {}", index_, result_.to_string());
+    if (config_.exactly_once) (void)producer_->abort_transaction();
+    close_tasks();  // dirty: nothing more is committed, the failed records are read again
+  }
+  if (auto s = consumer_->close(); !s.ok() && result_.ok()) result_ = s;
+  set_phase(Phase::kStopped);
+}
+
+Status StreamThread::loop() {
+  std::vector<std::string> topics;
+  for (const auto& [topic, sub] : subtopology_of_topic_) topics.push_back(topic);
+  if (auto s = consumer_->subscribe(topics, this); !s.ok()) return s;
+  if (config_.exactly_once) {
+    if (auto s = producer_->begin_transaction(); !s.ok()) return s;
+  }
+  set_phase(Phase::kRebalancing);
+  last_commit_ = std::chrono::steady_clock::now();
+  while (!stop_.load()) {
+    auto records = consumer_->poll(config_.poll);
+    if (!fatal_.ok()) return fatal_;
+    if (!records) return records.error();
+    for (auto& record : *records) {
+      const TaskId id{subtopology_of_topic_.at(record.topic), record.partition.value()};
+      tasks_.at(id)->add_record(std::move(record));
+    }
+    if (auto s = process_buffered(); !s.ok()) return s;
+    // At least once: output is written as soon as it is produced (offsets follow at commit);
+    // exactly once: it lands with the transaction.
+    if (!config_.exactly_once) {
+      if (auto s = producer_->flush(); !s.ok()) return s;
+    }
+    for (auto& [id, task] : tasks_) {
+      if (auto s = task->punctuate_wall_clock(); !s.ok()) return s;
+    }
+    if (!fatal_.ok()) return fatal_;
+    if (std::chrono::steady_clock::now() - last_commit_ >= config_.commit_interval) {
+      if (auto s = commit(); !s.ok()) return s;
+    }
+  }
+  if (auto s = commit(); !s.ok()) return s;
+  close_tasks();
+  return {};
+}
+
+Status StreamThread::process_buffered() {
+  // Round-robin over tasks, a bounded number of records each per pass, until all are empty.
+  bool more = true;
+  while (more && fatal_.ok()) {
+    more = false;
+    for (auto& [id, task] : tasks_) {
+      for (std::size_t i = 0; i < config_.max_poll_records && task->buffered() > 0; ++i) {
+        auto processed = task->process_one();
+        if (!processed) return processed.error();
+      }
+      more = more || task->buffered() > 0;
+    }
+  }
+  return fatal_;
+}
+
+Status StreamThread::commit() {
+  std::map<TopicPartition, Offset> offsets;
+  for (const auto& [id, task] : tasks_) {
+    for (const auto& [partition, next] : task->consumed()) {
+      auto& last = committed_[partition];
+      if (last == next) continue;
+      last = next;
+      offsets[{partition.first, Partition(partition.second)}] = next;
+    }
+  }
+  last_commit_ = std::chrono::steady_clock::now();
+  if (config_.exactly_once) {
+    if (auto s = producer_->send_offsets_to_transaction(offsets, config_.application_id);
+        !s.ok()) {
+      return s;
+    }
+    if (auto s = producer_->commit_transaction(); !s.ok()) return s;
+    return producer_->begin_transaction();
+  }
+  if (auto s = producer_->flush(); !s.ok()) return s;
+  if (offsets.empty()) return {};
+  return consumer_->commit(offsets);
+}
+
+void StreamThread::close_tasks() {
+  for (auto& [id, task] : tasks_) task->close();
+  tasks_.clear();
+}
+
+void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {
+  set_phase(Phase::kRebalancing);
+  if (!fatal_.ok()) return;
+  // Finish what was read, then hand the partitions over with their offsets committed.
+  if (auto s = process_buffered(); !s.ok()) {
+    fatal_ = s;
+    return;
+  }
+  if (auto s = commit(); !s.ok()) {
+    fatal_ = s;
+    return;
+  }
+  for (const auto& tp : partitions) {
+    auto sub = subtopology_of_topic_.find(tp.topic);
+    if (sub == subtopology_of_topic_.end()) continue;
+    auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
+    if (it == tasks_.end()) continue;
+    for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
+    it->second->close();
+    tasks_.erase(it);
+  }
+}
+
+void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& partitions) {
+  for (const auto& tp : partitions) {
+    const TaskId id{subtopology_of_topic_.at(tp.topic), tp.partition.value()};
+    if (tasks_.contains(id)) continue;
+    auto task = std::make_unique<StreamTask>(
+        id, topology_,
+        TaskConfig{.application_id = config_.application_id,
+                   .errors = config_.errors,
+                   .clock = [] {
+                     return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count());
+                   }},
+        *this, metrics_);
+    if (auto s = task->init(); !s.ok()) {
+      fatal_ = s;
+      return;
+    }
+    log(LogLevel::kDebug, "stream thread {}: task {} created", index_, id.to_string());
+    tasks_.emplace(id, std::move(task));
+  }
+  set_phase(Phase::kRunning);
+}
+
+void StreamThread::send(ProducerRecord record) {
+  if (!fatal_.ok()) return;
+  if (auto s = producer_->send(std::move(record)); !s.ok()) fatal_ = s;
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,71 @@
+// StreamThread: one thread of a Streams application. It owns a consumer in the application's
+// group and a producer, creates a StreamTask for each (sub-topology, partition) the group
+// assigns it, and loops: poll, hand records to their tasks, process, punctuate, commit.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "backend/log_backend.h"
+#include "runtime/stream_task.h"
+#include "runtime/streams_config.h"
+
+namespace brook::internal {
+
+class StreamThread final : public RebalanceListener, public RecordCollector {
+ public:
+  enum class Phase { kStarting, kRebalancing, kRunning, kStopped };
+  // Called from the thread whenever its phase changes.
+  using PhaseListener = std::function<void(int index, Phase phase)>;
+
+  StreamThread(int index, const StreamsConfig& config,
+               std::shared_ptr<const TopologyData> topology, LogBackend& backend,
+               Metrics& metrics, PhaseListener on_phase);
+  ~StreamThread() override;
+
+  // Creates the clients and starts the thread.
+  Status start();
+  // Asks the loop to finish: it commits, closes its tasks and leaves the group.
+  void request_stop() { stop_.store(true); }
+  // Waits for the thread to end; the error that stopped it, if any.
+  Status join();
+
+  // RebalanceListener, called inside poll() on this thread.
+  void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
+  // RecordCollector: sink output of this thread's tasks.
+  void send(ProducerRecord record) override;
+
+ private:
+  void run();
+  Status loop();
+  Status process_buffered();
+  Status commit();
+  void set_phase(Phase phase);
+  void close_tasks();
+
+  int index_;
+  const StreamsConfig& config_;
+  std::shared_ptr<const TopologyData> topology_;
+  LogBackend& backend_;
+  Metrics& metrics_;
+  PhaseListener on_phase_;
+  std::map<std::string, int, std::less<>> subtopology_of_topic_;
+
+  std::unique_ptr<Consumer> consumer_;
+  std::unique_ptr<Producer> producer_;
+  std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
+  std::map<std::pair<std::string, std::int32_t>, Offset> committed_;
+  std::chrono::steady_clock::time_point last_commit_;
+  Status fatal_;  // set by callbacks; stops the loop
+  std::atomic<bool> stop_ = false;
+  std::thread thread_;
+  Status result_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,253 @@
+#include "brook/streams.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <utility>
+
+#include "backend/embedded/embedded_log.h"
+#include "core/log.h"
+#include "runtime/stream_thread.h"
+#include "runtime/streams_config.h"
+
+namespace brook {
+
+using internal::StreamThread;
+using State = Streams::State;
+
+std::string_view to_string(State state) {
+  switch (state) {
+    case State::kCreated: return "CREATED";
+    case State::kRebalancing: return "REBALANCING";
+    case State::kRunning: return "RUNNING";
+    case State::kPendingShutdown: return "PENDING_SHUTDOWN";
+    case State::kNotRunning: return "NOT_RUNNING";
+    case State::kError: return "ERROR";
+  }
+  return "?";
+}
+
+namespace {
+
+// The application's legal state transitions, as in Kafka Streams' KafkaStreams.State.
+constexpr std::pair<State, State> kTransitions[] = {
+    {State::kCreated, State::kRebalancing},       {State::kCreated, State::kPendingShutdown},
+    {State::kCreated, State::kError},             {State::kRebalancing, State::kRunning},
+    {State::kRebalancing, State::kPendingShutdown}, {State::kRebalancing, State::kError},
+    {State::kRunning, State::kRebalancing},       {State::kRunning, State::kPendingShutdown},
+    {State::kRunning, State::kError},             {State::kPendingShutdown, State::kNotRunning},
+    {State::kError, State::kPendingShutdown},
+};
+
+bool legal(State from, State to) {
+  return std::find(std::begin(kTransitions), std::end(kTransitions), std::pair{from, to}) !=
+         std::end(kTransitions);
+}
+
+}  // namespace
+
+struct Streams::Impl {
+  Topology topology;
+  std::map<std::string, std::string> raw_config;
+  internal::StreamsConfig config;
+  std::unique_ptr<internal::LogBackend> backend;
+  std::vector<std::unique_ptr<StreamThread>> threads;
+  Metrics metrics;
+
+  mutable std::mutex mutex;
+  mutable std::condition_variable state_changed;
+  State state = State::kCreated;
+  StateListener listener;
+  std::vector<StreamThread::Phase> phases;
+  Status failure;
+
+  Impl(Topology t, std::map<std::string, std::string> c)
+      : topology(std::move(t)), raw_config(std::move(c)) {}
+
+  // Moves to `to` if legal from the current state; false otherwise.
+  bool transition(State to) {
+    StateListener notify;
+    State from;
+    {
+      std::lock_guard lock(mutex);
+      from = state;
+      if (!legal(from, to)) return false;
+      state = to;
+      notify = listener;
+    }
+    log(internal::LogLevel::kInfo, "application {}: {} -> {}", config.application_id,
+        to_string(from), to_string(to));
+    state_changed.notify_all();
+    if (notify) notify(to, from);
+    return true;
+  }
+
+  void on_thread_phase(int index, StreamThread::Phase phase) {
+    bool all_running, any_stopped;
+    {
+      std::lock_guard lock(mutex);
+      phases[index] = phase;
+      all_running = std::all_of(phases.begin(), phases.end(),
+                                [](auto p) { return p == StreamThread::Phase::kRunning; });
+      any_stopped = phase == StreamThread::Phase::kStopped;
+    }
+    if (any_stopped) {
+      // A thread that ends while the application is not shutting down has failed.
+      transition(State::kError);
+      state_changed.notify_all();
+    } else if (all_running) {
+      transition(State::kRunning);
+    } else if (phase == StreamThread::Phase::kRebalancing) {
+      transition(State::kRebalancing);
+    }
+  }
+
+  Status check_topics() {
+    std::vector<std::string> problems;
+    auto& admin = backend->admin();
+    auto require = [&](const std::string& topic, std::string_view role) {
+      if (auto d = admin.describe_topic(topic); !d) {
+        problems.push_back(fmt::format("{} topic '{}' does not exist", role, topic));
+      }
+    };
+    for (const auto& topic : topology.source_topics()) require(topic, "source");
+    for (const auto& topic : topology.sink_topics()) require(topic, "sink");
+    if (!config.errors.dead_letter_topic.empty()) {
+      require(config.errors.dead_letter_topic, "dead-letter");
+    }
+    if (problems.empty()) return {};
+    return Status::not_found(fmt::format("application {} cannot start:\n  - {}",
+                                         config.application_id, fmt::join(problems, "\n  - ")));
+  }
+};
+
+Streams::Streams(Topology topology, std::map<std::string, std::string> config)
+    : impl_(std::make_unique<Impl>(std::move(topology), std::move(config))) {}
+
+Streams::~Streams() { (void)close(); }
+
+Status Streams::start() {
+  if (state() != State::kCreated) {
+    return Status::failed_precondition("Streams::start() may be called once, in CREATED");
+  }
+  auto fail = [this](Status s) {
+    impl_->failure = s;
+    impl_->transition(State::kError);
+    return s;
+  };
+  auto config = internal::parse_streams_config(impl_->raw_config);
+  if (!config) return fail(config.error());
+  impl_->config = std::move(*config);
+  auto backend = internal::open_embedded_log(
+      {.data_dir = impl_->config.data_dir, .fsync = impl_->config.fsync});
+  if (!backend) return fail(backend.error());
+  impl_->backend = std::move(*backend);
+  if (auto s = impl_->check_topics(); !s.ok()) return fail(s);
+
+  impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
+  impl_->transition(State::kRebalancing);
+  for (int i = 0; i < impl_->config.num_threads; ++i) {
+    impl_->threads.push_back(std::make_unique<StreamThread>(
+        i, impl_->config, impl_->topology.shared_data(), *impl_->backend, impl_->metrics,
+        [impl = impl_.get()](int index, StreamThread::Phase phase) {
+          impl->on_thread_phase(index, phase);
+        }));
+  }
+  for (auto& thread : impl_->threads) {
+    if (auto s = thread->start(); !s.ok()) {
+      (void)close();
+      return s;
+    }
+  }
+  return {};
+}
+
+Status Streams::close(std::chrono::milliseconds timeout) {
+  (void)timeout;  // threads stop within one poll interval; see docs/configuration.md
+  const State before = state();
+  if (before == State::kNotRunning || before == State::kPendingShutdown) return impl_->failure;
+  if (before == State::kCreated && impl_->threads.empty()) {
+    impl_->transition(State::kPendingShutdown);
+    impl_->transition(State::kNotRunning);
+    return {};
+  }
+  impl_->transition(State::kPendingShutdown);
+  for (auto& thread : impl_->threads) thread->request_stop();
+  for (auto& thread : impl_->threads) {
+    if (auto s = thread->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
+  }
+  impl_->threads.clear();
+  impl_->backend.reset();  // releases the data dir
+  impl_->transition(State::kNotRunning);
+  return impl_->failure;
+}
+
+int Streams::run_until_signal() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  // Blocked before the threads start, so they inherit the mask and only sigtimedwait sees them.
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (auto s = start(); !s.ok()) return report(s);
+  const timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
+  while (sigtimedwait(&signals, nullptr, &tick) < 0) {
+    std::lock_guard lock(impl_->mutex);
+    const bool stopped = std::any_of(impl_->phases.begin(), impl_->phases.end(), [](auto p) {
+      return p == StreamThread::Phase::kStopped;
+    });
+    if (stopped) break;  // a thread died: shut the application down
+  }
+  auto status = close();
+  return status.ok() ? 0 : report(status);
+}
+
+State Streams::state() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->state;
+}
+
+void Streams::set_state_listener(StateListener listener) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->listener = std::move(listener);
+}
+
+bool Streams::wait_for_state(State target, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(impl_->mutex);
+  return impl_->state_changed.wait_for(lock, timeout, [&] { return impl_->state == target; });
+}
+
+Result<std::int64_t> Streams::lag() const {
+  if (!impl_->backend) return error(Status::failed_precondition("the application is not running"));
+  auto consumer = impl_->backend->make_consumer({.group_id = impl_->config.application_id});
+  if (!consumer) return error(consumer.error());
+  auto& admin = impl_->backend->admin();
+  std::int64_t lag = 0;
+  for (const auto& topic : impl_->topology.source_topics()) {
+    auto description = admin.describe_topic(topic);
+    if (!description) return error(description.error());
+    for (std::int32_t p = 0; p < description->partitions; ++p) {
+      const internal::TopicPartition tp{topic, Partition(p)};
+      auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+      if (!end) return error(end.error());
+      auto committed = (*consumer)->committed(tp);
+      if (!committed) return error(committed.error());
+      Offset from = *committed ? **committed : Offset(0);
+      if (!*committed) {
+        auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+        if (!start) return error(start.error());
+        from = *start;
+      }
+      lag += end->value() - from.value();
+    }
+  }
+  return lag;
+}
+
+const Metrics& Streams::metrics() const { return impl_->metrics; }
+
+}  // namespace brook

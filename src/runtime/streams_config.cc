@@ -1,0 +1,107 @@
+#include "runtime/streams_config.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <functional>
+#include <vector>
+
+#include "runtime/stream_task.h"
+
+namespace brook::internal {
+namespace {
+
+Result<std::int64_t> to_int(const std::string& key, const std::string& value, std::int64_t min) {
+  std::int64_t out = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (ec != std::errc() || end != value.data() + value.size() || out < min) {
+    return error(Status::invalid_argument(
+        fmt::format("{}: '{}' is not an integer >= {}", key, value, min)));
+  }
+  return out;
+}
+
+Result<ErrorAction> to_action(const std::string& key, const std::string& value) {
+  if (value == "fail") return ErrorAction::kFail;
+  if (value == "log-and-continue") return ErrorAction::kLogAndContinue;
+  if (value == "dead-letter") return ErrorAction::kDeadLetter;
+  return error(Status::invalid_argument(
+      fmt::format("{}: '{}' is not fail, log-and-continue or dead-letter", key, value)));
+}
+
+}  // namespace
+
+Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::string>& map) {
+  StreamsConfig config;
+  std::vector<std::string> errors;
+  auto integer = [&](const std::string& key, const std::string& value, std::int64_t min,
+                     const std::function<void(std::int64_t)>& set) {
+    auto v = to_int(key, value, min);
+    if (v) {
+      set(*v);
+    } else {
+      errors.push_back(v.error().message());
+    }
+  };
+  bool commit_interval_set = false;
+  for (const auto& [key, value] : map) {
+    if (key == "application.id") {
+      config.application_id = value;
+    } else if (key == "data.dir") {
+      config.data_dir = value;
+    } else if (key == "num.stream.threads") {
+      integer(key, value, 1, [&](auto v) { config.num_threads = static_cast<int>(v); });
+    } else if (key == "processing.guarantee") {
+      if (value == "at_least_once" || value == "exactly_once_v2") {
+        config.exactly_once = value == "exactly_once_v2";
+      } else {
+        errors.push_back(fmt::format(
+            "processing.guarantee: '{}' is not at_least_once or exactly_once_v2", value));
+      }
+    } else if (key == "commit.interval.ms") {
+      commit_interval_set = true;
+      integer(key, value, 0, [&](auto v) { config.commit_interval = std::chrono::milliseconds(v); });
+    } else if (key == "poll.ms") {
+      integer(key, value, 0, [&](auto v) { config.poll = std::chrono::milliseconds(v); });
+    } else if (key == "max.poll.records") {
+      integer(key, value, 1, [&](auto v) { config.max_poll_records = static_cast<std::size_t>(v); });
+    } else if (key == "default.deserialization.exception.handler" ||
+               key == "processing.exception.handler") {
+      auto action = to_action(key, value);
+      if (!action) {
+        errors.push_back(action.error().message());
+      } else if (key == "processing.exception.handler") {
+        config.errors.on_processing_error = *action;
+      } else {
+        config.errors.on_deserialization_error = *action;
+      }
+    } else if (key == "errors.dead.letter.queue.topic.name") {
+      config.errors.dead_letter_topic = value;
+    } else if (key == "log.fsync") {
+      if (value != "true" && value != "false") {
+        errors.push_back(fmt::format("log.fsync: '{}' is not true or false", value));
+      }
+      config.fsync = value == "true";
+    } else if (key == "bootstrap.servers") {
+      errors.push_back(
+          "bootstrap.servers: the Kafka backend is not available in this build yet; leave it "
+          "out to run on the embedded log");
+    } else {
+      errors.push_back(fmt::format("unknown configuration key '{}'", key));
+    }
+  }
+  if (config.application_id.empty()) {
+    errors.push_back("application.id is required");
+  }
+  if (!commit_interval_set && config.exactly_once) {
+    config.commit_interval = std::chrono::milliseconds(100);
+  }
+  if (auto s = validate(config.errors); !s.ok()) errors.push_back(s.message());
+  if (!errors.empty()) {
+    return error(Status::invalid_argument(
+        fmt::format("invalid configuration:\n  - {}", fmt::join(errors, "\n  - "))));
+  }
+  return config;
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,29 @@
+// StreamsConfig: the typed form of a Streams configuration map (keys in include/brook/streams.h).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "brook/error_handling.h"
+#include "brook/status.h"
+
+namespace brook::internal {
+
+struct StreamsConfig {
+  std::string application_id;
+  std::string data_dir = "./brook-data";
+  int num_threads = 1;
+  bool exactly_once = false;
+  std::chrono::milliseconds commit_interval{30'000};
+  std::chrono::milliseconds poll{100};
+  std::size_t max_poll_records = 1000;
+  ErrorHandling errors;
+  bool fsync = false;
+};
+
+// Every unknown key and bad value is reported, all in one Status.
+Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::string>& config);
+
+}  // namespace brook::internal

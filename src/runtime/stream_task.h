@@ -95,6 +95,7 @@ class StreamTask final : public TaskContext {
   std::vector<Schedule> schedules_;
   std::optional<RecordMetadata> current_;
   Timestamp stream_time_ = Timestamp::min();
+  std::int64_t handled_errors_ = 0;  // skipped or dead-lettered, for rate-limited logging
   bool initialised_ = false;
   bool closed_ = false;
 

@@ -1,0 +1,11 @@
+// `brook demo`: the main demo on the embedded log (see docs/quickstart.md).
+#pragma once
+
+namespace brook::cli {
+
+// Creates topics in a fresh data dir, writes synthetic application logs and stock trades,
+// runs every example that exists so far as a real Streams application until it has processed
+// everything, and prints what each produced. Returns the process exit code.
+int run_demo(int argc, char** argv);
+
+}  // namespace brook::cli

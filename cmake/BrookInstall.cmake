@@ -3,8 +3,7 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS brook brook_headers EXPORT BrookTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})  # brook_headers carries the include dir
 install(DIRECTORY include/brook DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT BrookTargets NAMESPACE Brook:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Brook)
 configure_package_config_file(cmake/BrookConfig.cmake.in

@@ -41,6 +41,11 @@ class Serde {
   virtual Result<std::string> serialize(const T& value) const = 0;
   // Fails with kCorruption and a message naming this serde if the bytes are malformed.
   virtual Result<T> deserialize(std::string_view bytes) const = 0;
+
+  // The same, for callers that no longer need their input: a serde whose value is its bytes
+  // (string) moves them instead of copying. Must leave `bytes` untouched when it fails.
+  virtual Result<T> deserialize_owned(std::string& bytes) const { return deserialize(bytes); }
+  virtual Result<std::string> serialize_owned(T& value) const { return serialize(value); }
 };
 
 template <class T>
@@ -51,6 +56,8 @@ class StringSerde final : public Serde<std::string> {
   std::string_view name() const override { return "string"; }
   Result<std::string> serialize(const std::string& v) const override { return v; }
   Result<std::string> deserialize(std::string_view b) const override { return std::string(b); }
+  Result<std::string> deserialize_owned(std::string& b) const override { return std::move(b); }
+  Result<std::string> serialize_owned(std::string& v) const override { return std::move(v); }
 };
 
 // Big-endian two's complement, 4 bytes, as Kafka's IntegerSerializer writes it.
@@ -128,6 +135,7 @@ inline constexpr bool kIsOptional<std::optional<T>> = true;
 }  // namespace internal
 
 // Decodes nullable bytes into a T with the null rule described at the top of this file.
+// The overload taking a non-const reference may move the bytes out (deserialize_owned).
 template <class T>
 Result<T> decode(const Serde<SerdeTargetT<T>>& serde, const std::optional<std::string>& bytes) {
   if (!bytes) return T{};
@@ -139,8 +147,20 @@ Result<T> decode(const Serde<SerdeTargetT<T>>& serde, const std::optional<std::s
     return serde.deserialize(*bytes);
   }
 }
+template <class T>
+Result<T> decode(const Serde<SerdeTargetT<T>>& serde, std::optional<std::string>& bytes) {
+  if (!bytes) return T{};
+  if constexpr (internal::kIsOptional<T>) {
+    auto v = serde.deserialize_owned(*bytes);
+    if (!v) return error(std::move(v.error()));
+    return T(std::move(*v));
+  } else {
+    return serde.deserialize_owned(*bytes);
+  }
+}
 
-// Encodes a T into nullable bytes (null only for an empty std::optional).
+// Encodes a T into nullable bytes (null only for an empty std::optional). The overload taking
+// a non-const reference may move the value out (serialize_owned).
 template <class T>
 Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, const T& value) {
   if constexpr (internal::kIsOptional<T>) {
@@ -148,6 +168,15 @@ Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, c
     return serde.serialize(*value);
   } else {
     return serde.serialize(value);
+  }
+}
+template <class T>
+Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, T& value) {
+  if constexpr (internal::kIsOptional<T>) {
+    if (!value) return std::optional<std::string>();
+    return serde.serialize_owned(*value);
+  } else {
+    return serde.serialize_owned(value);
   }
 }
 

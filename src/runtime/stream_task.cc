@@ -70,24 +70,42 @@ Status StreamTask::init() {
 }
 
 void StreamTask::add_record(ConsumerRecord record) {
-  queues_[{record.topic, record.partition.value()}].push_back(std::move(record));
+  // Records mostly arrive in runs from one partition: skip the lookup for those.
+  if (last_input_ == nullptr || last_input_->first.second != record.partition.value() ||
+      last_input_->first.first != record.topic) {
+    auto [it, fresh] = inputs_.try_emplace({record.topic, record.partition.value()});
+    if (fresh) {
+      auto source = graph_.sources_by_topic.find(record.topic);
+      it->second.source = source == graph_.sources_by_topic.end() ? nullptr : source->second;
+    }
+    last_input_ = &*it;
+  }
+  last_input_->second.records.push_back(std::move(record));
   ++buffered_;
 }
 
+std::map<std::pair<std::string, std::int32_t>, Offset> StreamTask::consumed() const {
+  std::map<std::pair<std::string, std::int32_t>, Offset> out;
+  for (const auto& [partition, input] : inputs_) {
+    if (input.consumed) out.emplace(partition, *input.consumed);
+  }
+  return out;
+}
+
 Result<bool> StreamTask::process_one() {
-  std::deque<ConsumerRecord>* next = nullptr;
-  for (auto& [partition, queue] : queues_) {
-    if (!queue.empty() && (next == nullptr || queue.front().timestamp < next->front().timestamp)) {
-      next = &queue;
+  Input* next = nullptr;
+  for (auto& [partition, input] : inputs_) {
+    if (!input.records.empty() &&
+        (next == nullptr || input.records.front().timestamp < next->records.front().timestamp)) {
+      next = &input;
     }
   }
   if (next == nullptr) return false;
-  const ConsumerRecord record = std::move(next->front());
-  next->pop_front();
+  ConsumerRecord record = std::move(next->records.front());
+  next->records.pop_front();
   --buffered_;
 
-  auto source = graph_.sources_by_topic.find(record.topic);
-  if (source == graph_.sources_by_topic.end()) {
+  if (next->source == nullptr) {
     return error(Status::not_found(
         fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic)));
   }
@@ -96,11 +114,13 @@ Result<bool> StreamTask::process_one() {
   ++processed_;
   Status outcome;
   try {
-    Status read = source->second->process_raw(record);
+    // The value bytes may move into the typed record unless a dead-letter copy may be needed.
+    const bool take_value = config_.errors.on_processing_error != ErrorAction::kDeadLetter;
+    Status read = next->source->process_raw(record, take_value);
     if (!read.ok()) {
       ++deserialization_errors_;
       outcome = handle_error("deserialization", config_.errors.on_deserialization_error,
-                             source->second->name(), read.message(), &record);
+                             next->source->name(), read.message(), &record);
     }
   } catch (const NodeError& e) {
     ++processing_errors_;
@@ -109,7 +129,7 @@ Result<bool> StreamTask::process_one() {
   }
   current_.reset();
   if (!outcome.ok()) return error(std::move(outcome));
-  consumed_[{record.topic, record.partition.value()}] = Offset(record.offset.value() + 1);
+  next->consumed = Offset(record.offset.value() + 1);
   if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {
     return error(std::move(s));
   }

@@ -53,9 +53,7 @@ class StreamTask final : public TaskContext {
   // Fires the wall-clock punctuations that are due at clock().
   Status punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
-  const std::map<std::pair<std::string, std::int32_t>, Offset>& consumed() const {
-    return consumed_;
-  }
+  std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
   // Closes every node. Idempotent.
   void close();
 
@@ -89,9 +87,17 @@ class StreamTask final : public TaskContext {
   TaskConfig config_;
   RecordCollector& collector_;
   TaskGraph graph_;
-  std::map<std::pair<std::string, std::int32_t>, std::deque<ConsumerRecord>> queues_;
+  // One input partition of the task: its buffered records, the source node that reads it
+  // (null for a topic no source reads) and the next offset after the last processed record.
+  struct Input {
+    std::deque<ConsumerRecord> records;
+    SourceNodeBase* source = nullptr;
+    std::optional<Offset> consumed;
+  };
+  using Inputs = std::map<std::pair<std::string, std::int32_t>, Input>;
+  Inputs inputs_;
+  Inputs::value_type* last_input_ = nullptr;  // where the previous add_record() went
   std::size_t buffered_ = 0;
-  std::map<std::pair<std::string, std::int32_t>, Offset> consumed_;
   std::vector<Schedule> schedules_;
   std::optional<RecordMetadata> current_;
   Timestamp stream_time_ = Timestamp::min();

@@ -75,9 +75,14 @@ Status StreamThread::loop() {
     auto records = consumer_->poll(config_.poll);
     if (!fatal_.ok()) return fatal_;
     if (!records) return records.error();
+    StreamTask* target = nullptr;  // records come in runs from one partition
+    TopicPartition run;
     for (auto& record : *records) {
-      const TaskId id{subtopology_of_topic_.at(record.topic), record.partition.value()};
-      tasks_.at(id)->add_record(std::move(record));
+      if (target == nullptr || record.partition != run.partition || record.topic != run.topic) {
+        run = {record.topic, record.partition};
+        target = tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
+      }
+      target->add_record(std::move(record));
     }
     if (auto s = process_buffered(); !s.ok()) return s;
     // At least once: output is written as soon as it is produced (offsets follow at commit);

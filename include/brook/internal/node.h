@@ -164,9 +164,10 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
 class SourceNodeBase : public Node {
  public:
   using Node::Node;
-  // Deserialises `record` and forwards it. A non-ok Status means the bytes were malformed
-  // and nothing was forwarded; exceptions from downstream nodes propagate as NodeError.
-  virtual Status process_raw(const ConsumerRecord& record) = 0;
+  // Deserialises `record` and forwards it. A non-ok Status means the bytes were malformed,
+  // nothing was forwarded and `record` is unchanged; exceptions from downstream nodes
+  // propagate as NodeError. The value bytes may be moved out of `record` if `take_value`.
+  virtual Status process_raw(ConsumerRecord& record, bool take_value) = 0;
 };
 
 template <class K, class V>
@@ -180,10 +181,12 @@ class SourceNode final : public SourceNodeBase {
 
   bool add_child(Node& child) override { return children_.add(child); }
 
-  Status process_raw(const ConsumerRecord& raw) override {
-    auto key = decode<K>(*key_serde_, raw.key);
+  Status process_raw(ConsumerRecord& raw, bool take_value) override {
+    // The key first, by copy: a failure then leaves the record whole for the error handler.
+    auto key = decode<K>(*key_serde_, std::as_const(raw.key));
     if (!key) return describe(raw, "key", key.error());
-    auto value = decode<V>(*value_serde_, raw.value);
+    auto value = take_value ? decode<V>(*value_serde_, raw.value)
+                            : decode<V>(*value_serde_, std::as_const(raw.value));
     if (!value) return describe(raw, "value", value.error());
     children_.forward(Record<K, V>{std::move(*key), std::move(*value), raw.timestamp, raw.headers});
     return {};
@@ -221,7 +224,7 @@ class SinkNode final : public InputNode<K, V> {
     ProducerRecord out;
     run_in_node(this->name(), [&] { out.topic = topic_(record); });
     if (out.topic.empty()) fail("the topic name extractor returned an empty topic");
-    auto key = encode<K>(*key_serde_, record.key);
+    auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
     if (!key) fail("cannot serialize key: " + key.error().message());
     auto value = encode<V>(*value_serde_, record.value);
     if (!value) fail("cannot serialize value: " + value.error().message());

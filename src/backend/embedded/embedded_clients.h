@@ -67,13 +67,24 @@ class EmbeddedProducer final : public Producer {
   Status abort_transaction() override;
 
  private:
+  // A topic this producer writes to: its partition count, and its batches in pending_ by
+  // partition (null until used), so a send costs no map lookup in the common case.
+  struct TopicBuffer {
+    std::int32_t partitions = 0;
+    std::vector<TransactionEntry::Batch*> batches;
+  };
+  using TopicBuffers = std::map<std::string, TopicBuffer, std::less<>>;
+
   bool transactional() const { return !config_.transactional_id.empty(); }
   Status check_transaction(std::string_view call) const;
+  Result<TopicBuffers::iterator> buffer_of(const std::string& topic);
+  void clear_pending();
 
   EmbeddedState& state_;
   ProducerConfig config_;
   std::uint64_t epoch_;
-  std::map<std::string, std::int32_t, std::less<>> partition_counts_;
+  TopicBuffers topics_;
+  TopicBuffers::iterator last_topic_ = topics_.end();  // where the previous send went
   std::uint32_t round_robin_ = 0;
   TransactionEntry pending_;  // buffered records (and, in a transaction, offsets)
   std::size_t pending_records_ = 0;

@@ -182,41 +182,64 @@ EmbeddedProducer::~EmbeddedProducer() {
   if (!transactional()) (void)flush();
 }
 
+Result<EmbeddedProducer::TopicBuffers::iterator> EmbeddedProducer::buffer_of(
+    const std::string& topic) {
+  if (last_topic_ != topics_.end() && last_topic_->first == topic) return last_topic_;
+  auto it = topics_.find(topic);
+  if (it == topics_.end()) {
+    auto found = state_.topics->find(topic);
+    if (!found) return error(found.error());
+    const std::int32_t partitions = (*found)->description.partitions;
+    it = topics_
+             .emplace(topic, TopicBuffer{partitions, std::vector<TransactionEntry::Batch*>(
+                                                         partitions, nullptr)})
+             .first;
+  }
+  return last_topic_ = it;
+}
+
+void EmbeddedProducer::clear_pending() {
+  pending_ = {};
+  pending_records_ = 0;
+  for (auto& [topic, buffer] : topics_)
+    std::fill(buffer.batches.begin(), buffer.batches.end(), nullptr);
+}
+
 Status EmbeddedProducer::send(ProducerRecord record) {
   if (transactional() && !in_transaction_) {
     return Status::failed_precondition(
         fmt::format("producer {}: send() outside a transaction", config_.transactional_id));
   }
-  auto count = partition_counts_.find(record.topic);
-  if (count == partition_counts_.end()) {
-    auto topic = state_.topics->find(record.topic);
-    if (!topic) return topic.error();
-    count = partition_counts_.emplace(record.topic, (*topic)->description.partitions).first;
-  }
+  auto buffer = buffer_of(record.topic);
+  if (!buffer) return buffer.error();
+  TopicBuffer& topic = (*buffer)->second;
   Partition partition;
   if (record.partition) {
     partition = *record.partition;
-    if (partition.value() < 0 || partition.value() >= count->second) {
+    if (partition.value() < 0 || partition.value() >= topic.partitions) {
       return Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
-                                                  record.topic, partition.value(), count->second));
+                                                  record.topic, partition.value(),
+                                                  topic.partitions));
     }
   } else if (record.key) {
-    partition = partition_for_key(*record.key, count->second);
+    partition = partition_for_key(*record.key, topic.partitions);
   } else {
-    partition = Partition(static_cast<std::int32_t>(round_robin_++ % count->second));
+    partition = Partition(static_cast<std::int32_t>(round_robin_++ % topic.partitions));
   }
-  pending_.batches[{std::move(record.topic), partition}].records.push_back(
-      {.offset = Offset(0),
-       .timestamp = record.timestamp,
-       .key = std::move(record.key),
-       .value = std::move(record.value),
-       .headers = std::move(record.headers)});
+  auto*& batch = topic.batches[partition.value()];
+  if (batch == nullptr) batch = &pending_.batches[{std::move(record.topic), partition}];
+  batch->records.push_back({.offset = Offset(0),
+                            .timestamp = record.timestamp,
+                            .key = std::move(record.key),
+                            .value = std::move(record.value),
+                            .headers = std::move(record.headers)});
   if (++pending_records_ >= kAutoFlushRecords && !transactional()) return flush();
   return {};
 }
 
 Status EmbeddedProducer::flush() {
-  if (transactional()) return {};  // records land at commit_transaction()
+  // Transactional records land at commit_transaction().
+  if (transactional() || pending_.batches.empty()) return {};
   Status result;
   for (auto& [tp, batch] : pending_.batches) {
     auto slot = state_.topics->partition(tp);
@@ -228,8 +251,7 @@ Status EmbeddedProducer::flush() {
     if (auto appended = (*slot)->log->append(batch.records); !appended) result = appended.error();
     if (auto s = (*slot)->log->flush(); !s.ok()) result = s;
   }
-  pending_.batches.clear();
-  pending_records_ = 0;
+  clear_pending();
   state_.topics->notify_appended();
   return result;
 }
@@ -267,15 +289,13 @@ Status EmbeddedProducer::commit_transaction() {
   if (auto s = check_transaction("commit_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
   Status status = state_.commit(pending_);
-  pending_ = {};
-  pending_records_ = 0;
+  clear_pending();
   in_transaction_ = false;
   return status;
 }
 
 Status EmbeddedProducer::abort_transaction() {
-  pending_ = {};
-  pending_records_ = 0;
+  clear_pending();
   in_transaction_ = false;
   return {};
 }

@@ -1,0 +1,228 @@
+// `brook consume TOPIC`: prints records, one per line.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command_support.h"
+#include "cli/commands.h"
+
+namespace brook::cli {
+namespace {
+
+using namespace std::chrono_literals;
+using internal::TopicPartition;
+
+constexpr std::string_view kCommand = "consume";
+
+constexpr std::string_view kUsage = R"(usage: brook consume TOPIC [options]
+
+Prints the records of TOPIC to stdout, one per line: the value, preceded by the fields chosen
+with --print-* in the order partition, offset, timestamp, key, separated by TABs. A null key
+or value prints as "null". Keys and values are written byte for byte, unescaped: binary data
+or values containing newlines or TABs print as they are. Stops after --timeout-ms without a
+new record, after --max records, or on Ctrl-C (SIGINT) or SIGTERM; prints "consumed N records
+from TOPIC" to stderr at the end.
+
+Where it starts:
+  without --group       at the end of each partition (only records written from now on), or
+                        at the beginning with --from-beginning. Commits nothing.
+  with --group G        at G's committed offsets (the beginning where G has none; so
+                        --from-beginning changes nothing). At the end commits, for G, the
+                        offsets after the last record printed of each partition: the next
+                        consume with the same group continues from there.
+
+The embedded data dir is locked by one process, so no other process can write while this
+one reads: without --from-beginning or --group there is nothing to print.
+
+  --from-beginning      start at the first record of each partition
+  --group G             read and commit as consumer group G
+  --partition P         read only partition P (default: every partition)
+  --max N               stop after printing N records
+  --timeout-ms MS       stop after MS milliseconds without a new record (default 1000; 0: stop
+                        as soon as everything there is has been printed)
+  --print-partition     print the partition number
+  --print-offset        print the offset
+  --print-timestamp     print the timestamp (ms since the Unix epoch)
+  --print-key           print the key
+  --data-dir DIR        the embedded data dir (default ./brook-data)
+
+example:
+  brook consume scores --from-beginning --print-key
+)";
+
+constexpr OptionSpec kOptions[] = {
+    kDataDirOption,
+    {.name = "from-beginning"},
+    {.name = "group", .takes_value = true},
+    {.name = "partition", .takes_value = true},
+    {.name = "max", .takes_value = true},
+    {.name = "timeout-ms", .takes_value = true},
+    {.name = "print-partition"},
+    {.name = "print-offset"},
+    {.name = "print-timestamp"},
+    {.name = "print-key"},
+};
+constexpr std::string_view kTopic[] = {"TOPIC"};
+constexpr auto kPollSlice = 100ms;  // how often a signal is noticed
+
+struct ConsumeOptions {
+  std::string topic;
+  std::optional<Partition> partition;
+  bool from_beginning = false;
+  std::string group;
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  std::chrono::milliseconds timeout = 1000ms;
+  bool print_partition = false;
+  bool print_offset = false;
+  bool print_timestamp = false;
+  bool print_key = false;
+};
+
+Result<ConsumeOptions> consume_options(const ParsedArgs& args) {
+  if (auto s = check_positionals(args, kTopic, 1); !s.ok()) return error(s);
+  ConsumeOptions options{.topic = args.positionals()[0],
+                         .from_beginning = args.has("from-beginning"),
+                         .group = args.value_or("group", ""),
+                         .print_partition = args.has("print-partition"),
+                         .print_offset = args.has("print-offset"),
+                         .print_timestamp = args.has("print-timestamp"),
+                         .print_key = args.has("print-key")};
+  if (args.has("group") && options.group.empty()) {
+    return error(Status::invalid_argument("--group must not be empty"));
+  }
+  auto partition = args.int_value("partition", 0, std::numeric_limits<std::int32_t>::max());
+  if (!partition) return error(partition.error());
+  if (*partition) options.partition = Partition(static_cast<std::int32_t>(**partition));
+  auto max = args.int_value("max", 1, std::numeric_limits<std::int64_t>::max());
+  if (!max) return error(max.error());
+  if (*max) options.max = **max;
+  auto timeout = args.int_value("timeout-ms", 0, std::numeric_limits<std::int32_t>::max());
+  if (!timeout) return error(timeout.error());
+  if (*timeout) options.timeout = std::chrono::milliseconds(**timeout);
+  return options;
+}
+
+volatile std::sig_atomic_t stop_requested = 0;
+extern "C" void request_stop(int) { stop_requested = 1; }
+
+// Ctrl-C and SIGTERM end the loop normally, so a group still commits what was printed.
+void install_stop_handlers() {
+  struct sigaction action = {};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+void append_field(std::string& line, const std::optional<std::string>& field) {
+  line += field ? std::string_view(*field) : std::string_view("null");
+}
+
+std::string format_record(const ConsumeOptions& options, const ConsumerRecord& record) {
+  std::string line;
+  if (options.print_partition) line += fmt::format("{}\t", record.partition.value());
+  if (options.print_offset) line += fmt::format("{}\t", record.offset.value());
+  if (options.print_timestamp) line += fmt::format("{}\t", record.timestamp.value());
+  if (options.print_key) {
+    append_field(line, record.key);
+    line += '\t';
+  }
+  append_field(line, record.value);
+  line += '\n';
+  return line;
+}
+
+// The partitions to read, positioned where `options` says to start.
+Result<std::unique_ptr<internal::Consumer>> make_consumer(internal::EmbeddedLog& log,
+                                                          const ConsumeOptions& options) {
+  auto description = log.admin().describe_topic(options.topic);
+  if (!description) return error(description.error());
+  std::vector<TopicPartition> partitions;
+  for (std::int32_t p = 0; p < description->partitions; ++p) {
+    if (!options.partition || options.partition->value() == p) {
+      partitions.push_back({options.topic, Partition(p)});
+    }
+  }
+  if (partitions.empty()) {
+    return error(Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
+                                                      options.topic, options.partition->value(),
+                                                      description->partitions)));
+  }
+  // With a group id, assign() starts each partition at the group's committed offset.
+  auto consumer = log.make_consumer({.group_id = options.group, .client_id = "brook-cli"});
+  if (!consumer) return error(consumer.error());
+  if (auto s = (*consumer)->assign(partitions); !s.ok()) return error(s);
+  if (options.group.empty() && !options.from_beginning) {
+    for (const auto& tp : partitions) {
+      auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+      if (!end) return error(end.error());
+      if (auto s = (*consumer)->seek(tp, *end); !s.ok()) return error(s);
+    }
+  }
+  return std::move(*consumer);
+}
+
+Status consume(internal::EmbeddedLog& log, const ConsumeOptions& options) {
+  auto consumer = make_consumer(log, options);
+  if (!consumer) return consumer.error();
+  install_stop_handlers();
+  std::map<TopicPartition, Offset> next;  // after the last printed record of each partition
+  std::int64_t printed = 0;
+  auto last_record = std::chrono::steady_clock::now();
+  while (!stop_requested && printed < options.max) {
+    const auto idle = std::chrono::steady_clock::now() - last_record;
+    const auto wait =
+        std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout - idle),
+                   0ms, std::chrono::milliseconds(kPollSlice));
+    auto records = (*consumer)->poll(wait);
+    if (!records) return records.error();
+    if (records->empty()) {
+      if (std::chrono::steady_clock::now() - last_record >= options.timeout) break;
+      continue;
+    }
+    for (const auto& record : *records) {
+      const std::string line = format_record(options, record);
+      if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
+        return Status::io_error("cannot write to stdout");
+      }
+      next[{record.topic, record.partition}] = Offset(record.offset.value() + 1);
+      if (++printed == options.max) break;
+    }
+    last_record = std::chrono::steady_clock::now();
+  }
+  // What was printed must be out before the group moves past it.
+  if (std::fflush(stdout) != 0) return Status::io_error("cannot write to stdout");
+  if (!options.group.empty() && !next.empty()) {
+    if (auto s = (*consumer)->commit(next); !s.ok()) return s;
+  }
+  fmt::print(stderr, "consumed {} record{} from {}\n", printed, printed == 1 ? "" : "s",
+             options.topic);
+  return (*consumer)->close();
+}
+
+}  // namespace
+
+int run_consume(std::span<const std::string> args) {
+  if (wants_help(args)) return print_help(kUsage);
+  auto parsed = parse_args(args, kOptions);
+  if (!parsed) return usage_error(kCommand, parsed.error());
+  auto options = consume_options(*parsed);
+  if (!options) return usage_error(kCommand, options.error());
+  auto log = open_data_dir(*parsed, false);
+  if (!log) return report(log.error());
+  if (auto s = consume(**log, *options); !s.ok()) return report(s);
+  return kExitOk;
+}
+
+}  // namespace brook::cli

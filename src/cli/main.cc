@@ -1,0 +1,64 @@
+// The `brook` command: topics, produce and consume on an embedded data dir, and the demo.
+#include <fmt/format.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command_support.h"
+#include "cli/commands.h"
+#include "cli/demo.h"
+
+namespace brook::cli {
+namespace {
+
+constexpr std::string_view kUsage = R"(usage: brook <command> [options]
+
+Works on an embedded data dir: --data-dir DIR, default ./brook-data. One process at a time
+may open a data dir; while another holds it, a command fails with "... is locked by another
+process".
+
+commands:
+  topics list                       list topics
+  topics create NAME --partitions N [--config KEY=VALUE]...
+                                    create a topic
+  topics describe [NAME]            partitions, configs and offsets of topics
+  topics delete NAME                delete a topic
+  produce TOPIC                     write lines of stdin (KEY<TAB>VALUE or VALUE) as records
+  consume TOPIC                     print records, one per line
+  demo [--data-dir DIR]             run the main demo (default data dir ./brook-demo-data)
+
+Run 'brook <command> --help' for the options of a command.
+
+exit status: 0 success, 1 the log refused (e.g. unknown topic, existing topic, locked data
+dir; printed as "brook: <status>"), 2 bad command line.
+)";
+
+constexpr std::string_view kDemoUsage = R"(usage: brook demo [--data-dir DIR]
+
+Runs the main demo on the embedded log in DIR (default ./brook-demo-data): creates topics,
+writes synthetic application logs and stock trades, runs each example as a Streams application
+until it has processed everything, and prints what each produced.
+)";
+
+int run(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage_error("", Status::invalid_argument("missing command"));
+  const std::string& command = args[0];
+  const std::span<const std::string> rest = std::span(args).subspan(1);
+  if (command == "-h" || command == "--help" || command == "help") return print_help(kUsage);
+  if (command == "topics") return run_topics(rest);
+  if (command == "produce") return run_produce(rest);
+  if (command == "consume") return run_consume(rest);
+  if (command == "demo") {
+    if (wants_help(rest)) return print_help(kDemoUsage);
+    return run_demo(argc - 1, argv + 1);  // argv[0] is "demo", its options follow
+  }
+  return usage_error("", Status::invalid_argument(fmt::format("unknown command '{}'", command)));
+}
+
+}  // namespace
+}  // namespace brook::cli
+
+int main(int argc, char** argv) { return brook::cli::run(argc, argv); }

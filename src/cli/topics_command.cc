@@ -1,0 +1,204 @@
+// `brook topics list|create|describe|delete`.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command_support.h"
+#include "cli/commands.h"
+
+namespace brook::cli {
+namespace {
+
+using internal::EmbeddedLog;
+
+constexpr std::string_view kTopicsUsage = R"(usage: brook topics <subcommand> [options]
+
+subcommands:
+  list                  print the name of every topic, one per line
+  create NAME           create a topic
+  describe [NAME]       print a topic's partitions, configs and offsets (every topic without NAME)
+  delete NAME           delete a topic and its records
+
+options of every subcommand:
+  --data-dir DIR        the embedded data dir (default ./brook-data)
+
+Run 'brook topics <subcommand> --help' for details.
+)";
+
+constexpr std::string_view kListUsage = R"(usage: brook topics list [--data-dir DIR]
+
+Prints the name of every topic, one per line, sorted.
+)";
+
+constexpr std::string_view kCreateUsage =
+    R"(usage: brook topics create NAME --partitions N [--config KEY=VALUE]... [--data-dir DIR]
+
+Creates topic NAME (ASCII letters, digits, '.', '_', '-') with N partitions. Creates the
+data dir if it does not exist.
+
+  --partitions N        number of partitions (required, >= 1)
+  --config KEY=VALUE    a topic config; repeat for several:
+                          cleanup.policy       delete (default) | compact | compact,delete
+                          retention.ms         delete segments older than this (-1: keep, default)
+                          retention.bytes      keep at most this many bytes per partition (-1: keep)
+                          delete.retention.ms  how long compaction keeps tombstones (default 1 day)
+                          segment.bytes        segment file size (>= 1024, default 64 MiB)
+  --data-dir DIR        the embedded data dir (default ./brook-data)
+)";
+
+constexpr std::string_view kDescribeUsage = R"(usage: brook topics describe [NAME] [--data-dir DIR]
+
+Prints topic NAME (every topic without NAME): a line with its partition count and configs,
+then one line per partition with its start offset (the first stored record) and end offset
+(the next to be written). Fields are tab-separated:
+
+  Topic: orders	Partitions: 2	Configs: cleanup.policy=compact
+  	Partition: 0	Start: 0	End: 12
+  	Partition: 1	Start: 0	End: 9
+)";
+
+constexpr std::string_view kDeleteUsage = R"(usage: brook topics delete NAME [--data-dir DIR]
+
+Deletes topic NAME and every record in it.
+)";
+
+constexpr OptionSpec kDataDirOnly[] = {kDataDirOption};
+constexpr OptionSpec kCreateOptions[] = {
+    kDataDirOption,
+    {.name = "partitions", .takes_value = true},
+    {.name = "config", .takes_value = true, .repeatable = true},
+};
+constexpr std::string_view kName[] = {"NAME"};
+
+// The topic `brook topics create` asks for, or a usage error.
+Result<internal::NewTopic> new_topic(const ParsedArgs& args) {
+  if (auto s = check_positionals(args, kName, 1); !s.ok()) return error(s);
+  internal::NewTopic topic{.name = args.positionals()[0]};
+  auto partitions = args.int_value("partitions", 1, std::numeric_limits<std::int32_t>::max());
+  if (!partitions) return error(partitions.error());
+  if (!*partitions) return error(Status::invalid_argument("missing --partitions N"));
+  topic.partitions = static_cast<std::int32_t>(**partitions);
+  for (const auto& config : args.values("config")) {
+    const auto eq = config.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return error(
+          Status::invalid_argument(fmt::format("--config: '{}' is not KEY=VALUE", config)));
+    }
+    if (!topic.configs.emplace(config.substr(0, eq), config.substr(eq + 1)).second) {
+      return error(
+          Status::invalid_argument(fmt::format("--config: {} given twice", config.substr(0, eq))));
+    }
+  }
+  return topic;
+}
+
+Status describe(EmbeddedLog& log, const std::string& name) {
+  auto description = log.admin().describe_topic(name);
+  if (!description) return description.error();
+  std::vector<std::string> configs;
+  for (const auto& [key, value] : description->configs) {
+    configs.push_back(fmt::format("{}={}", key, value));
+  }
+  fmt::print("Topic: {}\tPartitions: {}\tConfigs: {}\n", name, description->partitions,
+             configs.empty() ? "(defaults)" : fmt::format("{}", fmt::join(configs, " ")));
+  for (std::int32_t p = 0; p < description->partitions; ++p) {
+    const internal::TopicPartition tp{name, Partition(p)};
+    auto start = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+    if (!start) return start.error();
+    auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+    if (!end) return end.error();
+    fmt::print("\tPartition: {}\tStart: {}\tEnd: {}\n", p, start->value(), end->value());
+  }
+  return {};
+}
+
+// Parses `args` with `options`, checks its positionals, opens the data dir and runs `fn`.
+template <class Fn>
+int run(std::string_view command, std::span<const std::string> args,
+        std::span<const OptionSpec> options, std::span<const std::string_view> positionals,
+        std::size_t required, bool create_dir, Fn fn) {
+  auto parsed = parse_args(args, options);
+  if (!parsed) return usage_error(command, parsed.error());
+  if (auto s = check_positionals(*parsed, positionals, required); !s.ok()) {
+    return usage_error(command, s);
+  }
+  auto log = open_data_dir(*parsed, create_dir);
+  if (!log) return report(log.error());
+  if (auto s = fn(**log, *parsed); !s.ok()) return report(s);
+  return kExitOk;
+}
+
+int topics_list(std::span<const std::string> args) {
+  if (wants_help(args)) return print_help(kListUsage);
+  return run("topics list", args, kDataDirOnly, {}, 0, false,
+             [](EmbeddedLog& log, const ParsedArgs&) -> Status {
+               auto names = log.admin().list_topics();
+               if (!names) return names.error();
+               for (const auto& name : *names) fmt::print("{}\n", name);
+               return {};
+             });
+}
+
+int topics_create(std::span<const std::string> args) {
+  constexpr std::string_view kCommand = "topics create";
+  if (wants_help(args)) return print_help(kCreateUsage);
+  auto parsed = parse_args(args, kCreateOptions);
+  if (!parsed) return usage_error(kCommand, parsed.error());
+  auto topic = new_topic(*parsed);
+  if (!topic) return usage_error(kCommand, topic.error());
+  auto log = open_data_dir(*parsed, true);
+  if (!log) return report(log.error());
+  if (auto s = (*log)->admin().create_topic(*topic); !s.ok()) return report(s);
+  fmt::print("created topic {} with {} partition{}\n", topic->name, topic->partitions,
+             topic->partitions == 1 ? "" : "s");
+  return kExitOk;
+}
+
+int topics_describe(std::span<const std::string> args) {
+  if (wants_help(args)) return print_help(kDescribeUsage);
+  return run("topics describe", args, kDataDirOnly, kName, 0, false,
+             [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+               if (!parsed.positionals().empty()) return describe(log, parsed.positionals()[0]);
+               auto names = log.admin().list_topics();
+               if (!names) return names.error();
+               for (const auto& name : *names) {
+                 if (auto s = describe(log, name); !s.ok()) return s;
+               }
+               return {};
+             });
+}
+
+int topics_delete(std::span<const std::string> args) {
+  if (wants_help(args)) return print_help(kDeleteUsage);
+  return run("topics delete", args, kDataDirOnly, kName, 1, false,
+             [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+               const auto& name = parsed.positionals()[0];
+               if (auto s = log.admin().delete_topic(name); !s.ok()) return s;
+               fmt::print("deleted topic {}\n", name);
+               return {};
+             });
+}
+
+}  // namespace
+
+int run_topics(std::span<const std::string> args) {
+  if (args.empty()) {
+    return usage_error("topics", Status::invalid_argument("missing subcommand"));
+  }
+  const std::string& sub = args[0];
+  const auto rest = args.subspan(1);
+  if (sub == "list") return topics_list(rest);
+  if (sub == "create") return topics_create(rest);
+  if (sub == "describe") return topics_describe(rest);
+  if (sub == "delete") return topics_delete(rest);
+  if (sub == "-h" || sub == "--help" || sub == "help") return print_help(kTopicsUsage);
+  return usage_error(
+      "topics", Status::invalid_argument(
+                    fmt::format("unknown subcommand '{}' (list, create, describe, delete)", sub)));
+}
+
+}  // namespace brook::cli

@@ -1,0 +1,374 @@
+// The `brook` command, run as a real process on a fresh embedded data dir.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gmock/gmock.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/log_backend.h"
+#include "embedded_fixture.h"
+
+extern char** environ;
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+class CliTest : public EmbeddedFixture {
+ protected:
+  void SetUp() override {
+#ifndef BROOK_CLI_PATH
+    GTEST_SKIP() << "the brook command is built only with BROOK_BUILD_EXAMPLES";
+#endif
+    EmbeddedFixture::SetUp();
+    io_ = dir_.string() + "-io";
+    std::filesystem::create_directories(io_);
+  }
+  void TearDown() override {
+    EmbeddedFixture::TearDown();
+    std::filesystem::remove_all(io_);
+  }
+
+  // Runs `brook args...` with `input` on stdin; waits for it to exit.
+  CliResult run_brook(const std::vector<std::string>& args, const std::string& input = "") {
+    CliResult result;
+#ifdef BROOK_CLI_PATH
+    const std::string in = io_ / "stdin", out = io_ / "stdout", err = io_ / "stderr";
+    std::ofstream(in, std::ios::binary) << input;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> strings = {BROOK_CLI_PATH};
+    strings.insert(strings.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : strings) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, BROOK_CLI_PATH, &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    EXPECT_EQ(rc, 0) << "cannot run " << BROOK_CLI_PATH;
+    if (rc != 0) return result;
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = read_file(out);
+    result.err = read_file(err);
+#else
+    (void)args;
+    (void)input;
+#endif
+    return result;
+  }
+
+  // `brook args... --data-dir <the test's dir>`.
+  CliResult brook(std::vector<std::string> args, const std::string& input = "") {
+    args.push_back("--data-dir");
+    args.push_back(dir_.string());
+    return run_brook(args, input);
+  }
+
+  // Creates `topic`; fails the test unless that worked.
+  void create(const std::string& topic, int partitions) {
+    auto r = brook({"topics", "create", topic, "--partitions", std::to_string(partitions)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  std::filesystem::path io_;
+};
+
+TEST_F(CliTest, CreatesListsDescribesAndDeletesTopics) {
+  auto created = brook({"topics", "create", "orders", "--partitions", "3", "--config",
+                        "cleanup.policy=compact", "--config", "retention.ms=60000"});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "created topic orders with 3 partitions\n");
+  create("logs", 1);
+
+  auto list = brook({"topics", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, "logs\norders\n");
+
+  produce("orders", {{"k", "v"}});  // partition murmur2("k") % 3
+  const int p = internal::partition_for_key("k", 3).value();
+  std::string expected =
+      "Topic: orders\tPartitions: 3\tConfigs: cleanup.policy=compact "
+      "retention.ms=60000\n";
+  for (int i = 0; i < 3; ++i) {
+    expected += fmt::format("\tPartition: {}\tStart: 0\tEnd: {}\n", i, i == p ? 1 : 0);
+  }
+  auto describe = brook({"topics", "describe", "orders"});
+  EXPECT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_EQ(describe.out, expected);
+
+  auto all = brook({"topics", "describe"});
+  EXPECT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.out,
+            "Topic: logs\tPartitions: 1\tConfigs: (defaults)\n"
+            "\tPartition: 0\tStart: 0\tEnd: 0\n" +
+                expected);
+
+  auto deleted = brook({"topics", "delete", "logs"});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "deleted topic logs\n");
+  EXPECT_EQ(brook({"topics", "list"}).out, "orders\n");
+}
+
+TEST_F(CliTest, ProducesLinesWithAndWithoutKeysAndConsumesThemBack) {
+  create("events", 1);
+  auto produced = brook({"produce", "events", "--timestamp", "42"}, "a\t1\nb\t2\tx\nplain\n\n");
+  EXPECT_EQ(produced.exit_code, 0) << produced.err;
+  EXPECT_EQ(produced.err, "produced 4 records to events\n");
+
+  const auto records = read_all("events");
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[0].key, "a");
+  EXPECT_EQ(records[1].value, "2\tx");  // split at the first separator only
+  EXPECT_EQ(records[2].key, std::nullopt);
+  EXPECT_EQ(records[2].value, "plain");
+  EXPECT_EQ(records[3].value, "");
+  EXPECT_EQ(records[0].timestamp, Timestamp(42));
+
+  auto all_fields =
+      brook({"consume", "events", "--from-beginning", "--timeout-ms", "0", "--print-partition",
+             "--print-offset", "--print-timestamp", "--print-key"});
+  EXPECT_EQ(all_fields.exit_code, 0) << all_fields.err;
+  EXPECT_EQ(all_fields.out,
+            "0\t0\t42\ta\t1\n"
+            "0\t1\t42\tb\t2\tx\n"
+            "0\t2\t42\tnull\tplain\n"
+            "0\t3\t42\tnull\t\n");
+  EXPECT_EQ(all_fields.err, "consumed 4 records from events\n");
+
+  auto values = brook({"consume", "events", "--from-beginning", "--timeout-ms", "0"});
+  EXPECT_EQ(values.out, "1\n2\tx\nplain\n\n");
+}
+
+TEST_F(CliTest, ProducesWithNowAsTimestampByDefault) {
+  create("events", 1);
+  const auto before = std::chrono::system_clock::now();
+  ASSERT_EQ(brook({"produce", "events"}, "v\n").exit_code, 0);
+  const auto records = read_all("events");
+  ASSERT_EQ(records.size(), 1u);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count();
+  EXPECT_GE(records[0].timestamp.value(), ms);
+  EXPECT_LT(records[0].timestamp.value(), ms + 60'000);
+}
+
+TEST_F(CliTest, KeyedRecordsGoToTheirMurmur2Partition) {
+  create("keyed", 4);
+  std::string input;
+  for (int i = 0; i < 20; ++i) input += fmt::format("key-{}\tv{}\n", i, i);
+  ASSERT_EQ(brook({"produce", "keyed"}, input).exit_code, 0);
+  auto consumed = brook({"consume", "keyed", "--from-beginning", "--timeout-ms", "0",
+                         "--print-partition", "--print-key"});
+  ASSERT_EQ(consumed.exit_code, 0) << consumed.err;
+  std::istringstream lines(consumed.out);
+  int count = 0;
+  for (std::string line; std::getline(lines, line); ++count) {
+    const auto tab = line.find('\t');
+    const int partition = std::stoi(line.substr(0, tab));
+    const std::string key = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
+    EXPECT_EQ(partition, internal::partition_for_key(key, 4).value()) << line;
+  }
+  EXPECT_EQ(count, 20);
+}
+
+TEST_F(CliTest, ProducesToAPartitionWithOtherSeparatorAndNullMarker) {
+  create("table", 2);
+  auto produced = brook(
+      {"produce", "table", "--partition", "1", "--key-separator", "::", "--null-marker", "NULL"},
+      "a::1\nb::NULL\nNULL::x\n");
+  ASSERT_EQ(produced.exit_code, 0) << produced.err;
+  auto consumed = brook({"consume", "table", "--from-beginning", "--timeout-ms", "0",
+                         "--print-partition", "--print-key"});
+  EXPECT_EQ(consumed.out, "1\ta\t1\n1\tb\tnull\n1\tnull\tx\n");
+  const auto records = read_all("table");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].value, std::nullopt);  // a tombstone
+  EXPECT_EQ(records[2].key, std::nullopt);
+
+  auto only_zero =
+      brook({"consume", "table", "--from-beginning", "--timeout-ms", "0", "--partition", "0"});
+  EXPECT_EQ(only_zero.exit_code, 0) << only_zero.err;
+  EXPECT_EQ(only_zero.out, "");
+}
+
+TEST_F(CliTest, PrintsBinaryValuesByteForByte) {
+  create("bin", 1);
+  const std::string value("\x00\x01\xff\r bytes", 9);
+  ASSERT_EQ(brook({"produce", "bin"}, "k\t" + value + "\n").exit_code, 0);
+  auto consumed = brook({"consume", "bin", "--from-beginning", "--timeout-ms", "0"});
+  EXPECT_EQ(consumed.out, value + "\n");
+}
+
+TEST_F(CliTest, ConsumeWithoutFromBeginningOrGroupStartsAtTheEnd) {
+  create("events", 1);
+  produce("events", {{"k", "old"}});
+  const auto start = std::chrono::steady_clock::now();
+  auto consumed = brook({"consume", "events", "--timeout-ms", "200"});
+  EXPECT_EQ(consumed.exit_code, 0) << consumed.err;
+  EXPECT_EQ(consumed.out, "");
+  EXPECT_EQ(consumed.err, "consumed 0 records from events\n");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+}
+
+TEST_F(CliTest, GroupConsumeCommitsWhatItPrinted) {
+  create("events", 2);
+  ASSERT_EQ(brook({"produce", "events", "--partition", "0"}, "a\nb\nc\n").exit_code, 0);
+  ASSERT_EQ(brook({"produce", "events", "--partition", "1"}, "d\ne\n").exit_code, 0);
+  const std::vector<std::string> group = {
+      "consume",      "events", "--group",           "g",
+      "--timeout-ms", "0",      "--print-partition", "--print-offset"};
+  auto first = brook([&] {
+    auto args = group;
+    args.insert(args.end(), {"--max", "1"});
+    return args;
+  }());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(std::count(first.out.begin(), first.out.end(), '\n'), 1);
+
+  auto rest = brook(group);
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(std::count(rest.out.begin(), rest.out.end(), '\n'), 4);
+  std::vector<std::string> lines;
+  std::istringstream all(first.out + rest.out);
+  for (std::string line; std::getline(all, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{"0\t0\ta", "0\t1\tb", "0\t2\tc", "1\t0\td", "1\t1\te"}));
+
+  auto again = brook(group);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "");  // nothing new for g
+
+  with_log([](internal::EmbeddedLog& log) {
+    auto consumer = std::move(*log.make_consumer({.group_id = "g"}));
+    EXPECT_EQ(consumer->committed({"events", Partition(0)}).value(), Offset(3));
+    EXPECT_EQ(consumer->committed({"events", Partition(1)}).value(), Offset(2));
+  });
+
+  auto other = brook({"consume", "events", "--group", "other", "--timeout-ms", "0"});
+  EXPECT_EQ(std::count(other.out.begin(), other.out.end(), '\n'), 5);
+}
+
+TEST_F(CliTest, LogErrorsPrintTheStatusAndExit1) {
+  auto missing_dir = brook({"topics", "list"});
+  EXPECT_EQ(missing_dir.exit_code, 1);
+  EXPECT_THAT(missing_dir.err, HasSubstr("does not exist"));
+
+  create("events", 1);
+  auto consume = brook({"consume", "nope"});
+  EXPECT_EQ(consume.exit_code, 1);
+  EXPECT_EQ(consume.err, "brook: NotFound: topic 'nope' does not exist\n");
+
+  auto produce = brook({"produce", "nope"}, "v\n");
+  EXPECT_EQ(produce.exit_code, 1);
+  EXPECT_EQ(produce.err, "brook: NotFound: topic 'nope' does not exist\n");
+
+  auto existing = brook({"topics", "create", "events", "--partitions", "1"});
+  EXPECT_EQ(existing.exit_code, 1);
+  EXPECT_EQ(existing.err, "brook: AlreadyExists: topic 'events' already exists\n");
+
+  auto bad_config = brook({"topics", "create", "x", "--partitions", "1", "--config", "foo=1"});
+  EXPECT_EQ(bad_config.exit_code, 1);
+  EXPECT_THAT(bad_config.err, HasSubstr("unknown topic config 'foo'"));
+
+  auto bad_partition = brook({"produce", "events", "--partition", "5"}, "v\n");
+  EXPECT_EQ(bad_partition.exit_code, 1);
+  EXPECT_EQ(bad_partition.err,
+            "brook: InvalidArgument: topic 'events' has no partition 5 (it has 1)\n");
+}
+
+TEST_F(CliTest, LockedDataDirIsReported) {
+  with_log([&](internal::EmbeddedLog&) {
+    auto r = brook({"topics", "list"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, StartsWith("brook: FailedPrecondition: data dir "));
+    EXPECT_THAT(r.err, HasSubstr(fmt::format("is locked by another process (pid {})", ::getpid())));
+  });
+}
+
+TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{}, "brook: missing command"},
+      {{"bogus"}, "brook: unknown command 'bogus'"},
+      {{"topics"}, "brook topics: missing subcommand"},
+      {{"topics", "rename"},
+       "brook topics: unknown subcommand 'rename' (list, create, describe, delete)"},
+      {{"topics", "create", "t"}, "brook topics create: missing --partitions N"},
+      {{"topics", "create", "--partitions", "1"}, "brook topics create: missing NAME"},
+      {{"topics", "create", "t", "--partitions", "abc"},
+       "brook topics create: --partitions: 'abc' is not a number"},
+      {{"topics", "create", "t", "--partitions", "0"},
+       "brook topics create: --partitions: must be between 1 and 2147483647, got 0"},
+      {{"topics", "create", "t", "--partitions", "1", "--config", "retention.ms"},
+       "brook topics create: --config: 'retention.ms' is not KEY=VALUE"},
+      {{"topics", "delete", "a", "b"}, "brook topics delete: unexpected argument 'b'"},
+      {{"topics", "list", "--data-dir"}, "brook topics list: option '--data-dir' needs a value"},
+      {{"produce"}, "brook produce: missing TOPIC"},
+      {{"produce", "t", "--timestamp", "-1"}, "brook produce: --timestamp: must be >= 0, got -1"},
+      {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
+      {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
+      {{"consume", "t", "--max", "0"}, "brook consume: --max: must be >= 1, got 0"},
+      {{"consume", "t", "--print-key=yes"}, "brook consume: option '--print-key' takes no value"},
+      {{"consume", "t", "--group", "a", "--group", "b"},
+       "brook consume: option '--group' given twice"},
+  };
+  for (const auto& [args, message] : cases) {
+    auto r = run_brook(args);
+    EXPECT_EQ(r.exit_code, 2) << message;
+    EXPECT_THAT(r.err, StartsWith(message + "\nTry 'brook"));
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_));  // nothing was opened
+}
+
+TEST_F(CliTest, HelpPrintsUsageAndExits0) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--help"},
+      {"-h"},
+      {"help"},
+      {"topics", "--help"},
+      {"topics", "list", "--help"},
+      {"topics", "create", "--help"},
+      {"topics", "describe", "-h"},
+      {"topics", "delete", "--help"},
+      {"produce", "--help"},
+      {"consume", "t", "--bogus", "--help"},
+      {"demo", "--help"},
+  };
+  for (const auto& args : cases) {
+    auto r = run_brook(args);
+    EXPECT_EQ(r.exit_code, 0) << fmt::format("{}", fmt::join(args, " "));
+    EXPECT_THAT(r.out, StartsWith("usage: brook")) << fmt::format("{}", fmt::join(args, " "));
+    EXPECT_EQ(r.err, "");
+  }
+  EXPECT_THAT(run_brook({"consume", "--help"}).out, HasSubstr("--print-key"));
+}
+
+}  // namespace
+}  // namespace brook::testing

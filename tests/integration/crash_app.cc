@@ -1,0 +1,52 @@
+// A Streams application for the crash tests, run as a child process:
+//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER
+// Copies topic "in" to topic "out" (value + "!") with 2 threads. After SIGNAL_AFTER records it
+// writes one byte to SIGNAL_FD (the parent then kills it); it exits 0 once everything in "in"
+// is processed and committed.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "brook/streams.h"
+#include "brook/streams_builder.h"
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER\n", argv[0]);
+    return 2;
+  }
+  const int signal_fd = std::stoi(argv[3]);
+  const long signal_after = std::stol(argv[4]);
+  std::atomic<long> processed = 0;
+
+  brook::StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .peek([&](const std::string&, const std::string&) {
+        if (++processed == signal_after && signal_fd >= 0) {
+          const char byte = 1;
+          (void)::write(signal_fd, &byte, 1);
+        }
+      })
+      .map_values([](const std::string& v) { return v + "!"; })
+      .to("out");
+  brook::Streams app(*builder.build(), {{"application.id", "crash-app"},
+                                        {"data.dir", argv[1]},
+                                        {"processing.guarantee", argv[2]},
+                                        {"num.stream.threads", "2"},
+                                        {"commit.interval.ms", "20"},
+                                        {"max.poll.records", "500"},
+                                        {"poll.ms", "10"}});
+  if (auto s = app.start(); !s.ok()) return brook::report(s);
+  while (app.state() != brook::Streams::State::kError) {
+    auto lag = app.lag();
+    if (!lag) return brook::report(lag.error());
+    if (*lag == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto status = app.close();
+  return status.ok() ? 0 : brook::report(status);
+}

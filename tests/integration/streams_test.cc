@@ -1,0 +1,140 @@
+// Streams applications on the embedded log: configuration, topics, threads, state machine.
+#include "brook/streams.h"
+
+#include <gmock/gmock.h>
+
+#include <set>
+
+#include "brook/streams_builder.h"
+#include "embedded_fixture.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using State = Streams::State;
+
+Topology uppercase_errors() {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .filter([](const std::string&, const std::string& v) { return v.starts_with("ERROR"); })
+      .map_values([](const std::string& v) { return "!" + v; })
+      .to("out");
+  return *builder.build();
+}
+
+class StreamsTest : public EmbeddedFixture {};
+
+TEST_F(StreamsTest, ReportsEveryConfigurationMistakeAtOnce) {
+  Streams app(uppercase_errors(), {{"num.stream.threads", "zero"},
+                                   {"processing.guarantee", "maybe_once"},
+                                   {"comit.interval.ms", "5"},
+                                   {"processing.exception.handler", "dead-letter"}});
+  auto status = app.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("num.stream.threads: 'zero' is not an integer >= 1"));
+  EXPECT_THAT(status.message(), HasSubstr("processing.guarantee: 'maybe_once'"));
+  EXPECT_THAT(status.message(), HasSubstr("unknown configuration key 'comit.interval.ms'"));
+  EXPECT_THAT(status.message(), HasSubstr("application.id is required"));
+  EXPECT_THAT(status.message(), HasSubstr("dead_letter_topic"));
+  EXPECT_EQ(app.state(), State::kError);
+}
+
+TEST_F(StreamsTest, RefusesToStartWithoutItsTopicsNamingEach) {
+  Streams app(uppercase_errors(), config({{"application.id", "app"}}));
+  auto status = app.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("source topic 'in' does not exist"));
+  EXPECT_THAT(status.message(), HasSubstr("sink topic 'out' does not exist"));
+}
+
+TEST_F(StreamsTest, ThreeThreadsProcessEveryRecordOnceAndGoThroughTheStates) {
+  create_topics({{"in", 6}, {"out", 3}});
+  std::vector<std::pair<std::string, std::string>> input;
+  std::set<std::string> expected;
+  for (int i = 0; i < 6000; ++i) {
+    const std::string value = (i % 3 == 0 ? "ERROR " : "INFO ") + std::to_string(i);
+    input.emplace_back("key-" + std::to_string(i % 97), value);
+    if (i % 3 == 0) expected.insert("!" + value);
+  }
+  produce("in", input);
+
+  std::vector<std::string> transitions;
+  {
+    Streams app(uppercase_errors(),
+                config({{"application.id", "app"}, {"num.stream.threads", "3"}}));
+    app.set_state_listener([&](State to, State) { transitions.push_back(std::string(to_string(to))); });
+    ASSERT_TRUE(app.start().ok());
+    ASSERT_TRUE(app.wait_for_state(State::kRunning, std::chrono::seconds(30)));
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+    EXPECT_EQ(app.state(), State::kNotRunning);
+  }
+  EXPECT_EQ(transitions.front(), "REBALANCING");
+  EXPECT_EQ(transitions.back(), "NOT_RUNNING");
+  EXPECT_THAT(transitions, ::testing::Contains("RUNNING"));
+
+  std::multiset<std::string> got;
+  for (const auto& r : read_all("out")) got.insert(*r.value);
+  EXPECT_EQ(got.size(), expected.size());
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), expected);
+}
+
+TEST_F(StreamsTest, ExactlyOnceProducesEveryResultOnce) {
+  create_topics({{"in", 4}, {"out", 2}});
+  std::vector<std::pair<std::string, std::string>> input;
+  for (int i = 0; i < 2000; ++i) input.emplace_back(std::to_string(i), "ERROR " + std::to_string(i));
+  produce("in", input);
+  {
+    Streams app(uppercase_errors(),
+                config({{"application.id", "app"}, {"processing.guarantee", "exactly_once_v2"},
+                        {"num.stream.threads", "2"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  }
+  EXPECT_EQ(read_all("out").size(), 2000u);
+}
+
+TEST_F(StreamsTest, ARestartContinuesFromTheCommittedOffsets) {
+  create_topics({{"in", 2}, {"out", 2}});
+  produce("in", {{"a", "ERROR 1"}, {"b", "ERROR 2"}});
+  for (int round = 0; round < 2; ++round) {
+    Streams app(uppercase_errors(), config({{"application.id", "app"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+    if (round == 0) produce("in", {{"c", "ERROR 3"}});
+  }
+  EXPECT_EQ(read_all("out").size(), 3u);
+}
+
+TEST_F(StreamsTest, ASecondApplicationOnTheSameDataDirIsRefused) {
+  create_topics({{"in", 1}, {"out", 1}});
+  Streams first(uppercase_errors(), config({{"application.id", "first"}}));
+  ASSERT_TRUE(first.start().ok());
+  Streams second(uppercase_errors(), config({{"application.id", "second"}}));
+  auto status = second.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("is locked by another process"));
+  EXPECT_TRUE(first.close().ok());
+}
+
+TEST_F(StreamsTest, AFatalProcessingErrorStopsTheApplicationInError) {
+  create_topics({{"in", 1}, {"out", 1}});
+  produce("in", {{"k", "boom"}});
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .map_values([](const std::string& v) -> std::string { throw std::runtime_error(v); },
+                  {.name = "explode"})
+      .to("out");
+  Streams app(*builder.build(), config({{"application.id", "app"}}));
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  auto status = app.close();
+  EXPECT_THAT(status.message(), HasSubstr("processing error in node explode"));
+  EXPECT_THAT(status.message(), HasSubstr("boom"));
+}
+
+}  // namespace
+}  // namespace brook::testing

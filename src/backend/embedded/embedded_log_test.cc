@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <thread>
 
@@ -200,6 +201,44 @@ TEST_F(EmbeddedLogTest, ASecondOpenOfTheDataDirIsRefused) {
   auto second = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
   ASSERT_FALSE(second);
   EXPECT_THAT(second.error().message(), HasSubstr("is locked"));
+}
+
+TEST_F(EmbeddedLogTest, CompactedTopicKeepsTheNewestValuePerKeyAfterMaintenance) {
+  create("table", 1, {{"cleanup.policy", "compact"}, {"segment.bytes", "1024"}});
+  auto p = producer();
+  for (int round = 0; round < 20; ++round) {
+    for (const char* key : {"a", "b", "c"}) {
+      ASSERT_TRUE(
+          p->send({.topic = "table", .key = key, .value = std::string(key) + std::to_string(round)})
+              .ok());
+    }
+    ASSERT_TRUE(p->flush().ok());  // many small segments: only the last one stays active
+  }
+  ASSERT_TRUE(log_->run_maintenance(Timestamp(0)).ok());
+  const auto after = values("table");
+  EXPECT_LT(after.size(), 60u);
+  for (const char* key : {"a", "b", "c"}) {
+    EXPECT_EQ(std::count(after.begin(), after.end(), std::string(key) + "19"), 1) << key;
+  }
+  EXPECT_EQ(std::count(after.begin(), after.end(), "a0"), 0);
+}
+
+TEST_F(EmbeddedLogTest, RetentionDeletesOldSegmentsOfADeleteTopic) {
+  create("events", 1, {{"retention.ms", "1000"}, {"segment.bytes", "1024"}});
+  auto p = producer();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(
+        p->send({.topic = "events", .timestamp = Timestamp(i), .value = std::to_string(i)}).ok());
+    ASSERT_TRUE(p->flush().ok());
+  }
+  ASSERT_TRUE(log_->run_maintenance(Timestamp(1'000'000)).ok());
+  const auto after = values("events");
+  ASSERT_FALSE(after.empty());  // the active segment always stays
+  EXPECT_EQ(after.back(), "99");
+  EXPECT_LT(after.size(), 100u);
+  EXPECT_GT(
+      *log_->admin().list_offset({"events", Partition(0)}, {.kind = OffsetSpec::Kind::kEarliest}),
+      Offset(0));
 }
 
 TEST_F(EmbeddedLogTest, PollWakesUpWhenRecordsArrive) {

@@ -15,8 +15,11 @@ const char* const kTradeSchema = R"({
 })";
 
 void to_json(nlohmann::json& json, const Trade& trade) {
-  json = {{"symbol", trade.symbol}, {"side", trade.side},   {"price", trade.price},
-          {"volume", trade.volume}, {"ts", trade.ts}};
+  json = {{"symbol", trade.symbol},
+          {"side", trade.side},
+          {"price", trade.price},
+          {"volume", trade.volume},
+          {"ts", trade.ts}};
   json["venue"] = trade.venue ? nlohmann::json(*trade.venue) : nlohmann::json(nullptr);
 }
 

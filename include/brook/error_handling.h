@@ -15,9 +15,9 @@
 namespace brook {
 
 enum class ErrorAction {
-  kFail,             // stop the task with an error (the default, as in Kafka Streams)
-  kLogAndContinue,   // log, count, skip the record
-  kDeadLetter,       // log, count, write the record to ErrorHandling::dead_letter_topic
+  kFail,            // stop the task with an error (the default, as in Kafka Streams)
+  kLogAndContinue,  // log, count, skip the record
+  kDeadLetter,      // log, count, write the record to ErrorHandling::dead_letter_topic
 };
 
 struct ErrorHandling {

@@ -25,7 +25,9 @@ class Headers {
     headers_.push_back({std::move(key), std::move(value)});
   }
   // Removes every header with this key.
-  void remove(std::string_view key) { std::erase_if(headers_, [&](auto& h) { return h.key == key; }); }
+  void remove(std::string_view key) {
+    std::erase_if(headers_, [&](auto& h) { return h.key == key; });
+  }
   // The last header with this key, or nullptr.
   const Header* last(std::string_view key) const {
     for (auto it = headers_.rbegin(); it != headers_.rend(); ++it)

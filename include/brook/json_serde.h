@@ -40,8 +40,8 @@ class JsonSerde final : public Serde<T> {
       return json.template get<T>();
     } catch (const std::exception& e) {
       return error(Status::corruption(std::string("json serde: cannot read ") +
-                                      internal::type_name<T>() + " from " + excerpt(bytes) +
-                                      ": " + e.what()));
+                                      internal::type_name<T>() + " from " + excerpt(bytes) + ": " +
+                                      e.what()));
     }
   }
 

@@ -112,9 +112,8 @@ class KStream {
   template <class F>
     requires std::invocable<F&, const K&, const V&>
   KStream peek(F f, Named named = {}) const {
-    return add<K, V>("KSTREAM-PEEK", named, [f] {
-      return std::make_unique<internal::PeekProcessor<K, V, F>>(f);
-    });
+    return add<K, V>("KSTREAM-PEEK", named,
+                     [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); });
   }
 
   // Calls `f(key, value)` for each record. Terminal: nothing follows.
@@ -145,9 +144,7 @@ class KStream {
     using VOut = typename P::ValueOut;
     return add<KOut, VOut>(
         "KSTREAM-PROCESSOR", Named{options.name},
-        [supplier]() mutable {
-          return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier());
-        },
+        [supplier]() mutable { return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier()); },
         {node_}, std::move(options.stores));
   }
 
@@ -196,26 +193,28 @@ class KStream {
     auto value_serde = produced.value_serde ? produced.value_serde : default_serde<V>();
     if (!key_serde) missing_serde<K>(name, "sink", "key", "Produced");
     if (!value_serde) missing_serde<V>(name, "sink", "value", "Produced");
-    graph_->add({.name = name,
-                 .kind = internal::NodeKind::kSink,
-                 .parents = {node_},
-                 .topics = std::move(topics),
-                 .topic_extractor = std::move(extractor),
-                 .factory = [name, topic_of, key_serde, value_serde] -> std::unique_ptr<internal::Node> {
-                   return std::make_unique<internal::SinkNode<K, V>>(name, topic_of, key_serde,
-                                                                     value_serde);
-                 }});
+    graph_->add(
+        {.name = name,
+         .kind = internal::NodeKind::kSink,
+         .parents = {node_},
+         .topics = std::move(topics),
+         .topic_extractor = std::move(extractor),
+         .factory = [name, topic_of, key_serde, value_serde] -> std::unique_ptr<internal::Node> {
+           return std::make_unique<internal::SinkNode<K, V>>(name, topic_of, key_serde,
+                                                             value_serde);
+         }});
   }
 
  public:
   // Records the absence of a serde for T at node `name` (also used by StreamsBuilder).
   template <class T>
   static void missing_serde(internal::GraphBuilder& graph, const std::string& name,
-                            std::string_view kind, std::string_view what, std::string_view options) {
+                            std::string_view kind, std::string_view what,
+                            std::string_view options) {
     graph.add_error(Status::invalid_argument(
         std::string(kind) + " " + name + ": no " + std::string(what) + " serde for type " +
-        internal::type_name<SerdeTargetT<T>>() + "; give one in " + std::string(options) +
-        "{." + std::string(what) + "_serde = ...} or specialise brook::DefaultSerde"));
+        internal::type_name<SerdeTargetT<T>>() + "; give one in " + std::string(options) + "{." +
+        std::string(what) + "_serde = ...} or specialise brook::DefaultSerde"));
   }
 
  private:
@@ -238,11 +237,10 @@ class BranchedKStream {
       : parent_(std::move(parent)),
         prefix_(std::move(prefix)),
         list_(std::make_shared<internal::BranchList<K, V>>()) {
-    parent_.template add<K, V>(
-        "KSTREAM-BRANCH", Named{prefix_},
-        [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)] {
-          return std::make_unique<internal::BranchProcessor<K, V>>(list);
-        });
+    parent_.template add<K, V>("KSTREAM-BRANCH", Named{prefix_},
+                               [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)] {
+                                 return std::make_unique<internal::BranchProcessor<K, V>>(list);
+                               });
   }
 
   template <class Pred>

@@ -103,11 +103,16 @@ template <class S, class T>
 struct BuiltinDefault {
   static SerdePtr<T> make() { return std::make_shared<const S>(); }
 };
-template <> struct DefaultSerde<std::string> : BuiltinDefault<StringSerde, std::string> {};
-template <> struct DefaultSerde<std::int32_t> : BuiltinDefault<Int32Serde, std::int32_t> {};
-template <> struct DefaultSerde<std::int64_t> : BuiltinDefault<Int64Serde, std::int64_t> {};
-template <> struct DefaultSerde<double> : BuiltinDefault<DoubleSerde, double> {};
-template <> struct DefaultSerde<Bytes> : BuiltinDefault<BytesSerde, Bytes> {};
+template <>
+struct DefaultSerde<std::string> : BuiltinDefault<StringSerde, std::string> {};
+template <>
+struct DefaultSerde<std::int32_t> : BuiltinDefault<Int32Serde, std::int32_t> {};
+template <>
+struct DefaultSerde<std::int64_t> : BuiltinDefault<Int64Serde, std::int64_t> {};
+template <>
+struct DefaultSerde<double> : BuiltinDefault<DoubleSerde, double> {};
+template <>
+struct DefaultSerde<Bytes> : BuiltinDefault<BytesSerde, Bytes> {};
 
 // For a nullable key or value type std::optional<T>, the serde that encodes T.
 template <class T>

@@ -13,13 +13,13 @@ namespace brook {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // bad input from a caller: config, topology, record bytes
-  kNotFound,          // an unknown topic, store, node or key
-  kAlreadyExists,     // a duplicate name
-  kCorruption,        // data that cannot be decoded
-  kIoError,           // the operating system or a backend failed
-  kFailedPrecondition,// the object is not in a state that allows the call
-  kInternal,          // a bug in Brook
+  kInvalidArgument,     // bad input from a caller: config, topology, record bytes
+  kNotFound,            // an unknown topic, store, node or key
+  kAlreadyExists,       // a duplicate name
+  kCorruption,          // data that cannot be decoded
+  kIoError,             // the operating system or a backend failed
+  kFailedPrecondition,  // the object is not in a state that allows the call
+  kInternal,            // a bug in Brook
 };
 
 // Returns the name of a code, e.g. "InvalidArgument".
@@ -31,7 +31,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status ok_status() { return {}; }
-  static Status invalid_argument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status invalid_argument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status not_found(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status already_exists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }

@@ -26,7 +26,8 @@ class StreamsBuilder {
     auto name = graph_->name_for(consumed.name, "KSTREAM-SOURCE");
     auto key_serde = consumed.key_serde ? consumed.key_serde : default_serde<K>();
     auto value_serde = consumed.value_serde ? consumed.value_serde : default_serde<V>();
-    if (!key_serde) KStream<K, V>::template missing_serde<K>(*graph_, name, "source", "key", "Consumed");
+    if (!key_serde)
+      KStream<K, V>::template missing_serde<K>(*graph_, name, "source", "key", "Consumed");
     if (!value_serde) {
       KStream<K, V>::template missing_serde<V>(*graph_, name, "source", "value", "Consumed");
     }

@@ -27,9 +27,7 @@ std::int32_t murmur2(std::string_view key) {
   switch (length % 4) {
     case 3: h ^= static_cast<std::uint32_t>(data[tail + 2]) << 16; [[fallthrough]];
     case 2: h ^= static_cast<std::uint32_t>(data[tail + 1]) << 8; [[fallthrough]];
-    case 1:
-      h ^= data[tail];
-      h *= kM;
+    case 1: h ^= data[tail]; h *= kM;
   }
   h ^= h >> 13;
   h *= kM;

@@ -24,9 +24,9 @@ constexpr int kTrades = 10'000;
 
 Status create_topics(EmbeddedLog& log) {
   const std::pair<const char*, int> topics[] = {
-      {log_router::kInputTopic, 4},        {log_router::kHighPriorityTopic, 4},
-      {log_router::kLowPriorityTopic, 4},  {json_to_avro::kInputTopic, 4},
-      {json_to_avro::kOutputTopic, 4},     {json_to_avro::kDeadLetterTopic, 1}};
+      {log_router::kInputTopic, 4},       {log_router::kHighPriorityTopic, 4},
+      {log_router::kLowPriorityTopic, 4}, {json_to_avro::kInputTopic, 4},
+      {json_to_avro::kOutputTopic, 4},    {json_to_avro::kDeadLetterTopic, 1}};
   for (const auto& [name, partitions] : topics) {
     if (auto s = log.admin().create_topic({name, partitions}); !s.ok()) return s;
   }
@@ -55,7 +55,7 @@ Status write_logs(internal::Producer& producer, std::mt19937& random) {
   const Message error[] = {{"ERROR", "disk /var is {}% full", 95, 100},
                            {"ERROR", "connection to db-1 lost after {} ms", 1000, 30000},
                            {"ERROR", "payment provider returned 503 ({} in a row)", 2, 20}};
-  std::int64_t ts = now_ms() - kLogLines * 10;
+  std::int64_t ts = now_ms() - std::int64_t{kLogLines} * 10;
   for (int i = 0; i < kLogLines; ++i) {
     const int roll = static_cast<int>(random() % 100);
     const Message& m = roll < 5    ? error[random() % 3]
@@ -63,11 +63,11 @@ Status write_logs(internal::Producer& producer, std::mt19937& random) {
                                    : info[random() % 3];
     const int n = m.low + static_cast<int>(random() % (m.high - m.low));
     ts += 10;
-    if (auto s = producer.send({.topic = log_router::kInputTopic,
-                                .timestamp = Timestamp(ts),
-                                .key = hosts[random() % 6],
-                                .value = fmt::format("{} {} {}", ts, m.level,
-                                                     fmt::format(fmt::runtime(m.text), n))});
+    if (auto s = producer.send(
+            {.topic = log_router::kInputTopic,
+             .timestamp = Timestamp(ts),
+             .key = hosts[random() % 6],
+             .value = fmt::format("{} {} {}", ts, m.level, fmt::format(fmt::runtime(m.text), n))});
         !s.ok()) {
       return s;
     }
@@ -79,15 +79,16 @@ Status write_logs(internal::Producer& producer, std::mt19937& random) {
 Status write_trades(internal::Producer& producer, std::mt19937& random) {
   const char* symbols[] = {"ACME", "INIT", "GLOBX", "BRKX", "ZETA"};
   double prices[] = {120.0, 43.5, 310.25, 12.8, 77.0};
-  std::int64_t ts = now_ms() - kTrades * 50;
+  std::int64_t ts = now_ms() - std::int64_t{kTrades} * 50;
   for (int i = 0; i < kTrades; ++i) {
     const int s = static_cast<int>(random() % 5);
-    prices[s] = std::max(1.0, prices[s] * (1.0 + (static_cast<int>(random() % 201) - 100) / 10000.0));
+    prices[s] =
+        std::max(1.0, prices[s] * (1.0 + (static_cast<int>(random() % 201) - 100) / 10000.0));
     const int roll = static_cast<int>(random() % 200);
     const char* side = roll == 0 ? "HOLD" : (random() % 2 ? "BUY" : "SELL");
-    std::string json = fmt::format(
-        R"({{"symbol": "{}", "side": "{}", "price": {:.2f}, "volume": {}, "ts": {}}})",
-        symbols[s], side, prices[s], (random() % 50 + 1) * 10, ts += 50);
+    std::string json =
+        fmt::format(R"({{"symbol": "{}", "side": "{}", "price": {:.2f}, "volume": {}, "ts": {}}})",
+                    symbols[s], side, prices[s], (random() % 50 + 1) * 10, ts += 50);
     if (roll == 1) json.resize(json.size() / 2);  // a truncated message
     if (auto status = producer.send({.topic = json_to_avro::kInputTopic,
                                      .timestamp = Timestamp(ts),
@@ -131,7 +132,7 @@ int run_example(const char* name, const Result<Topology>& topology,
 
 // Prints how many records a topic holds and its first `show` values; returns the count.
 Result<std::size_t> show_topic(EmbeddedLog& log, const std::string& topic, std::size_t show,
-                  const std::function<std::string(const ConsumerRecord&)>& format) {
+                               const std::function<std::string(const ConsumerRecord&)>& format) {
   auto description = log.admin().describe_topic(topic);
   if (!description) return error(description.error());
   auto consumer = log.make_consumer({});
@@ -178,19 +179,19 @@ int run_demo(int argc, char** argv) {
     return code;
   }
   const auto errors = json_to_avro::error_handling();
-  if (int code = run_example("json_to_avro", json_to_avro::build_topology(), "demo-json-to-avro",
-                             dir,
-                             {{"default.deserialization.exception.handler", "dead-letter"},
-                              {"processing.exception.handler", "dead-letter"},
-                              {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}});
+  if (int code =
+          run_example("json_to_avro", json_to_avro::build_topology(), "demo-json-to-avro", dir,
+                      {{"default.deserialization.exception.handler", "dead-letter"},
+                       {"processing.exception.handler", "dead-letter"},
+                       {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}});
       code != 0) {
     return code;
   }
 
   auto log = internal::open_embedded_log({.data_dir = dir});
   if (!log) return report(log.error());
-  auto avro = AvroSerde::make(json_to_avro::kTradeSchema,
-                              {.confluent_schema_id = json_to_avro::kSchemaId});
+  auto avro =
+      AvroSerde::make(json_to_avro::kTradeSchema, {.confluent_schema_id = json_to_avro::kSchemaId});
   if (!avro) return report(avro.error());
   auto plain = [](const ConsumerRecord& r) {
     return fmt::format("[{}] {}", r.key.value_or("null"), r.value.value_or("null"));

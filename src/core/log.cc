@@ -29,8 +29,8 @@ std::string_view label(LogLevel level) {
 }  // namespace
 
 bool log_enabled(LogLevel level) {
-  static const LogLevel threshold = configured_level();
-  return level >= threshold;
+  static const LogLevel kThreshold = configured_level();
+  return level >= kThreshold;
 }
 
 void log_line(LogLevel level, std::string_view message) {

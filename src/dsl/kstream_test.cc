@@ -60,8 +60,7 @@ TEST(KStream, MapReplacesKeyAndValue) {
 TEST(KStream, MapAcceptsStdPair) {
   auto out = run<std::string, std::string>(
       [](Stream s) {
-        s.map([](const std::string& k, const std::string& v) { return std::pair{v, k}; })
-            .to("out");
+        s.map([](const std::string& k, const std::string& v) { return std::pair{v, k}; }).to("out");
       },
       {{"k", "v"}});
   EXPECT_THAT(out, ElementsAre(KV{"v", "k"}));
@@ -108,8 +107,9 @@ TEST(KStream, FlatMapValuesKeepsTheKey) {
 TEST(KStream, SelectKeySetsTheKeyFromTheRecord) {
   auto out = run<std::string, std::string>(
       [](Stream s) {
-        s.select_key([](const std::string&, const std::string& v) { return v.substr(0, 1); })
-            .to("out");
+        s.select_key([](const std::string&, const std::string& v) {
+           return v.substr(0, 1);
+         }).to("out");
       },
       {{"old", "new value"}});
   EXPECT_THAT(out, ElementsAre(KV{"n", "new value"}));
@@ -157,13 +157,9 @@ TEST(KStream, SplitSendsEachRecordToTheFirstMatchingBranch) {
   TopologyTestDriver driver(*topology);
   auto in = driver.create_input_topic<std::string, std::string>("in");
   in.pipe_key_value_list({{"1", "ERROR a"}, {"2", "WARN b"}, {"3", "INFO c"}});
-  EXPECT_THAT(values_of(driver, "errors"),
-              ElementsAre("ERROR a"));
-  EXPECT_THAT(
-      values_of(driver, "warnings"),
-      ElementsAre("WARN b"));
-  EXPECT_THAT(values_of(driver, "rest"),
-              ElementsAre("INFO c"));
+  EXPECT_THAT(values_of(driver, "errors"), ElementsAre("ERROR a"));
+  EXPECT_THAT(values_of(driver, "warnings"), ElementsAre("WARN b"));
+  EXPECT_THAT(values_of(driver, "rest"), ElementsAre("INFO c"));
 }
 
 TEST(KStream, SplitWithoutDefaultDropsUnmatchedRecords) {
@@ -177,8 +173,7 @@ TEST(KStream, SplitWithoutDefaultDropsUnmatchedRecords) {
   TopologyTestDriver driver(*topology);
   auto in = driver.create_input_topic<std::string, std::string>("in");
   in.pipe_key_value_list({{"1", "ERROR a"}, {"2", "INFO b"}});
-  EXPECT_THAT(values_of(driver, "out"),
-              ElementsAre("ERROR a"));
+  EXPECT_THAT(values_of(driver, "out"), ElementsAre("ERROR a"));
 }
 
 TEST(KStream, MergeInterleavesBothStreamsInProcessingOrder) {
@@ -194,8 +189,7 @@ TEST(KStream, MergeInterleavesBothStreamsInProcessingOrder) {
   in_a.pipe_input("k", "a1", Timestamp(1));
   in_b.pipe_input("k", "b1", Timestamp(2));
   in_a.pipe_input("k", "a2", Timestamp(3));
-  EXPECT_THAT(values_of(driver, "out"),
-              ElementsAre("a1", "b1", "a2"));
+  EXPECT_THAT(values_of(driver, "out"), ElementsAre("a1", "b1", "a2"));
 }
 
 TEST(KStream, ToWithExtractorChoosesTheTopicPerRecord) {
@@ -207,10 +201,8 @@ TEST(KStream, ToWithExtractorChoosesTheTopicPerRecord) {
   TopologyTestDriver driver(*topology);
   driver.create_input_topic<std::string, std::string>("in").pipe_key_value_list(
       {{"x", "1"}, {"y", "2"}, {"x", "3"}});
-  EXPECT_THAT(values_of(driver, "out-x"),
-              ElementsAre("1", "3"));
-  EXPECT_THAT(values_of(driver, "out-y"),
-              ElementsAre("2"));
+  EXPECT_THAT(values_of(driver, "out-x"), ElementsAre("1", "3"));
+  EXPECT_THAT(values_of(driver, "out-y"), ElementsAre("2"));
 }
 
 TEST(KStream, RecordsKeepTimestampAndHeadersThroughStatelessOperators) {
@@ -222,8 +214,8 @@ TEST(KStream, RecordsKeepTimestampAndHeadersThroughStatelessOperators) {
   auto topology = builder.build();
   ASSERT_TRUE(topology);
   TopologyTestDriver driver(*topology);
-  driver.create_input_topic<std::string, std::string>("in").pipe_input(
-      "k", "v", Timestamp(42), Headers{{"trace", "abc"}});
+  driver.create_input_topic<std::string, std::string>("in").pipe_input("k", "v", Timestamp(42),
+                                                                       Headers{{"trace", "abc"}});
   auto record = driver.create_output_topic<std::string, std::string>("out").read_record();
   EXPECT_EQ(record.key, "v!");
   EXPECT_EQ(record.timestamp, Timestamp(42));
@@ -248,7 +240,9 @@ TEST(KStream, ChainedOperatorsComposeInOneSubTopology) {
   builder.stream<std::string, std::int64_t>("numbers")
       .filter([](const std::string&, std::int64_t v) { return v % 2 == 0; })
       .map_values([](std::int64_t v) { return v * 10; })
-      .map([](const std::string& k, std::int64_t v) { return KeyValue{v, k}; })
+      .map([](const std::string& k, std::int64_t v) {
+        return KeyValue{v, k};
+      })
       .to("out");
   auto topology = builder.build();
   ASSERT_TRUE(topology);
@@ -258,7 +252,7 @@ TEST(KStream, ChainedOperatorsComposeInOneSubTopology) {
   for (std::int64_t i = 1; i <= 4; ++i) in.pipe_input("n" + std::to_string(i), i);
   auto out = driver.create_output_topic<std::int64_t, std::string>("out").read_key_values_to_list();
   EXPECT_THAT(out, ElementsAre(KeyValue<std::int64_t, std::string>{20, "n2"},
-                          KeyValue<std::int64_t, std::string>{40, "n4"}));
+                               KeyValue<std::int64_t, std::string>{40, "n4"}));
 }
 
 }  // namespace

@@ -89,8 +89,8 @@ class Router final : public StringProcessor {
   explicit Router(std::vector<std::string>* seen) : seen_(seen) {}
   void process(Record<std::string, std::string> r) override {
     auto meta = context().record_metadata();
-    seen_->push_back(meta->topic + "@" + std::to_string(meta->offset.value()) + " t=" +
-                     std::to_string(context().current_stream_time().value()) + " task " +
+    seen_->push_back(meta->topic + "@" + std::to_string(meta->offset.value()) +
+                     " t=" + std::to_string(context().current_stream_time().value()) + " task " +
                      context().task_id().to_string() + " app " +
                      std::string(context().application_id()));
     context().forward(r, r.key.starts_with("a") ? "left" : "right");
@@ -113,12 +113,14 @@ TEST(Processor, ForwardsToANamedChildAndSeesRecordMetadata) {
   auto in = driver.create_input_topic<std::string, std::string>("in");
   in.pipe_input("apple", "1", Timestamp(5));
   in.pipe_input("banana", "2", Timestamp(3));
-  EXPECT_THAT((driver.create_output_topic<std::string, std::string>("left-out").read_values_to_list()),
-              ElementsAre("1"));
+  EXPECT_THAT(
+      (driver.create_output_topic<std::string, std::string>("left-out").read_values_to_list()),
+      ElementsAre("1"));
   EXPECT_THAT(
       (driver.create_output_topic<std::string, std::string>("right-out").read_values_to_list()),
       ElementsAre("2"));
-  EXPECT_THAT(seen, ElementsAre("in@0 t=5 task 0_0 app router-app", "in@1 t=5 task 0_0 app router-app"));
+  EXPECT_THAT(seen,
+              ElementsAre("in@0 t=5 task 0_0 app router-app", "in@1 t=5 task 0_0 app router-app"));
 }
 
 TEST(Processor, ForwardToAnUnknownChildIsAProcessingError) {

@@ -60,9 +60,8 @@ Status StreamTask::init() {
     try {
       node->init(*this);
     } catch (const std::exception& e) {
-      return Status::invalid_argument(
-          fmt::format("task {}: node {} failed to initialise: {}", id_.to_string(), node->name(),
-                      e.what()));
+      return Status::invalid_argument(fmt::format("task {}: node {} failed to initialise: {}",
+                                                  id_.to_string(), node->name(), e.what()));
     }
   }
   initialised_ = true;
@@ -124,8 +123,8 @@ Result<bool> StreamTask::process_one() {
     }
   } catch (const NodeError& e) {
     ++processing_errors_;
-    outcome = handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(),
-                           &record);
+    outcome =
+        handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(), &record);
   }
   current_.reset();
   if (!outcome.ok()) return error(std::move(outcome));
@@ -143,15 +142,16 @@ Status StreamTask::punctuate_wall_clock() {
 Cancellable StreamTask::schedule(std::string_view node, std::chrono::milliseconds interval,
                                  PunctuationType type, Punctuator punctuator) {
   if (interval.count() <= 0) {
-    throw std::invalid_argument(fmt::format("punctuation interval must be positive, got {} ms",
-                                            interval.count()));
+    throw std::invalid_argument(
+        fmt::format("punctuation interval must be positive, got {} ms", interval.count()));
   }
   // Stream-time punctuations are aligned to 0 and fire on the first record; wall-clock ones
   // first fire one interval from now.
   const Timestamp first =
       type == PunctuationType::kStreamTime ? Timestamp(0) : config_.clock() + interval;
   auto cancelled = std::make_shared<bool>(false);
-  schedules_.push_back({std::string(node), interval, type, std::move(punctuator), first, cancelled});
+  schedules_.push_back(
+      {std::string(node), interval, type, std::move(punctuator), first, cancelled});
   return Cancellable(cancelled);
 }
 
@@ -184,10 +184,9 @@ Status StreamTask::punctuate(PunctuationType type, Timestamp now) {
 
 Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
                                 const std::string& message, const ConsumerRecord* record) {
-  const std::string where =
-      record ? fmt::format("{}-{}@{}", record->topic, record->partition.value(),
-                           record->offset.value())
-             : std::string("a punctuation");
+  const std::string where = record ? fmt::format("{}-{}@{}", record->topic,
+                                                 record->partition.value(), record->offset.value())
+                                   : std::string("a punctuation");
   if (action == ErrorAction::kFail) {
     return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
                                                 id_.to_string(), kind, node, where, message));

@@ -80,7 +80,8 @@ Status StreamThread::loop() {
     for (auto& record : *records) {
       if (target == nullptr || record.partition != run.partition || record.topic != run.topic) {
         run = {record.topic, record.partition};
-        target = tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
+        target =
+            tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
       }
       target->add_record(std::move(record));
     }
@@ -131,8 +132,7 @@ Status StreamThread::commit() {
   }
   last_commit_ = std::chrono::steady_clock::now();
   if (config_.exactly_once) {
-    if (auto s = producer_->send_offsets_to_transaction(offsets, config_.application_id);
-        !s.ok()) {
+    if (auto s = producer_->send_offsets_to_transaction(offsets, config_.application_id); !s.ok()) {
       return s;
     }
     if (auto s = producer_->commit_transaction(); !s.ok()) return s;
@@ -179,11 +179,12 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
         id, topology_,
         TaskConfig{.application_id = config_.application_id,
                    .errors = config_.errors,
-                   .clock = [] {
-                     return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          std::chrono::system_clock::now().time_since_epoch())
-                                          .count());
-                   }},
+                   .clock =
+                       [] {
+                         return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count());
+                       }},
         *this, metrics_);
     if (auto s = task->init(); !s.ok()) {
       fatal_ = s;

@@ -23,9 +23,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // Called from the thread whenever its phase changes.
   using PhaseListener = std::function<void(int index, Phase phase)>;
 
-  StreamThread(int index, const StreamsConfig& config,
-               std::shared_ptr<const TopologyData> topology, LogBackend& backend,
-               Metrics& metrics, PhaseListener on_phase);
+  StreamThread(int index, const StreamsConfig& config, std::shared_ptr<const TopologyData> topology,
+               LogBackend& backend, Metrics& metrics, PhaseListener on_phase);
   ~StreamThread() override;
 
   // Creates the clients and starts the thread.

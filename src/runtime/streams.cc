@@ -35,11 +35,16 @@ namespace {
 
 // The application's legal state transitions, as in Kafka Streams' KafkaStreams.State.
 constexpr std::pair<State, State> kTransitions[] = {
-    {State::kCreated, State::kRebalancing},       {State::kCreated, State::kPendingShutdown},
-    {State::kCreated, State::kError},             {State::kRebalancing, State::kRunning},
-    {State::kRebalancing, State::kPendingShutdown}, {State::kRebalancing, State::kError},
-    {State::kRunning, State::kRebalancing},       {State::kRunning, State::kPendingShutdown},
-    {State::kRunning, State::kError},             {State::kPendingShutdown, State::kNotRunning},
+    {State::kCreated, State::kRebalancing},
+    {State::kCreated, State::kPendingShutdown},
+    {State::kCreated, State::kError},
+    {State::kRebalancing, State::kRunning},
+    {State::kRebalancing, State::kPendingShutdown},
+    {State::kRebalancing, State::kError},
+    {State::kRunning, State::kRebalancing},
+    {State::kRunning, State::kPendingShutdown},
+    {State::kRunning, State::kError},
+    {State::kPendingShutdown, State::kNotRunning},
     {State::kError, State::kPendingShutdown},
 };
 
@@ -197,9 +202,8 @@ int Streams::run_until_signal() {
   const timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
   while (sigtimedwait(&signals, nullptr, &tick) < 0) {
     std::lock_guard lock(impl_->mutex);
-    const bool stopped = std::any_of(impl_->phases.begin(), impl_->phases.end(), [](auto p) {
-      return p == StreamThread::Phase::kStopped;
-    });
+    const bool stopped = std::any_of(impl_->phases.begin(), impl_->phases.end(),
+                                     [](auto p) { return p == StreamThread::Phase::kStopped; });
     if (stopped) break;  // a thread died: shut the application down
   }
   auto status = close();

@@ -15,8 +15,8 @@ Result<std::int64_t> to_int(const std::string& key, const std::string& value, st
   std::int64_t out = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
   if (ec != std::errc() || end != value.data() + value.size() || out < min) {
-    return error(Status::invalid_argument(
-        fmt::format("{}: '{}' is not an integer >= {}", key, value, min)));
+    return error(
+        Status::invalid_argument(fmt::format("{}: '{}' is not an integer >= {}", key, value, min)));
   }
   return out;
 }
@@ -60,11 +60,13 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       }
     } else if (key == "commit.interval.ms") {
       commit_interval_set = true;
-      integer(key, value, 0, [&](auto v) { config.commit_interval = std::chrono::milliseconds(v); });
+      integer(key, value, 0,
+              [&](auto v) { config.commit_interval = std::chrono::milliseconds(v); });
     } else if (key == "poll.ms") {
       integer(key, value, 0, [&](auto v) { config.poll = std::chrono::milliseconds(v); });
     } else if (key == "max.poll.records") {
-      integer(key, value, 1, [&](auto v) { config.max_poll_records = static_cast<std::size_t>(v); });
+      integer(key, value, 1,
+              [&](auto v) { config.max_poll_records = static_cast<std::size_t>(v); });
     } else if (key == "default.deserialization.exception.handler" ||
                key == "processing.exception.handler") {
       auto action = to_action(key, value);

@@ -22,8 +22,8 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
 
   void send(ProducerRecord record) override {
     if (task_of_topic.contains(record.topic)) {
-      pending.push_back(to_input(record.topic, record.key, record.value, record.timestamp,
-                                 record.headers));
+      pending.push_back(
+          to_input(record.topic, record.key, record.value, record.timestamp, record.headers));
     }
     outputs[record.topic].push_back(std::move(record));
   }
@@ -64,10 +64,9 @@ TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfi
   impl_->topology = topology.shared_data();
   impl_->clock = config.wall_clock_start;
   for (const auto& sub : impl_->topology->subtopologies) {
-    internal::TaskConfig task_config{
-        .application_id = config.application_id,
-        .errors = config.errors,
-        .clock = [impl = impl_.get()] { return impl->clock; }};
+    internal::TaskConfig task_config{.application_id = config.application_id,
+                                     .errors = config.errors,
+                                     .clock = [impl = impl_.get()] { return impl->clock; }};
     auto task = std::make_unique<StreamTask>(TaskId{sub.id, 0}, impl_->topology,
                                              std::move(task_config), *impl_, impl_->metrics);
     Impl::check(task->init());
@@ -84,8 +83,8 @@ void TopologyTestDriver::pipe_raw_input(const std::string& topic, std::optional<
   if (!impl_->task_of_topic.contains(topic)) {
     throw std::invalid_argument(fmt::format("topic '{}' is not read by the topology", topic));
   }
-  impl_->run(impl_->to_input(topic, std::move(key), std::move(value), timestamp,
-                             std::move(headers)));
+  impl_->run(
+      impl_->to_input(topic, std::move(key), std::move(value), timestamp, std::move(headers)));
 }
 
 void TopologyTestDriver::advance_wall_clock_time(std::chrono::milliseconds by) {

@@ -20,12 +20,12 @@ Topology pass_through(const std::string& from, const std::string& to) {
 
 TEST(TopologyTestDriver, FeedsOutputWrittenToASourceTopicBackIn) {
   StreamsBuilder builder;
-  builder.stream<std::string, std::string>("in").map_values([](const std::string& v) {
-    return v + "+";
-  }).to("middle");
-  builder.stream<std::string, std::string>("middle").map_values([](const std::string& v) {
-    return v + "!";
-  }).to("out");
+  builder.stream<std::string, std::string>("in")
+      .map_values([](const std::string& v) { return v + "+"; })
+      .to("middle");
+  builder.stream<std::string, std::string>("middle")
+      .map_values([](const std::string& v) { return v + "!"; })
+      .to("out");
   auto topology = builder.build();
   ASSERT_TRUE(topology);
   ASSERT_EQ(topology->data().subtopologies.size(), 2u);
@@ -75,9 +75,10 @@ TEST(TopologyTestDriver, ReadingWithTheWrongSerdeThrowsNamingTheTopic) {
 }
 
 TEST(TopologyTestDriver, InvalidErrorHandlingIsRejectedAtConstruction) {
-  EXPECT_THROW(TopologyTestDriver(pass_through("in", "out"),
-                                  {.errors = {.on_deserialization_error = ErrorAction::kDeadLetter}}),
-               TaskFailed);
+  EXPECT_THROW(
+      TopologyTestDriver(pass_through("in", "out"),
+                         {.errors = {.on_deserialization_error = ErrorAction::kDeadLetter}}),
+      TaskFailed);
 }
 
 TEST(TopologyTestDriver, FailedTaskThrowsTaskFailedWithTheStatus) {

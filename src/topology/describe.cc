@@ -48,7 +48,7 @@ std::string names_or_none(std::vector<std::string> names, const Shape& shape) {
 
 std::string describe_node(const NodeSpec& node, const Shape& shape) {
   const auto children = shape.children.contains(node.name) ? shape.children.at(node.name)
-                                                            : std::vector<std::string>{};
+                                                           : std::vector<std::string>{};
   switch (node.kind) {
     case NodeKind::kSource:
       return fmt::format("Source: {} (topics: [{}])\n      --> {}", node.name,

@@ -1,12 +1,12 @@
 // Validation of node specs, grouping into sub-topologies, and per-task instantiation.
+#include "brook/internal/topology_data.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <numeric>
 #include <set>
 #include <unordered_map>
-
-#include "brook/internal/topology_data.h"
 
 namespace brook::internal {
 namespace {
@@ -42,7 +42,8 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
     const auto what = fmt::format("{} {}", kind_name(node.kind), node.name);
     for (const auto& parent : node.parents) {
       if (!index.contains(parent)) {
-        errors.push_back(Status::not_found(fmt::format("{}: unknown parent node '{}'", what, parent)));
+        errors.push_back(
+            Status::not_found(fmt::format("{}: unknown parent node '{}'", what, parent)));
       } else if (nodes[index.at(parent)].kind == NodeKind::kSink) {
         errors.push_back(Status::invalid_argument(
             fmt::format("{}: parent '{}' is a sink and cannot have children", what, parent)));
@@ -56,8 +57,8 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
         if (topic.empty()) {
           errors.push_back(Status::invalid_argument(what + ": empty topic name"));
         } else if (auto [it, fresh] = topic_owner.emplace(topic, node.name); !fresh) {
-          errors.push_back(Status::invalid_argument(fmt::format(
-              "{}: topic '{}' is already read by source {}", what, topic, it->second)));
+          errors.push_back(Status::invalid_argument(
+              fmt::format("{}: topic '{}' is already read by source {}", what, topic, it->second)));
         }
       }
     }
@@ -70,7 +71,8 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
     }
     for (const auto& store : node.stores) {
       if (std::find(stores.begin(), stores.end(), store) == stores.end()) {
-        errors.push_back(Status::not_found(fmt::format("{}: unknown state store '{}'", what, store)));
+        errors.push_back(
+            Status::not_found(fmt::format("{}: unknown state store '{}'", what, store)));
       }
     }
   }
@@ -87,16 +89,16 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeS
       errors.push_back(Status::invalid_argument(
           fmt::format("{} #{}: empty node name", kind_name(node.kind), i)));
     } else if (auto [it, fresh] = index.emplace(node.name, i); !fresh) {
-      errors.push_back(Status::already_exists(fmt::format(
-          "{} {}: duplicate node name (already used by a {})", kind_name(node.kind), node.name,
-          kind_name(nodes[it->second].kind))));
+      errors.push_back(Status::already_exists(
+          fmt::format("{} {}: duplicate node name (already used by a {})", kind_name(node.kind),
+                      node.name, kind_name(nodes[it->second].kind))));
     }
   }
   auto data = std::make_shared<TopologyData>();
   check_nodes(nodes, index, data->stores, errors);
   if (!errors.empty()) {
-    std::string message = fmt::format("the topology has {} error{}:", errors.size(),
-                                      errors.size() == 1 ? "" : "s");
+    std::string message =
+        fmt::format("the topology has {} error{}:", errors.size(), errors.size() == 1 ? "" : "s");
     for (const auto& e : errors) message += "\n  - " + e.message();
     return error(Status::invalid_argument(std::move(message)));
   }
@@ -132,8 +134,8 @@ Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {
     auto node = spec.factory();
     for (const auto& parent : spec.parents) {
       if (!by_name.at(parent)->add_child(*node)) {
-        return error(Status::internal(fmt::format("node {} cannot take the records of node {}",
-                                                  spec.name, parent)));
+        return error(Status::internal(
+            fmt::format("node {} cannot take the records of node {}", spec.name, parent)));
       }
     }
     if (spec.kind == NodeKind::kSource) {

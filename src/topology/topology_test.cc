@@ -40,12 +40,12 @@ TEST(Topology, DescribeMatchesKafkaStreamsFormat) {
 
 TEST(Topology, DescribeOrdersNodesBySubtreeSizeAndSplitsUnconnectedParts) {
   StreamsBuilder builder;
-  auto branches = builder.stream<std::string, std::string>("logs", {.name = "read-logs"})
-                      .split({.name = "by-level-"})
-                      .branch([](const std::string&, const std::string& v) {
-                        return v.starts_with("ERROR");
-                      }, {.name = "error"})
-                      .default_branch({.name = "rest"});
+  auto branches =
+      builder.stream<std::string, std::string>("logs", {.name = "read-logs"})
+          .split({.name = "by-level-"})
+          .branch([](const std::string&, const std::string& v) { return v.starts_with("ERROR"); },
+                  {.name = "error"})
+          .default_branch({.name = "rest"});
   branches.at("by-level-error").to("errors", {.name = "write-errors"});
   branches.at("by-level-rest")
       .map_values([](const std::string& v) { return v; }, {.name = "keep"})

@@ -1,11 +1,10 @@
 // kill -9 in the middle of a stream, then restart: at_least_once loses nothing,
 // exactly_once_v2 loses nothing and duplicates nothing.
+#include <gmock/gmock.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
 
 #include <map>
 #include <set>
@@ -49,7 +48,8 @@ class CrashTest : public EmbeddedFixture {
     EmbeddedFixture::SetUp();
     create_topics({{"in", 4}, {"out", 4}});
     std::vector<std::pair<std::string, std::string>> input;
-    for (int i = 0; i < kRecords; ++i) input.emplace_back(std::to_string(i % 101), "v" + std::to_string(i));
+    for (int i = 0; i < kRecords; ++i)
+      input.emplace_back(std::to_string(i % 101), "v" + std::to_string(i));
     produce("in", input);
   }
 
@@ -81,7 +81,8 @@ TEST_F(CrashTest, ExactlyOnceLosesAndDuplicatesNothingAcrossKill9) {
   crash_and_recover("exactly_once_v2");
   const auto counts = output_counts();
   ASSERT_EQ(counts.size(), static_cast<std::size_t>(kRecords)) << "records were lost";
-  for (const auto& [value, n] : counts) ASSERT_EQ(n, 1) << value << " was written " << n << " times";
+  for (const auto& [value, n] : counts)
+    ASSERT_EQ(n, 1) << value << " was written " << n << " times";
 }
 
 }  // namespace

@@ -44,13 +44,16 @@ class EmbeddedFixture : public ::testing::Test {
     });
   }
 
-  void produce(const std::string& topic, const std::vector<std::pair<std::string, std::string>>& records) {
+  void produce(const std::string& topic,
+               const std::vector<std::pair<std::string, std::string>>& records) {
     with_log([&](internal::EmbeddedLog& log) {
       auto producer = std::move(*log.make_producer({}));
       std::int64_t ts = 0;
       for (const auto& [key, value] : records) {
-        ASSERT_TRUE(producer->send({.topic = topic, .timestamp = Timestamp(++ts), .key = key,
-                                    .value = value}).ok());
+        ASSERT_TRUE(
+            producer
+                ->send({.topic = topic, .timestamp = Timestamp(++ts), .key = key, .value = value})
+                .ok());
       }
       ASSERT_TRUE(producer->flush().ok());
     });

@@ -63,7 +63,8 @@ TEST_F(StreamsTest, ThreeThreadsProcessEveryRecordOnceAndGoThroughTheStates) {
   {
     Streams app(uppercase_errors(),
                 config({{"application.id", "app"}, {"num.stream.threads", "3"}}));
-    app.set_state_listener([&](State to, State) { transitions.push_back(std::string(to_string(to))); });
+    app.set_state_listener(
+        [&](State to, State) { transitions.push_back(std::string(to_string(to))); });
     ASSERT_TRUE(app.start().ok());
     ASSERT_TRUE(app.wait_for_state(State::kRunning, std::chrono::seconds(30)));
     wait_until_idle(app);
@@ -83,12 +84,13 @@ TEST_F(StreamsTest, ThreeThreadsProcessEveryRecordOnceAndGoThroughTheStates) {
 TEST_F(StreamsTest, ExactlyOnceProducesEveryResultOnce) {
   create_topics({{"in", 4}, {"out", 2}});
   std::vector<std::pair<std::string, std::string>> input;
-  for (int i = 0; i < 2000; ++i) input.emplace_back(std::to_string(i), "ERROR " + std::to_string(i));
+  for (int i = 0; i < 2000; ++i)
+    input.emplace_back(std::to_string(i), "ERROR " + std::to_string(i));
   produce("in", input);
   {
-    Streams app(uppercase_errors(),
-                config({{"application.id", "app"}, {"processing.guarantee", "exactly_once_v2"},
-                        {"num.stream.threads", "2"}}));
+    Streams app(uppercase_errors(), config({{"application.id", "app"},
+                                            {"processing.guarantee", "exactly_once_v2"},
+                                            {"num.stream.threads", "2"}}));
     ASSERT_TRUE(app.start().ok());
     wait_until_idle(app);
     ASSERT_TRUE(app.close().ok());

@@ -42,9 +42,8 @@ decltype(auto) call_value_fn(F& f, const K& key, const V& value) {
   }
 }
 template <class F, class K, class V>
-using ValueFnResult = std::decay_t<decltype(call_value_fn(std::declval<F&>(),
-                                                          std::declval<const K&>(),
-                                                          std::declval<const V&>()))>;
+using ValueFnResult = std::decay_t<decltype(call_value_fn(
+    std::declval<F&>(), std::declval<const K&>(), std::declval<const V&>()))>;
 
 template <class K, class V, class KOut, class VOut>
 class StatelessProcessor : public Processor<K, V, KOut, VOut> {
@@ -130,7 +129,8 @@ class SelectKeyProcessor final : public StatelessProcessor<K, V, KOut, V> {
   explicit SelectKeyProcessor(F f) : f_(std::move(f)) {}
   void process(Record<K, V> r) override {
     KOut key = f_(r.key, r.value);
-    this->context().forward({std::move(key), std::move(r.value), r.timestamp, std::move(r.headers)});
+    this->context().forward(
+        {std::move(key), std::move(r.value), r.timestamp, std::move(r.headers)});
   }
 
  private:
@@ -177,7 +177,8 @@ class BranchProcessor final : public StatelessProcessor<K, V, K, V> {
   explicit BranchProcessor(std::shared_ptr<const BranchList<K, V>> list) : list_(std::move(list)) {}
   void process(Record<K, V> r) override {
     for (const auto& branch : list_->branches) {
-      if (branch.predicate(r.key, r.value)) return this->context().forward(std::move(r), branch.child);
+      if (branch.predicate(r.key, r.value))
+        return this->context().forward(std::move(r), branch.child);
     }
     if (!list_->default_child.empty()) this->context().forward(std::move(r), list_->default_child);
   }

@@ -177,8 +177,12 @@ class TestOutputTopic {
     auto r = read_record();
     return {std::move(r.key), std::move(r.value)};
   }
-  std::vector<Record<K, V>> read_records_to_list() { return drain([this] { return read_record(); }); }
-  std::vector<V> read_values_to_list() { return drain([this] { return read_value(); }); }
+  std::vector<Record<K, V>> read_records_to_list() {
+    return drain([this] { return read_record(); });
+  }
+  std::vector<V> read_values_to_list() {
+    return drain([this] { return read_value(); });
+  }
   std::vector<KeyValue<K, V>> read_key_values_to_list() {
     return drain([this] { return read_key_value(); });
   }

@@ -1,0 +1,51 @@
+# Shared by the scripts in scripts/ (source it, don't run it): the apt packages Brook needs
+# on Debian 12, installing the missing ones, and the CMake configure + build step.
+
+# Everything a developer, the demo and CI need. Edit this list only.
+BROOK_APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libfmt-dev libavro-dev
+  clang-format-16 clang-tidy-16
+)
+# LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins
+# them to the declaration), and clang-tidy 14 cannot parse std::expected<T, Status> (clang
+# 14 lacks conditionally trivial destructors, P0848). Use these names, not the bare ones.
+BROOK_CLANG_FORMAT=clang-format-16
+BROOK_CLANG_TIDY=clang-tidy-16
+
+BROOK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Parallel jobs: the number of cores, at most 2 (the machines have 2 cores, 24 GiB).
+BROOK_JOBS="$(nproc)"
+if ((BROOK_JOBS > 2)); then BROOK_JOBS=2; fi
+
+# Installs the packages of BROOK_APT_PACKAGES that are not installed yet (apt-get update
+# once, only if something is missing). Uses sudo when not root.
+brook_install_deps() {
+  local missing=() pkg
+  for pkg in "${BROOK_APT_PACKAGES[@]}"; do
+    [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" == *"ok installed" ]] || missing+=("$pkg")
+  done
+  if ((${#missing[@]} == 0)); then return 0; fi
+  echo "Installing missing packages: ${missing[*]}"
+  local sudo=()
+  if ((EUID != 0)); then
+    command -v sudo >/dev/null || { echo "error: not root and no sudo; install: ${missing[*]}" >&2; return 1; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# brook_configure <build dir> <build type> [extra cmake args...]: configures (Ninja) the
+# tree in $BROOK_ROOT/<build dir>. brook_build: the same, then builds it.
+brook_configure() {
+  local dir="$BROOK_ROOT/$1" type="$2"
+  shift 2
+  cmake -S "$BROOK_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@"
+}
+brook_build() {
+  brook_configure "$@"
+  cmake --build "$BROOK_ROOT/$1" -j "$BROOK_JOBS"
+}

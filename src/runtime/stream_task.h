@@ -24,7 +24,7 @@ namespace brook::internal {
 class RecordCollector {
  public:
   virtual ~RecordCollector() = default;
-  virtual void send(ProducerRecord record) = 0;
+  virtual void send(ProducerRecord&& record) = 0;
 };
 
 struct TaskConfig {
@@ -65,7 +65,7 @@ class StreamTask final : public TaskContext {
   std::string_view application_id() const override { return config_.application_id; }
   Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                        PunctuationType type, Punctuator punctuator) override;
-  void send(ProducerRecord record) override { collector_.send(std::move(record)); }
+  void send(ProducerRecord&& record) override { collector_.send(std::move(record)); }
 
  private:
   struct Schedule {

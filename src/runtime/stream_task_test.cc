@@ -13,7 +13,7 @@ using ::testing::HasSubstr;
 
 struct Collected final : RecordCollector {
   std::vector<ProducerRecord> records;
-  void send(ProducerRecord r) override { records.push_back(std::move(r)); }
+  void send(ProducerRecord&& r) override { records.push_back(std::move(r)); }
   std::vector<std::string> values() const {
     std::vector<std::string> out;
     for (const auto& r : records) out.push_back(r.value.value_or("<null>"));

@@ -196,7 +196,7 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
   set_phase(Phase::kRunning);
 }
 
-void StreamThread::send(ProducerRecord record) {
+void StreamThread::send(ProducerRecord&& record) {
   if (!fatal_.ok()) return;
   if (auto s = producer_->send(std::move(record)); !s.ok()) fatal_ = s;
 }

@@ -38,7 +38,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
   void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
   // RecordCollector: sink output of this thread's tasks.
-  void send(ProducerRecord record) override;
+  void send(ProducerRecord&& record) override;
 
  private:
   void run();

@@ -20,7 +20,7 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
   std::map<std::string, std::deque<ProducerRecord>, std::less<>> outputs;
   std::deque<ConsumerRecord> pending;  // output fed back into a source topic
 
-  void send(ProducerRecord record) override {
+  void send(ProducerRecord&& record) override {
     if (task_of_topic.contains(record.topic)) {
       pending.push_back(
           to_input(record.topic, record.key, record.value, record.timestamp, record.headers));

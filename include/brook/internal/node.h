@@ -34,7 +34,7 @@ class TaskContext {
   virtual Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                                PunctuationType type, Punctuator punctuator) = 0;
   // Hands a serialised record to the task's record collector (sink nodes).
-  virtual void send(ProducerRecord record) = 0;
+  virtual void send(ProducerRecord&& record) = 0;
 };
 
 // Thrown through the node graph when code running inside `node` failed. The task catches it
@@ -74,7 +74,8 @@ template <class K, class V>
 class InputNode : public Node {
  public:
   using Node::Node;
-  virtual void process(Record<K, V> record) = 0;
+  // Takes the record over: callers pass it on with std::move (one record, no copies per hop).
+  virtual void process(Record<K, V>&& record) = 0;
 };
 
 // The typed children of a node and how records reach them.
@@ -86,12 +87,12 @@ class Children {
     if (typed != nullptr) nodes_.push_back(typed);
     return typed != nullptr;
   }
-  void forward(Record<K, V> record) {
+  void forward(Record<K, V>&& record) {
     if (nodes_.empty()) return;
-    for (std::size_t i = 0; i + 1 < nodes_.size(); ++i) nodes_[i]->process(record);
+    for (std::size_t i = 0; i + 1 < nodes_.size(); ++i) nodes_[i]->process(Record<K, V>(record));
     nodes_.back()->process(std::move(record));
   }
-  void forward(Record<K, V> record, std::string_view child) {
+  void forward(Record<K, V>&& record, std::string_view child) {
     for (auto* node : nodes_) {
       if (node->name() == child) return node->process(std::move(record));
     }
@@ -132,7 +133,7 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
   }
   bool add_child(Node& child) override { return children_.add(child); }
 
-  void process(Record<KIn, VIn> record) override {
+  void process(Record<KIn, VIn>&& record) override {
     run_in_node(this->name(), [&] { processor_->process(std::move(record)); });
   }
 
@@ -220,7 +221,7 @@ class SinkNode final : public InputNode<K, V> {
         key_serde_(std::move(key_serde)),
         value_serde_(std::move(value_serde)) {}
 
-  void process(Record<K, V> record) override {
+  void process(Record<K, V>&& record) override {
     ProducerRecord out;
     run_in_node(this->name(), [&] { out.topic = topic_(record); });
     if (out.topic.empty()) fail("the topic name extractor returned an empty topic");

@@ -48,8 +48,10 @@ class Streams {
   // Checks the configuration and the topics (every mistake at once), opens the backend and
   // starts the threads. kFailedPrecondition if already started.
   Status start();
-  // Stops the threads after a final commit, waiting up to `timeout`. Idempotent. Returns the
-  // error that stopped the application, if one did.
+  // Stops the threads after a final commit, waiting up to `timeout` for them. Returns the
+  // error that stopped the application, if one did; kFailedPrecondition if the threads are
+  // still finishing after `timeout` (they go on; call close() again to wait for them).
+  // Idempotent.
   Status close(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   // start(), then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the
   // process exit code: 0 after a clean shutdown, 1 after an error (printed to stderr).

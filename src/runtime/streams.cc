@@ -63,6 +63,7 @@ struct Streams::Impl {
   std::vector<std::unique_ptr<StreamThread>> threads;
   Metrics metrics;
 
+  std::mutex close_mutex;  // one close() at a time
   mutable std::mutex mutex;
   mutable std::condition_variable state_changed;
   State state = State::kCreated;
@@ -133,7 +134,10 @@ struct Streams::Impl {
 Streams::Streams(Topology topology, std::map<std::string, std::string> config)
     : impl_(std::make_unique<Impl>(std::move(topology), std::move(config))) {}
 
-Streams::~Streams() { (void)close(); }
+Streams::~Streams() {
+  // The threads use this object: wait for them however long they take.
+  while (state() != State::kNotRunning) (void)close();
+}
 
 Status Streams::start() {
   if (state() != State::kCreated) {
@@ -162,8 +166,12 @@ Status Streams::start() {
           impl->on_thread_phase(index, phase);
         }));
   }
-  for (auto& thread : impl_->threads) {
-    if (auto s = thread->start(); !s.ok()) {
+  for (std::size_t i = 0; i < impl_->threads.size(); ++i) {
+    if (auto s = impl_->threads[i]->start(); !s.ok()) {
+      {
+        std::lock_guard lock(impl_->mutex);  // the unstarted ones will never report
+        std::fill(impl_->phases.begin() + i, impl_->phases.end(), StreamThread::Phase::kStopped);
+      }
       (void)close();
       return s;
     }
@@ -172,16 +180,23 @@ Status Streams::start() {
 }
 
 Status Streams::close(std::chrono::milliseconds timeout) {
-  (void)timeout;  // threads stop within one poll interval; see docs/configuration.md
-  const State before = state();
-  if (before == State::kNotRunning || before == State::kPendingShutdown) return impl_->failure;
-  if (before == State::kCreated && impl_->threads.empty()) {
-    impl_->transition(State::kPendingShutdown);
-    impl_->transition(State::kNotRunning);
-    return {};
-  }
-  impl_->transition(State::kPendingShutdown);
+  std::lock_guard closing(impl_->close_mutex);
+  if (state() == State::kNotRunning) return impl_->failure;
+  impl_->transition(State::kPendingShutdown);  // no-op when already shutting down
   for (auto& thread : impl_->threads) thread->request_stop();
+  {
+    std::unique_lock lock(impl_->mutex);
+    const bool stopped = impl_->state_changed.wait_for(lock, timeout, [&] {
+      return std::all_of(impl_->phases.begin(), impl_->phases.end(),
+                         [](auto p) { return p == StreamThread::Phase::kStopped; });
+    });
+    if (!stopped) {
+      return Status::failed_precondition(fmt::format(
+          "close: the stream threads did not finish within {} ms (they commit and stop after "
+          "what they are processing); close() again waits for them",
+          timeout.count()));
+    }
+  }
   for (auto& thread : impl_->threads) {
     if (auto s = thread->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
   }

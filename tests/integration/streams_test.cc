@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 
+#include <future>
 #include <set>
 
 #include "brook/streams_builder.h"
@@ -136,6 +137,31 @@ TEST_F(StreamsTest, AFatalProcessingErrorStopsTheApplicationInError) {
   auto status = app.close();
   EXPECT_THAT(status.message(), HasSubstr("processing error in node explode"));
   EXPECT_THAT(status.message(), HasSubstr("boom"));
+}
+
+TEST_F(StreamsTest, CloseGivesUpWaitingAfterItsTimeoutAndCanBeCalledAgain) {
+  create_topics({{"in", 1}, {"out", 1}});
+  produce("in", {{"k", "v"}});
+  std::promise<void> entered, release;
+  std::shared_future<void> gate = release.get_future().share();
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .peek([&entered, gate](const std::string&, const std::string&) {
+        entered.set_value();
+        gate.wait();  // a slow record, as long as the test wants
+      })
+      .to("out");
+  Streams app(*builder.build(), config({{"application.id", "app"}}));
+  ASSERT_TRUE(app.start().ok());
+  entered.get_future().wait();
+  auto timed_out = app.close(std::chrono::milliseconds(20));
+  EXPECT_EQ(timed_out.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(timed_out.message(), HasSubstr("did not finish within 20 ms"));
+  EXPECT_EQ(app.state(), State::kPendingShutdown);
+  release.set_value();
+  EXPECT_TRUE(app.close().ok());
+  EXPECT_EQ(app.state(), State::kNotRunning);
+  EXPECT_EQ(read_all("out").size(), 1u);  // the slow record was finished and committed
 }
 
 }  // namespace

@@ -54,8 +54,12 @@ class JsonSerde final : public Serde<T> {
   }
 };
 
+// Types that default to JSON: the convertible ones without a serde of their own.
 template <class T>
-  requires(JsonConvertible<T> && !std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>)
+concept JsonByDefault =
+    JsonConvertible<T> && !std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>;
+
+template <JsonByDefault T>
 struct DefaultSerde<T> {
   static SerdePtr<T> make() { return std::make_shared<const JsonSerde<T>>(); }
 };

@@ -33,6 +33,10 @@ namespace brook {
 template <class K, class V>
 class BranchedKStream;
 
+// A callable that names the topic of a record: std::string-like f(const K&, const V&).
+template <class F, class K, class V>
+concept TopicOf = std::convertible_to<std::invoke_result_t<F&, const K&, const V&>, std::string>;
+
 template <class K, class V>
 class KStream {
  public:
@@ -46,8 +50,7 @@ class KStream {
   const std::string& node_name() const { return node_; }
 
   // Keeps the records for which `pred` is true.
-  template <class Pred>
-    requires std::predicate<Pred&, const K&, const V&>
+  template <std::predicate<const K&, const V&> Pred>
   KStream filter(Pred pred, Named named = {}) const {
     return add<K, V>("KSTREAM-FILTER", named, [pred] {
       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, true);
@@ -55,8 +58,7 @@ class KStream {
   }
 
   // Drops the records for which `pred` is true.
-  template <class Pred>
-    requires std::predicate<Pred&, const K&, const V&>
+  template <std::predicate<const K&, const V&> Pred>
   KStream filter_not(Pred pred, Named named = {}) const {
     return add<K, V>("KSTREAM-FILTER", named, [pred] {
       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, false);
@@ -109,16 +111,14 @@ class KStream {
   }
 
   // Calls `f(key, value)` for each record and passes the record on unchanged.
-  template <class F>
-    requires std::invocable<F&, const K&, const V&>
+  template <std::invocable<const K&, const V&> F>
   KStream peek(F f, Named named = {}) const {
     return add<K, V>("KSTREAM-PEEK", named,
                      [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); });
   }
 
   // Calls `f(key, value)` for each record. Terminal: nothing follows.
-  template <class F>
-    requires std::invocable<F&, const K&, const V&>
+  template <std::invocable<const K&, const V&> F>
   void foreach (F f, Named named = {}) const {
     add<K, V>("KSTREAM-FOREACH", named,
               [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); });
@@ -137,11 +137,13 @@ class KStream {
   // Runs a hand-written Processor. `supplier` returns a new std::unique_ptr to a Processor
   // on each call; the output types are the processor's KeyOut and ValueOut.
   template <class Supplier, class P = typename std::invoke_result_t<Supplier&>::element_type>
-    requires std::is_base_of_v<Processor<K, V, typename P::KeyOut, typename P::ValueOut>, P>
   KStream<typename P::KeyOut, typename P::ValueOut> process(Supplier supplier,
                                                             Processed options = {}) const {
     using KOut = typename P::KeyOut;
     using VOut = typename P::ValueOut;
+    static_assert(std::is_base_of_v<Processor<K, V, KOut, VOut>, P>,
+                  "process(): the supplier must return a std::unique_ptr to a "
+                  "brook::Processor whose input types are this stream's key and value types");
     return add<KOut, VOut>(
         "KSTREAM-PROCESSOR", Named{options.name},
         [supplier]() mutable { return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier()); },
@@ -155,8 +157,7 @@ class KStream {
   }
 
   // Writes each record to the topic `extractor(key, value)` names.
-  template <class F>
-    requires std::is_convertible_v<std::invoke_result_t<F&, const K&, const V&>, std::string>
+  template <TopicOf<K, V> F>
   void to(F extractor, Produced<K, V> produced = {}) const {
     auto dynamic = [extractor](const Record<K, V>& r) mutable {
       return std::string(extractor(r.key, r.value));
@@ -243,8 +244,7 @@ class BranchedKStream {
                                });
   }
 
-  template <class Pred>
-    requires std::predicate<Pred&, const K&, const V&>
+  template <std::predicate<const K&, const V&> Pred>
   BranchedKStream& branch(Pred pred, Branched branched = {}) {
     auto name = prefix_ + (branched.name.empty() ? std::to_string(list_->branches.size() + 1)
                                                  : branched.name);

@@ -99,8 +99,8 @@ struct DefaultSerde {
 };
 
 template <class S, class T>
-  requires std::is_base_of_v<Serde<T>, S>
 struct BuiltinDefault {
+  static_assert(std::is_base_of_v<Serde<T>, S>);
   static SerdePtr<T> make() { return std::make_shared<const S>(); }
 };
 template <>

@@ -93,7 +93,7 @@ void BM_BrookMapFilterPipeline(benchmark::State& state) {
       auto lag = app.lag();
       if (!lag) return state.SkipWithError(lag.error().to_string().c_str());
       if (*lag == 0) break;
-      std::this_thread::sleep_for(1ms);
+      std::this_thread::sleep_for(5ms);
     }
     state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start.load()).count());
     (void)app.close();

@@ -139,50 +139,50 @@ template <class T>
 inline constexpr bool kIsOptional<std::optional<T>> = true;
 }  // namespace internal
 
+namespace internal {
+// The null rule of decode/encode, around `read()` / `write(value)` of the non-null case.
+template <class T, class Read>
+Result<T> decode_nullable(bool null, Read read) {
+  if (null) return T{};
+  if constexpr (kIsOptional<T>) {
+    auto v = read();
+    if (!v) return error(std::move(v.error()));
+    return T(std::move(*v));
+  } else {
+    return read();
+  }
+}
+template <class T, class Value, class Write>
+Result<std::optional<std::string>> encode_nullable(Value& value, Write write) {
+  if constexpr (kIsOptional<T>) {
+    if (!value) return std::optional<std::string>();
+    return write(*value);
+  } else {
+    return write(value);
+  }
+}
+}  // namespace internal
+
 // Decodes nullable bytes into a T with the null rule described at the top of this file.
 // The overload taking a non-const reference may move the bytes out (deserialize_owned).
 template <class T>
 Result<T> decode(const Serde<SerdeTargetT<T>>& serde, const std::optional<std::string>& bytes) {
-  if (!bytes) return T{};
-  if constexpr (internal::kIsOptional<T>) {
-    auto v = serde.deserialize(*bytes);
-    if (!v) return error(std::move(v.error()));
-    return T(std::move(*v));
-  } else {
-    return serde.deserialize(*bytes);
-  }
+  return internal::decode_nullable<T>(!bytes, [&] { return serde.deserialize(*bytes); });
 }
 template <class T>
 Result<T> decode(const Serde<SerdeTargetT<T>>& serde, std::optional<std::string>& bytes) {
-  if (!bytes) return T{};
-  if constexpr (internal::kIsOptional<T>) {
-    auto v = serde.deserialize_owned(*bytes);
-    if (!v) return error(std::move(v.error()));
-    return T(std::move(*v));
-  } else {
-    return serde.deserialize_owned(*bytes);
-  }
+  return internal::decode_nullable<T>(!bytes, [&] { return serde.deserialize_owned(*bytes); });
 }
 
 // Encodes a T into nullable bytes (null only for an empty std::optional). The overload taking
 // a non-const reference may move the value out (serialize_owned).
 template <class T>
 Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, const T& value) {
-  if constexpr (internal::kIsOptional<T>) {
-    if (!value) return std::optional<std::string>();
-    return serde.serialize(*value);
-  } else {
-    return serde.serialize(value);
-  }
+  return internal::encode_nullable<T>(value, [&](const auto& v) { return serde.serialize(v); });
 }
 template <class T>
 Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, T& value) {
-  if constexpr (internal::kIsOptional<T>) {
-    if (!value) return std::optional<std::string>();
-    return serde.serialize_owned(*value);
-  } else {
-    return serde.serialize_owned(value);
-  }
+  return internal::encode_nullable<T>(value, [&](auto& v) { return serde.serialize_owned(v); });
 }
 
 }  // namespace brook

@@ -109,7 +109,7 @@ Result<bool> StreamTask::process_one() {
         fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic)));
   }
   stream_time_ = std::max(stream_time_, record.timestamp);
-  current_ = RecordMetadata{record.topic, record.partition, record.offset};
+  current_ = &record;  // metadata is built only if a processor asks for it
   ++processed_;
   Status outcome;
   try {
@@ -126,7 +126,7 @@ Result<bool> StreamTask::process_one() {
     outcome =
         handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(), &record);
   }
-  current_.reset();
+  current_ = nullptr;
   if (!outcome.ok()) return error(std::move(outcome));
   next->consumed = Offset(record.offset.value() + 1);
   if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {

@@ -58,7 +58,10 @@ class StreamTask final : public TaskContext {
   void close();
 
   // TaskContext
-  std::optional<RecordMetadata> record_metadata() const override { return current_; }
+  std::optional<RecordMetadata> record_metadata() const override {
+    if (current_ == nullptr) return std::nullopt;
+    return RecordMetadata{current_->topic, current_->partition, current_->offset};
+  }
   Timestamp stream_time() const override { return stream_time_; }
   Timestamp system_time() const override { return config_.clock(); }
   TaskId task_id() const override { return id_; }
@@ -99,7 +102,7 @@ class StreamTask final : public TaskContext {
   Inputs::value_type* last_input_ = nullptr;  // where the previous add_record() went
   std::size_t buffered_ = 0;
   std::vector<Schedule> schedules_;
-  std::optional<RecordMetadata> current_;
+  const ConsumerRecord* current_ = nullptr;  // the record being processed, if any
   Timestamp stream_time_ = Timestamp::min();
   std::int64_t handled_errors_ = 0;  // skipped or dead-lettered, for rate-limited logging
   bool initialised_ = false;

@@ -52,8 +52,8 @@ class Reader {
   std::size_t position_ = 0;
 };
 
-Status malformed(const char* what) {
-  return Status::corruption(std::string("malformed record: ") + what);
+Status malformed(std::string_view what) {
+  return Status::corruption("malformed record: " + std::string(what));
 }
 
 }  // namespace
@@ -120,23 +120,23 @@ Result<RecordView> decode_body(std::string_view body) {
   view.offset = in.take<std::int64_t>();
   view.timestamp = in.take<std::int64_t>();
 
-  const auto key_size = in.take<std::uint32_t>();
-  if (!in.has(key_size)) return error(malformed("key length past the end of the record"));
-  const std::string_view key = in.take_bytes(key_size);
-  if (attributes & kNullKeyBit) {
-    if (key_size != 0) return error(malformed("null key with a length"));
-  } else {
-    view.key = key;
-  }
-  if (!in.has(4)) return error(malformed("value length past the end of the record"));
-  const auto value_size = in.take<std::uint32_t>();
-  if (!in.has(value_size)) return error(malformed("value length past the end of the record"));
-  const std::string_view value = in.take_bytes(value_size);
-  if (attributes & kNullValueBit) {
-    if (value_size != 0) return error(malformed("null value with a length"));
-  } else {
-    view.value = value;
-  }
+  // A length-prefixed key or value; a set null bit requires length 0.
+  auto take_nullable = [&](std::uint8_t null_bit, std::string_view what,
+                           std::optional<std::string_view>& out) -> Status {
+    const std::string past_end = std::string(what) + " length past the end of the record";
+    if (!in.has(4)) return malformed(past_end);
+    const auto size = in.take<std::uint32_t>();
+    if (!in.has(size)) return malformed(past_end);
+    const std::string_view bytes = in.take_bytes(size);
+    if (attributes & null_bit) {
+      if (size != 0) return malformed("null " + std::string(what) + " with a length");
+    } else {
+      out = bytes;
+    }
+    return {};
+  };
+  if (auto s = take_nullable(kNullKeyBit, "key", view.key); !s.ok()) return error(s);
+  if (auto s = take_nullable(kNullValueBit, "value", view.value); !s.ok()) return error(s);
   if (!in.has(4)) return error(malformed("header count past the end of the record"));
   view.header_count = in.take<std::uint32_t>();
   const std::size_t headers_start = body.size() - in.remaining();

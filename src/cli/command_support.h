@@ -2,6 +2,7 @@
 // and how usage errors and help are printed.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,5 +32,28 @@ int print_help(std::string_view text);
 // directory must exist: kNotFound otherwise, so a mistyped path is not silently created.
 // kFailedPrecondition if another process holds it.
 Result<std::unique_ptr<internal::EmbeddedLog>> open_data_dir(const ParsedArgs& args, bool create);
+
+// Every command's shape: --help prints `usage`; otherwise parse `args` with `specs`, turn them
+// into options with `make_options` (Result<Options>; an error is a usage error), open the
+// data dir, run `body(log, options)` (Status; an error is printed). Returns the exit code.
+template <class MakeOptions, class Body>
+int run_command(std::string_view command, std::string_view usage, std::span<const std::string> args,
+                std::span<const OptionSpec> specs, bool create_dir, MakeOptions make_options,
+                Body body) {
+  if (wants_help(args)) return print_help(usage);
+  auto parsed = parse_args(args, specs);
+  if (!parsed) return usage_error(command, parsed.error());
+  auto options = make_options(*parsed);
+  if (!options) return usage_error(command, options.error());
+  auto log = open_data_dir(*parsed, create_dir);
+  if (!log) return report(log.error());
+  if (auto s = body(**log, *options); !s.ok()) return report(s);
+  return kExitOk;
+}
+
+// "1 record", "2 records".
+inline std::string count_of(std::int64_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
 
 }  // namespace brook::cli

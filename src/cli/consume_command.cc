@@ -206,23 +206,14 @@ Status consume(internal::EmbeddedLog& log, const ConsumeOptions& options) {
   if (!options.group.empty() && !next.empty()) {
     if (auto s = (*consumer)->commit(next); !s.ok()) return s;
   }
-  fmt::print(stderr, "consumed {} record{} from {}\n", printed, printed == 1 ? "" : "s",
-             options.topic);
+  fmt::print(stderr, "consumed {} from {}\n", count_of(printed, "record"), options.topic);
   return (*consumer)->close();
 }
 
 }  // namespace
 
 int run_consume(std::span<const std::string> args) {
-  if (wants_help(args)) return print_help(kUsage);
-  auto parsed = parse_args(args, kOptions);
-  if (!parsed) return usage_error(kCommand, parsed.error());
-  auto options = consume_options(*parsed);
-  if (!options) return usage_error(kCommand, options.error());
-  auto log = open_data_dir(*parsed, false);
-  if (!log) return report(log.error());
-  if (auto s = consume(**log, *options); !s.ok()) return report(s);
-  return kExitOk;
+  return run_command(kCommand, kUsage, args, kOptions, false, consume_options, consume);
 }
 
 }  // namespace brook::cli

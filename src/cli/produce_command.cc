@@ -113,22 +113,14 @@ Status produce(internal::EmbeddedLog& log, const ProduceOptions& options) {
   }
   if (std::cin.bad()) return Status::io_error("cannot read stdin");
   if (auto s = (*producer)->flush(); !s.ok()) return s;
-  fmt::print(stderr, "produced {} record{} to {}\n", count, count == 1 ? "" : "s", options.topic);
+  fmt::print(stderr, "produced {} to {}\n", count_of(count, "record"), options.topic);
   return {};
 }
 
 }  // namespace
 
 int run_produce(std::span<const std::string> args) {
-  if (wants_help(args)) return print_help(kUsage);
-  auto parsed = parse_args(args, kOptions);
-  if (!parsed) return usage_error(kCommand, parsed.error());
-  auto options = produce_options(*parsed);
-  if (!options) return usage_error(kCommand, options.error());
-  auto log = open_data_dir(*parsed, false);
-  if (!log) return report(log.error());
-  if (auto s = produce(**log, *options); !s.ok()) return report(s);
-  return kExitOk;
+  return run_command(kCommand, kUsage, args, kOptions, false, produce_options, produce);
 }
 
 }  // namespace brook::cli

@@ -116,71 +116,60 @@ Status describe(EmbeddedLog& log, const std::string& name) {
   return {};
 }
 
-// Parses `args` with `options`, checks its positionals, opens the data dir and runs `fn`.
-template <class Fn>
-int run(std::string_view command, std::span<const std::string> args,
-        std::span<const OptionSpec> options, std::span<const std::string_view> positionals,
-        std::size_t required, bool create_dir, Fn fn) {
-  auto parsed = parse_args(args, options);
-  if (!parsed) return usage_error(command, parsed.error());
-  if (auto s = check_positionals(*parsed, positionals, required); !s.ok()) {
-    return usage_error(command, s);
-  }
-  auto log = open_data_dir(*parsed, create_dir);
-  if (!log) return report(log.error());
-  if (auto s = fn(**log, *parsed); !s.ok()) return report(s);
-  return kExitOk;
+// Options of the subcommands that take only topic names: the parsed arguments themselves,
+// once they hold between `required` and all of `names`.
+auto positionals(std::span<const std::string_view> names, std::size_t required) {
+  return [names, required](const ParsedArgs& parsed) -> Result<ParsedArgs> {
+    if (auto s = check_positionals(parsed, names, required); !s.ok()) return error(s);
+    return parsed;
+  };
 }
 
 int topics_list(std::span<const std::string> args) {
-  if (wants_help(args)) return print_help(kListUsage);
-  return run("topics list", args, kDataDirOnly, {}, 0, false,
-             [](EmbeddedLog& log, const ParsedArgs&) -> Status {
-               auto names = log.admin().list_topics();
-               if (!names) return names.error();
-               for (const auto& name : *names) fmt::print("{}\n", name);
-               return {};
-             });
+  return run_command("topics list", kListUsage, args, kDataDirOnly, false, positionals({}, 0),
+                     [](EmbeddedLog& log, const ParsedArgs&) -> Status {
+                       auto names = log.admin().list_topics();
+                       if (!names) return names.error();
+                       for (const auto& name : *names) fmt::print("{}\n", name);
+                       return {};
+                     });
 }
 
 int topics_create(std::span<const std::string> args) {
-  constexpr std::string_view kCommand = "topics create";
-  if (wants_help(args)) return print_help(kCreateUsage);
-  auto parsed = parse_args(args, kCreateOptions);
-  if (!parsed) return usage_error(kCommand, parsed.error());
-  auto topic = new_topic(*parsed);
-  if (!topic) return usage_error(kCommand, topic.error());
-  auto log = open_data_dir(*parsed, true);
-  if (!log) return report(log.error());
-  if (auto s = (*log)->admin().create_topic(*topic); !s.ok()) return report(s);
-  fmt::print("created topic {} with {} partition{}\n", topic->name, topic->partitions,
-             topic->partitions == 1 ? "" : "s");
-  return kExitOk;
+  return run_command("topics create", kCreateUsage, args, kCreateOptions, true, new_topic,
+                     [](EmbeddedLog& log, const internal::NewTopic& topic) -> Status {
+                       if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
+                       fmt::print("created topic {} with {}\n", topic.name,
+                                  count_of(topic.partitions, "partition"));
+                       return {};
+                     });
 }
 
 int topics_describe(std::span<const std::string> args) {
-  if (wants_help(args)) return print_help(kDescribeUsage);
-  return run("topics describe", args, kDataDirOnly, kName, 0, false,
-             [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
-               if (!parsed.positionals().empty()) return describe(log, parsed.positionals()[0]);
-               auto names = log.admin().list_topics();
-               if (!names) return names.error();
-               for (const auto& name : *names) {
-                 if (auto s = describe(log, name); !s.ok()) return s;
-               }
-               return {};
-             });
+  return run_command("topics describe", kDescribeUsage, args, kDataDirOnly, false,
+                     positionals(kName, 0),
+                     [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+                       if (!parsed.positionals().empty()) {
+                         return describe(log, parsed.positionals()[0]);
+                       }
+                       auto names = log.admin().list_topics();
+                       if (!names) return names.error();
+                       for (const auto& name : *names) {
+                         if (auto s = describe(log, name); !s.ok()) return s;
+                       }
+                       return {};
+                     });
 }
 
 int topics_delete(std::span<const std::string> args) {
-  if (wants_help(args)) return print_help(kDeleteUsage);
-  return run("topics delete", args, kDataDirOnly, kName, 1, false,
-             [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
-               const auto& name = parsed.positionals()[0];
-               if (auto s = log.admin().delete_topic(name); !s.ok()) return s;
-               fmt::print("deleted topic {}\n", name);
-               return {};
-             });
+  return run_command("topics delete", kDeleteUsage, args, kDataDirOnly, false,
+                     positionals(kName, 1),
+                     [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+                       const auto& name = parsed.positionals()[0];
+                       if (auto s = log.admin().delete_topic(name); !s.ok()) return s;
+                       fmt::print("deleted topic {}\n", name);
+                       return {};
+                     });
 }
 
 }  // namespace

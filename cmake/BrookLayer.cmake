@@ -17,7 +17,7 @@ endfunction()
 # brook_test(<name> <sources...>): a GoogleTest binary linked against libbrook.
 function(brook_test name)
   add_executable(${name} ${ARGN})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(${name} PRIVATE brook brook_warnings GTest::gtest_main GTest::gmock fmt::fmt)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
 endfunction()

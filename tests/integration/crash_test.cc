@@ -45,7 +45,6 @@ int run_app(const std::filesystem::path& dir, const char* guarantee, long kill_a
 class CrashTest : public EmbeddedFixture {
  protected:
   void SetUp() override {
-    EmbeddedFixture::SetUp();
     create_topics({{"in", 4}, {"out", 4}});
     std::vector<std::pair<std::string, std::string>> input;
     for (int i = 0; i < kRecords; ++i)

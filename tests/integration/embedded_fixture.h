@@ -14,19 +14,12 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "brook/streams.h"
+#include "scratch_dir.h"
 
 namespace brook::testing {
 
 class EmbeddedFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("brook-it-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   // Opens the data dir, runs `fn` on it, closes it.
   template <class Fn>
   void with_log(Fn fn) {
@@ -99,7 +92,8 @@ class EmbeddedFixture : public ::testing::Test {
     FAIL() << "the application did not catch up within " << limit.count() << " s";
   }
 
-  std::filesystem::path dir_;
+  ScratchDir scratch_{"brook-it"};
+  const std::filesystem::path dir_ = scratch_.path();
 };
 
 }  // namespace brook::testing

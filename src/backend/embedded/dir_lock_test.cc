@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace brook::internal {
 namespace {
 
@@ -17,15 +19,8 @@ using ::testing::HasSubstr;
 
 class DirLockTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("brook-lock-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)) / "data";
-    fs::remove_all(dir_.parent_path());
-  }
-  void TearDown() override { fs::remove_all(dir_.parent_path()); }
-
-  fs::path dir_;
+  brook::testing::ScratchDir scratch_{"brook-lock"};
+  const fs::path dir_ = scratch_.path() / "data";
 };
 
 TEST_F(DirLockTest, CreatesTheDirectoryAndWritesThePid) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backend/embedded/transaction_log.h"
+#include "scratch_dir.h"
 
 namespace brook::internal {
 namespace {
@@ -18,17 +19,7 @@ using namespace std::chrono_literals;
 
 class EmbeddedLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("brook-embedded-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    reopen();
-  }
-  void TearDown() override {
-    log_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override { reopen(); }
   void reopen() {
     log_.reset();
     auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
@@ -61,8 +52,9 @@ class EmbeddedLogTest : public ::testing::Test {
     }
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<EmbeddedLog> log_;
+  brook::testing::ScratchDir scratch_{"brook-embedded"};
+  const std::filesystem::path dir_ = scratch_.path();
+  std::unique_ptr<EmbeddedLog> log_;  // declared last: closed before the dir is removed
 };
 
 TEST_F(EmbeddedLogTest, CreatesListsDescribesAndDeletesTopics) {

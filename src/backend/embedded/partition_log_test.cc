@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/embedded/record_format.h"
+#include "scratch_dir.h"
 
 namespace brook::internal {
 namespace {
@@ -67,14 +68,6 @@ void append_bytes(const fs::path& file, const std::string& bytes) {
 
 class PartitionLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("brook-plog-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::unique_ptr<PartitionLog> open_log(PartitionLogConfig config = {}) {
     auto log = PartitionLog::open(dir_, config);
     EXPECT_TRUE(log.has_value()) << log.error().to_string();
@@ -116,7 +109,8 @@ class PartitionLogTest : public ::testing::Test {
     return dir_ / files.front();
   }
 
-  fs::path dir_;
+  brook::testing::ScratchDir scratch_{"brook-plog"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(PartitionLogTest, AppendThenReadRoundTripsNullsAndHeaders) {

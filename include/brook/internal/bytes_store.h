@@ -1,0 +1,59 @@
+// The bytes-only key-value store every store stack is made of (DESIGN.md, state layer):
+// the in-memory and RocksDB stores at the bottom and the caching and change-logging
+// decorators above them. Typed facades (brook/state_store.h) serialise in front of it.
+// Not for users.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "brook/status.h"
+#include "brook/types.h"
+
+namespace brook::internal {
+
+// Bounds of a scan over serialised keys, both inclusive; an absent bound is open.
+struct KeyRange {
+  std::optional<std::string> from;
+  std::optional<std::string> to;
+};
+
+// Called for each entry of a scan, in key order; returning false stops the scan.
+using ScanVisitor = std::function<bool(std::string_view key, std::string_view value)>;
+
+// Keys are ordered by unsigned byte comparison (memcmp). Not thread-safe: the owner
+// serialises every call. A failed call leaves the store as it was.
+class KeyValueBytesStore {
+ public:
+  virtual ~KeyValueBytesStore() = default;
+
+  virtual const std::string& name() const = 0;
+  // The value of `key`; nullopt if absent.
+  virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  // Sets `key` to `value`; nullopt deletes the key (absent keys are fine).
+  virtual Status put(std::string_view key, std::optional<std::string_view> value) = 0;
+  // Visits the entries in `range` in key order. Writes made by `visit` are not allowed.
+  virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
+  // The number of entries: exact in memory, RocksDB's estimate on disk.
+  virtual Result<std::int64_t> approximate_count() = 0;
+
+  // Pushes writes buffered above the bottom store down to it (the record cache flushes its
+  // dirty entries, forwarding them to its listener). Called before the task's output and
+  // changelog are committed.
+  virtual Status flush() = 0;
+  // Called after the task's output and changelog writes are committed: makes every write so
+  // far durable together with `changelog_next`, the changelog offset restoration resumes
+  // from (nullopt: the store has no changelog). A persistent store writes both atomically,
+  // so after a crash it holds exactly the state of its last commit. No-op in memory.
+  virtual Status commit(std::optional<Offset> changelog_next) = 0;
+  // The changelog offset stored by the last commit(); nullopt if there is none (a new or
+  // in-memory store): restoration then starts from the changelog's beginning.
+  virtual std::optional<Offset> committed_offset() const = 0;
+  // True if the store's content survives the process (RocksDB).
+  virtual bool persistent() const = 0;
+};
+
+}  // namespace brook::internal

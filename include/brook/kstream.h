@@ -21,10 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "brook/internal/graph_builder.h"
-#include "brook/internal/node.h"
+#include "brook/internal/dsl_support.h"
+#include "brook/internal/stateful.h"
 #include "brook/internal/stateless.h"
-#include "brook/internal/type_name.h"
 #include "brook/options.h"
 #include "brook/processor.h"
 
@@ -32,6 +31,10 @@ namespace brook {
 
 template <class K, class V>
 class BranchedKStream;
+template <class K, class V>
+class KGroupedStream;
+template <class K, class V>
+class KTable;
 
 // A callable that names the topic of a record: std::string-like f(const K&, const V&).
 template <class F, class K, class V>
@@ -43,11 +46,14 @@ class KStream {
   using key_type = K;
   using value_type = V;
 
-  KStream(std::shared_ptr<internal::GraphBuilder> graph, std::string node)
-      : graph_(std::move(graph)), node_(std::move(node)) {}
+  // `rekeyed`: an operator upstream may have changed the keys, so a key-based operation
+  // downstream reads the stream through a repartition topic.
+  KStream(std::shared_ptr<internal::GraphBuilder> graph, std::string node, bool rekeyed = false)
+      : graph_(std::move(graph)), node_(std::move(node)), rekeyed_(rekeyed) {}
 
   // The name of the node that produces this stream.
   const std::string& node_name() const { return node_; }
+  bool rekeyed() const { return rekeyed_; }
 
   // Keeps the records for which `pred` is true.
   template <std::predicate<const K&, const V&> Pred>
@@ -70,9 +76,10 @@ class KStream {
             class KOut = typename internal::KeyValueTraits<R>::key_type,
             class VOut = typename internal::KeyValueTraits<R>::value_type>
   KStream<KOut, VOut> map(F f, Named named = {}) const {
-    return add<KOut, VOut>("KSTREAM-MAP", named, [f] {
-      return std::make_unique<internal::MapProcessor<K, V, KOut, VOut, F>>(f);
-    });
+    return add<KOut, VOut>(
+               "KSTREAM-MAP", named,
+               [f] { return std::make_unique<internal::MapProcessor<K, V, KOut, VOut, F>>(f); })
+        .rekey();
   }
 
   // Replaces the value; the key stays.
@@ -89,9 +96,10 @@ class KStream {
             class KOut = typename internal::KeyValueTraits<KV>::key_type,
             class VOut = typename internal::KeyValueTraits<KV>::value_type>
   KStream<KOut, VOut> flat_map(F f, Named named = {}) const {
-    return add<KOut, VOut>("KSTREAM-FLATMAP", named, [f] {
-      return std::make_unique<internal::FlatMapProcessor<K, V, KOut, VOut, F>>(f);
-    });
+    return add<KOut, VOut>(
+               "KSTREAM-FLATMAP", named,
+               [f] { return std::make_unique<internal::FlatMapProcessor<K, V, KOut, VOut, F>>(f); })
+        .rekey();
   }
 
   // Turns each value into zero or more values, each with the record's key.
@@ -105,9 +113,10 @@ class KStream {
   // Sets a new key computed from key and value. Marks the stream as re-keyed.
   template <class F, class KOut = std::decay_t<std::invoke_result_t<F&, const K&, const V&>>>
   KStream<KOut, V> select_key(F f, Named named = {}) const {
-    return add<KOut, V>("KSTREAM-KEY-SELECT", named, [f] {
-      return std::make_unique<internal::SelectKeyProcessor<K, V, KOut, F>>(f);
-    });
+    return add<KOut, V>(
+               "KSTREAM-KEY-SELECT", named,
+               [f] { return std::make_unique<internal::SelectKeyProcessor<K, V, KOut, F>>(f); })
+        .rekey();
   }
 
   // Calls `f(key, value)` for each record and passes the record on unchanged.
@@ -129,10 +138,40 @@ class KStream {
 
   // One stream with the records of both, in the order they are processed.
   KStream merge(const KStream& other, Named named = {}) const {
-    return add<K, V>("KSTREAM-MERGE", named,
-                     [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); },
-                     {node_, other.node_});
+    auto merged = add<K, V>("KSTREAM-MERGE", named,
+                            [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); },
+                            {node_, other.node_});
+    return other.rekeyed_ ? std::move(merged).rekey() : merged;
   }
+
+  // Groups the records by their key, for an aggregation. If the keys may have changed
+  // upstream (map, flat_map, select_key), the aggregation reads the stream through the
+  // repartition topic <application.id>-<name>-repartition, so each key lands in one task.
+  KGroupedStream<K, V> group_by_key(Grouped<K, V> grouped = {}) const {
+    return KGroupedStream<K, V>(graph_, node_, rekeyed_, std::move(grouped));
+  }
+
+  // Groups the records by the key `f(key, value)`; always repartitions.
+  template <class F, class KOut = std::decay_t<std::invoke_result_t<F&, const K&, const V&>>>
+  KGroupedStream<KOut, V> group_by(F f, Grouped<KOut, V> grouped = {}) const {
+    return select_key(f).group_by_key(std::move(grouped));
+  }
+
+  // Writes the stream to the topic <application.id>-<name>-repartition and reads it back,
+  // spreading it by key over `partitions` partitions. Starts a new sub-topology.
+  KStream repartition(Repartitioned<K, V> options = {}) const {
+    const auto name = graph_->name_for(options.name, "KSTREAM-REPARTITION");
+    auto key_serde = options.key_serde ? options.key_serde : default_serde<K>();
+    auto value_serde = options.value_serde ? options.value_serde : default_serde<V>();
+    return KStream(graph_,
+                   internal::add_repartition<K, V>(*graph_, node_, name + "-repartition",
+                                                   options.partitions, key_serde, value_serde));
+  }
+
+  // A table of the latest value per key. With a std::optional value type, nullopt deletes
+  // the key. Repartitions first if the keys may have changed.
+  KTable<K, internal::UnwrappedT<V>> to_table(
+      Materialized<K, internal::UnwrappedT<V>> materialized = {}) const;
 
   // Runs a hand-written Processor. `supplier` returns a new std::unique_ptr to a Processor
   // on each call; the output types are the processor's KeyOut and ValueOut.
@@ -171,29 +210,42 @@ class KStream {
   template <class, class>
   friend class BranchedKStream;
 
+  template <class, class>
+  friend class KGroupedStream;
+
+  // The stream after a new processor node; still re-keyed if this one was.
   template <class KOut, class VOut, class MakeProcessor>
   KStream<KOut, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make,
                           std::vector<std::string> parents = {},
                           std::vector<std::string> stores = {}) const {
-    auto name = graph_->name_for(named.name, prefix);
     if (parents.empty()) parents.push_back(node_);
-    graph_->add({.name = name,
-                 .kind = internal::NodeKind::kProcessor,
-                 .parents = std::move(parents),
-                 .stores = std::move(stores),
-                 .factory = [name, make]() mutable -> std::unique_ptr<internal::Node> {
-                   return std::make_unique<internal::ProcessorNode<K, V, KOut, VOut>>(name, make());
-                 }});
-    return KStream<KOut, VOut>(graph_, std::move(name));
+    return KStream<KOut, VOut>(
+        graph_,
+        internal::add_processor<K, V, KOut, VOut>(*graph_, prefix, named.name, std::move(parents),
+                                                  std::move(make), std::move(stores)),
+        rekeyed_);
+  }
+  KStream rekey() && {
+    rekeyed_ = true;
+    return std::move(*this);
+  }
+  // This stream, read through a repartition topic <topic_name> if it was re-keyed.
+  KStream repartitioned_if_needed(const std::string& topic_name,
+                                  SerdePtr<SerdeTargetT<K>> key_serde,
+                                  SerdePtr<SerdeTargetT<V>> value_serde) const {
+    if (!rekeyed_) return *this;
+    return KStream(
+        graph_, internal::add_repartition<K, V>(*graph_, node_, topic_name, 0, std::move(key_serde),
+                                                std::move(value_serde)));
   }
 
   void add_sink(Produced<K, V> produced, std::vector<std::string> topics, std::string extractor,
                 internal::TopicNameExtractor<K, V> topic_of) const {
     auto name = graph_->name_for(produced.name, "KSTREAM-SINK");
-    auto key_serde = produced.key_serde ? produced.key_serde : default_serde<K>();
-    auto value_serde = produced.value_serde ? produced.value_serde : default_serde<V>();
-    if (!key_serde) missing_serde<K>(name, "sink", "key", "Produced");
-    if (!value_serde) missing_serde<V>(name, "sink", "value", "Produced");
+    auto key_serde =
+        internal::serde_or_default<K>(*graph_, produced.key_serde, name, "sink", "key", "Produced");
+    auto value_serde = internal::serde_or_default<V>(*graph_, produced.value_serde, name, "sink",
+                                                     "value", "Produced");
     graph_->add(
         {.name = name,
          .kind = internal::NodeKind::kSink,
@@ -206,27 +258,9 @@ class KStream {
          }});
   }
 
- public:
-  // Records the absence of a serde for T at node `name` (also used by StreamsBuilder).
-  template <class T>
-  static void missing_serde(internal::GraphBuilder& graph, const std::string& name,
-                            std::string_view kind, std::string_view what,
-                            std::string_view options) {
-    graph.add_error(Status::invalid_argument(
-        std::string(kind) + " " + name + ": no " + std::string(what) + " serde for type " +
-        internal::type_name<SerdeTargetT<T>>() + "; give one in " + std::string(options) + "{." +
-        std::string(what) + "_serde = ...} or specialise brook::DefaultSerde"));
-  }
-
- private:
-  template <class T>
-  void missing_serde(const std::string& name, std::string_view kind, std::string_view what,
-                     std::string_view options) const {
-    missing_serde<T>(*graph_, name, kind, what, options);
-  }
-
   std::shared_ptr<internal::GraphBuilder> graph_;
   std::string node_;
+  bool rekeyed_ = false;
 };
 
 // The branches of a KStream::split(). Each record goes to the first branch whose predicate
@@ -282,3 +316,6 @@ BranchedKStream<K, V> KStream<K, V>::split(Named named) const {
 }
 
 }  // namespace brook
+
+#include "brook/kgrouped_stream.h"
+#include "brook/ktable.h"

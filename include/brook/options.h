@@ -5,10 +5,12 @@
 // must stay stable across versions of the application.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "brook/serde.h"
+#include "brook/state_store.h"
 
 namespace brook {
 
@@ -47,6 +49,42 @@ namespace brook {
 struct Processed {
   std::string name;
   std::vector<std::string> stores;
+};
+
+}  // namespace brook
+
+namespace brook {
+
+// The store behind a table or an aggregation, and the Processor API's add_state_store().
+// An empty name generates one (it then changes when operators are added before it: name
+// every store whose state must survive a new version of the application).
+template <class K, class V>
+struct Materialized {
+  std::string name;
+  StoreType type = StoreType::kRocksDb;
+  bool logging = true;  // a changelog topic <application.id>-<name>-changelog restores it
+  bool caching = true;  // the record cache collapses updates per key until commit
+  SerdePtr<K> key_serde;
+  SerdePtr<V> value_serde;
+};
+
+// group_by / group_by_key: the name of the repartition topic (<name>-repartition) and the
+// serdes it is written with, if the stream needs repartitioning.
+template <class K, class V>
+struct Grouped {
+  std::string name;
+  SerdePtr<SerdeTargetT<K>> key_serde;
+  SerdePtr<SerdeTargetT<V>> value_serde;
+};
+
+// KStream::repartition(): the topic <application.id>-<name>-repartition with `partitions`
+// partitions (0: as many as the writing sub-topology has tasks).
+template <class K, class V>
+struct Repartitioned {
+  std::string name;
+  std::int32_t partitions = 0;
+  SerdePtr<SerdeTargetT<K>> key_serde;
+  SerdePtr<SerdeTargetT<V>> value_serde;
 };
 
 }  // namespace brook

@@ -16,6 +16,9 @@
 //   processing.exception.handler                fail (default) | log-and-continue | dead-letter
 //   errors.dead.letter.queue.topic.name         required with dead-letter
 //   log.fsync                 embedded log: fsync on every commit (default false)
+//   state.dir                 where RocksDB stores live (default <data.dir>/state)
+//   statestore.cache.max.bytes  record cache of all threads together (default 10485760)
+//   rocksdb.memory.max.bytes  block cache + memtables of all RocksDB stores (default 268435456)
 //   bootstrap.servers         the Kafka backend (not available in this build: an error)
 //
 // Thread safety: every method may be called from any thread.
@@ -28,7 +31,9 @@
 #include <string>
 #include <string_view>
 
+#include "brook/interactive_query.h"
 #include "brook/metrics.h"
+#include "brook/restore_listener.h"
 #include "brook/status.h"
 #include "brook/topology.h"
 
@@ -62,6 +67,40 @@ class Streams {
   // Waits until state() == `state`; false on timeout.
   bool wait_for_state(State state, std::chrono::milliseconds timeout) const;
 
+  // Told about every store restoration. Call before start().
+  void set_restore_listener(std::shared_ptr<StateRestoreListener> listener);
+
+  // A read-only view of the store `name` over this instance's tasks (see
+  // brook/interactive_query.h). kNotFound if the topology has no such store; kInvalidArgument
+  // if its types are not <K, V> (or <K, ValueAndTimestamp<V>>); kFailedPrecondition before
+  // start().
+  template <class K, class V>
+  Result<ReadOnlyKeyValueStore<K, V>> store(std::string_view name) const {
+    auto query = store_query(name);
+    if (!query) return error(std::move(query.error()));
+    const auto& spec = (*query)->spec();
+    const bool timestamped = spec.value_type == typeid(ValueAndTimestamp<V>);
+    if (spec.key_type != typeid(K) || (spec.value_type != typeid(V) && !timestamped)) {
+      return error(Status::invalid_argument(
+          "store " + spec.name + " holds <" + spec.key_type_name + ", " + spec.value_type_name +
+          ">, not <" + internal::type_name<K>() + ", " + internal::type_name<V>() + ">"));
+    }
+    typename ReadOnlyKeyValueStore<K, V>::DecodeValue decode;
+    if (timestamped) {
+      auto serde = std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(spec.value_serde);
+      decode = [serde](std::string_view bytes) -> Result<V> {
+        auto v = serde->deserialize(bytes);
+        if (!v) return error(std::move(v.error()));
+        return std::move(v->value);
+      };
+    } else {
+      auto serde = std::static_pointer_cast<const Serde<V>>(spec.value_serde);
+      decode = [serde](std::string_view bytes) { return serde->deserialize(bytes); };
+    }
+    return ReadOnlyKeyValueStore<K, V>(
+        *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(decode));
+  }
+
   // Records in the source topics not yet processed and committed by this application.
   Result<std::int64_t> lag() const;
   const Metrics& metrics() const;
@@ -69,6 +108,8 @@ class Streams {
   struct Impl;
 
  private:
+  Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name) const;
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -23,22 +23,7 @@ class StreamsBuilder {
   // A stream of the records of `topics`. A topic may be read by one source only.
   template <class K, class V>
   KStream<K, V> stream(std::vector<std::string> topics, Consumed<K, V> consumed = {}) {
-    auto name = graph_->name_for(consumed.name, "KSTREAM-SOURCE");
-    auto key_serde = consumed.key_serde ? consumed.key_serde : default_serde<K>();
-    auto value_serde = consumed.value_serde ? consumed.value_serde : default_serde<V>();
-    if (!key_serde)
-      KStream<K, V>::template missing_serde<K>(*graph_, name, "source", "key", "Consumed");
-    if (!value_serde) {
-      KStream<K, V>::template missing_serde<V>(*graph_, name, "source", "value", "Consumed");
-    }
-    graph_->add({.name = name,
-                 .kind = internal::NodeKind::kSource,
-                 .topics = std::move(topics),
-                 .factory = [name, key_serde, value_serde] -> std::unique_ptr<internal::Node> {
-                   return std::make_unique<internal::SourceNode<K, V>>(name, key_serde,
-                                                                       value_serde);
-                 }});
-    return KStream<K, V>(graph_, name);
+    return KStream<K, V>(graph_, add_source<K, V>(std::move(topics), consumed));
   }
 
   template <class K, class V>
@@ -46,11 +31,55 @@ class StreamsBuilder {
     return stream<K, V>(std::vector<std::string>{std::move(topic)}, std::move(consumed));
   }
 
+  // A table of the latest value per key of `topic` (best a compacted topic); a null value
+  // deletes its key. Materialised in a store named `materialized.name` (or generated), which
+  // is restored from its changelog on start.
+  template <class K, class V>
+  KTable<K, V> table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
+                     Materialized<K, V> materialized = {}) {
+    auto source = add_source<K, std::optional<V>>({topic}, consumed);
+    auto store = internal::add_table_store<K, V>(*graph_, materialized, topic);
+    auto node = internal::add_processor<K, std::optional<V>, K, internal::Change<V>>(
+        *graph_, "KTABLE-SOURCE", "", {source},
+        [store] {
+          return std::make_unique<internal::TableSourceProcessor<K, std::optional<V>>>(store);
+        },
+        {store});
+    return KTable<K, V>(graph_, node, store);
+  }
+
+  // Declares a key-value store for the Processor API: connect it to processors with
+  // Processed{.stores = {name}} and open it with context.key_value_store<K, V>(name).
+  template <class K, class V>
+  void add_state_store(Materialized<K, V> materialized) {
+    if (materialized.name.empty()) {
+      graph_->add_error(Status::invalid_argument("add_state_store: the store needs a name"));
+    }
+    auto key_serde = internal::serde_or_default<K>(
+        *graph_, materialized.key_serde, materialized.name, "store", "key", "Materialized");
+    auto value_serde = internal::serde_or_default<V>(
+        *graph_, materialized.value_serde, materialized.name, "store", "value", "Materialized");
+    graph_->add_store(internal::StoreSpec::make<K, V>(materialized.name, materialized.type,
+                                                      materialized.logging, materialized.caching,
+                                                      key_serde, value_serde));
+  }
+
   // The topology described so far, or one Status listing every mistake, each naming its
   // node. Call once; the builder is spent afterwards.
   Result<Topology> build() { return graph_->build(); }
 
  private:
+  template <class K, class V>
+  std::string add_source(std::vector<std::string> topics, const Consumed<K, V>& consumed) {
+    auto name = graph_->name_for(consumed.name, "KSTREAM-SOURCE");
+    auto key_serde = internal::serde_or_default<K>(*graph_, consumed.key_serde, name, "source",
+                                                   "key", "Consumed");
+    auto value_serde = internal::serde_or_default<V>(*graph_, consumed.value_serde, name, "source",
+                                                     "value", "Consumed");
+    return internal::add_source<K, V>(*graph_, name, std::move(topics), false, key_serde,
+                                      value_serde);
+  }
+
   std::shared_ptr<internal::GraphBuilder> graph_;
 };
 

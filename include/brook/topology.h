@@ -20,9 +20,10 @@ class Topology {
   // A Graphviz digraph: one cluster per sub-topology, topics as ellipses.
   std::string describe_dot() const;
 
-  // Every topic a source node reads, in the order they were added.
+  // Every topic a source node reads, in the order they were added; internal topics
+  // (repartition, changelog) are not listed.
   std::vector<std::string> source_topics() const;
-  // Every fixed topic a sink node writes, in the order they were added.
+  // Every fixed topic a sink node writes, in the order they were added, internal ones not.
   std::vector<std::string> sink_topics() const;
 
   const internal::TopologyData& data() const { return *data_; }

@@ -43,6 +43,7 @@ StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, 
       topology_(std::move(topology)),
       config_(std::move(config)),
       collector_(collector),
+      stores_(id, config_.state),
       processed_(metrics.counter(task_metric("process-total", id))),
       deserialization_errors_(metrics.counter(task_metric("deserialization-errors-total", id))),
       processing_errors_(metrics.counter(task_metric("processing-errors-total", id))),
@@ -53,6 +54,14 @@ StreamTask::~StreamTask() { close(); }
 
 Status StreamTask::init() {
   if (auto s = validate(config_.errors); !s.ok()) return s;
+  auto opened = stores_.open(
+      *topology_, config_.application_id,
+      [this](ProducerRecord&& record) { collector_.send(std::move(record)); },
+      [this] {
+        if (current_ != nullptr) return current_->timestamp;
+        return stream_time_ == Timestamp::min() ? Timestamp(0) : stream_time_;
+      });
+  if (!opened.ok()) return opened;
   auto graph = instantiate(*topology_, id_.subtopology);
   if (!graph) return graph.error();
   graph_ = std::move(*graph);
@@ -125,6 +134,8 @@ Result<bool> StreamTask::process_one() {
     ++processing_errors_;
     outcome =
         handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(), &record);
+  } catch (const StoreError& e) {
+    outcome = Status::io_error(fmt::format("task {}: {}", id_.to_string(), e.what()));
   }
   current_ = nullptr;
   if (!outcome.ok()) return error(std::move(outcome));
@@ -168,18 +179,52 @@ Status StreamTask::punctuate(PunctuationType type, Timestamp now) {
     schedules_[i].next = schedules_[i].next + interval * (missed + 1);
     const std::string node = schedules_[i].node;
     Punctuator punctuator = schedules_[i].punctuator;
-    try {
-      run_in_node(node, [&] { punctuator(now); });
-    } catch (const NodeError& e) {
-      ++processing_errors_;
-      if (auto s = handle_error("processing", config_.errors.on_processing_error, e.node(),
-                                e.what(), nullptr);
-          !s.ok()) {
-        return s;
-      }
+    if (auto s = run_outside_record([&] { run_in_node(node, [&] { punctuator(now); }); });
+        !s.ok()) {
+      return s;
     }
   }
   return {};
+}
+
+template <class Fn>
+Status StreamTask::run_outside_record(Fn fn) {
+  try {
+    fn();
+  } catch (const NodeError& e) {
+    ++processing_errors_;
+    return handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(),
+                        nullptr);
+  } catch (const StoreError& e) {
+    return Status::io_error(fmt::format("task {}: {}", id_.to_string(), e.what()));
+  }
+  return {};
+}
+
+Status StreamTask::flush_state() {
+  Status flushed;
+  if (auto s = run_outside_record([&] { flushed = stores_.flush(); }); !s.ok()) return s;
+  return flushed;
+}
+
+Status StreamTask::commit_state(
+    const std::function<Result<Offset>(const TopicPartition&)>& changelog_end) {
+  return stores_.commit(changelog_end);
+}
+
+StoreAccess StreamTask::state_store(std::string_view node, std::string_view store) {
+  LocalStore* local = stores_.find(store);
+  const bool connected =
+      std::any_of(topology_->nodes.begin(), topology_->nodes.end(), [&](auto& n) {
+        return n.name == node &&
+               std::find(n.stores.begin(), n.stores.end(), store) != n.stores.end();
+      });
+  if (local == nullptr || !connected) {
+    throw std::invalid_argument(fmt::format(
+        "node {} has no state store '{}'; connect it with Processed{{.stores = {{...}}}}", node,
+        store));
+  }
+  return {*local, local->spec()};
 }
 
 Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
@@ -219,9 +264,10 @@ Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const
 }
 
 void StreamTask::close() {
-  if (!initialised_ || closed_) return;
+  if (closed_) return;
   closed_ = true;
-  for (auto& node : graph_.nodes) {
+  for (auto& node : graph_.nodes) {  // empty unless init() instantiated them
+    if (!initialised_) break;
     try {
       node->close();
     } catch (const std::exception& e) {
@@ -229,6 +275,7 @@ void StreamTask::close() {
           e.what());
     }
   }
+  stores_.close();
 }
 
 }  // namespace brook::internal

@@ -17,6 +17,7 @@
 #include "brook/error_handling.h"
 #include "brook/internal/topology_data.h"
 #include "brook/metrics.h"
+#include "runtime/task_stores.h"
 
 namespace brook::internal {
 
@@ -31,6 +32,7 @@ struct TaskConfig {
   std::string application_id;
   ErrorHandling errors;
   std::function<Timestamp()> clock;  // the system clock as the task sees it
+  StateConfig state;
 };
 
 // A non-ok Status if `errors` is unusable, naming what is missing.
@@ -42,7 +44,8 @@ class StreamTask final : public TaskContext {
              RecordCollector& collector, Metrics& metrics);
   ~StreamTask() override;
 
-  // Creates and initialises the nodes. Must succeed before anything else is called.
+  // Opens the stores, then creates and initialises the nodes. Must succeed before anything
+  // else is called. Stores with a changelog still have to be restored (see stores()).
   Status init();
   // Buffers a record of one of this task's source topics.
   void add_record(ConsumerRecord record);
@@ -54,7 +57,13 @@ class StreamTask final : public TaskContext {
   Status punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
   std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
-  // Closes every node. Idempotent.
+  // Flushes the record caches: their updates run through the downstream nodes. Before the
+  // output is committed.
+  Status flush_state();
+  // Commits the stores after the output and changelog writes committed.
+  Status commit_state(const std::function<Result<Offset>(const TopicPartition&)>& changelog_end);
+  const TaskStores& stores() const { return stores_; }
+  // Closes every node, then the stores (writes since commit_state() are lost). Idempotent.
   void close();
 
   // TaskContext
@@ -69,6 +78,7 @@ class StreamTask final : public TaskContext {
   Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                        PunctuationType type, Punctuator punctuator) override;
   void send(ProducerRecord&& record) override { collector_.send(std::move(record)); }
+  StoreAccess state_store(std::string_view node, std::string_view store) override;
 
  private:
   struct Schedule {
@@ -81,6 +91,9 @@ class StreamTask final : public TaskContext {
   };
 
   Status punctuate(PunctuationType type, Timestamp now);
+  // Runs `fn` (a punctuation or a cache flush, outside any input record) with the handlers.
+  template <class Fn>
+  Status run_outside_record(Fn fn);
   // Applies the configured action to a failed record; a non-ok Status means: stop the task.
   Status handle_error(std::string_view kind, ErrorAction action, const std::string& node,
                       const std::string& message, const ConsumerRecord* record);
@@ -89,6 +102,7 @@ class StreamTask final : public TaskContext {
   std::shared_ptr<const TopologyData> topology_;
   TaskConfig config_;
   RecordCollector& collector_;
+  TaskStores stores_;
   TaskGraph graph_;
   // One input partition of the task: its buffered records, the source node that reads it
   // (null for a topic no source reads) and the next offset after the last processed record.

@@ -8,16 +8,22 @@ namespace brook::internal {
 
 StreamThread::StreamThread(int index, const StreamsConfig& config,
                            std::shared_ptr<const TopologyData> topology, LogBackend& backend,
-                           Metrics& metrics, PhaseListener on_phase)
+                           Metrics& metrics, StateConfig state,
+                           std::shared_ptr<StateRestoreListener> restore_listener,
+                           PhaseListener on_phase)
     : index_(index),
       config_(config),
       topology_(std::move(topology)),
       backend_(backend),
       metrics_(metrics),
+      state_(std::move(state)),
+      restore_listener_(std::move(restore_listener)),
       on_phase_(std::move(on_phase)) {
   for (const auto& sub : topology_->subtopologies) {
     for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
   }
+  for (const auto& topic : topology_->repartition_topics) repartition_topics_.insert(topic.name);
+  state_.cache = std::make_shared<CacheBudget>(config_.cache_max_bytes / config_.num_threads);
 }
 
 StreamThread::~StreamThread() {
@@ -37,6 +43,11 @@ Status StreamThread::start() {
        .transactional_id =
            config_.exactly_once ? fmt::format("{}-{}", config_.application_id, index_) : ""});
   if (!producer) return producer.error();
+  auto restore_consumer = backend_.make_consumer(
+      {.client_id = client + "-restore", .read_committed = true, .max_poll_records = 10'000});
+  if (!restore_consumer) return restore_consumer.error();
+  restorer_ = std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
+                                              metrics_, restore_listener_);
   consumer_ = std::move(*consumer);
   producer_ = std::move(*producer);
   thread_ = std::thread([this] { run(); });
@@ -72,7 +83,8 @@ Status StreamThread::loop() {
   set_phase(Phase::kRebalancing);
   last_commit_ = std::chrono::steady_clock::now();
   while (!stop_.load()) {
-    auto records = consumer_->poll(config_.poll);
+    if (auto s = restore(); !s.ok()) return s;
+    auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
     if (!fatal_.ok()) return fatal_;
     if (!records) return records.error();
     StreamTask* target = nullptr;  // records come in runs from one partition
@@ -92,6 +104,7 @@ Status StreamThread::loop() {
       if (auto s = producer_->flush(); !s.ok()) return s;
     }
     for (auto& [id, task] : tasks_) {
+      if (restoring_.contains(id)) continue;
       if (auto s = task->punctuate_wall_clock(); !s.ok()) return s;
     }
     if (!fatal_.ok()) return fatal_;
@@ -104,12 +117,23 @@ Status StreamThread::loop() {
   return {};
 }
 
+Status StreamThread::restore() {
+  if (!restorer_->busy()) return {};
+  // Restoring tasks wait; the others go on between steps of at most one poll interval.
+  auto ready = restorer_->restore(config_.poll);
+  if (!ready) return ready.error();
+  for (TaskId id : *ready) restoring_.erase(id);
+  if (!restorer_->busy()) set_phase(Phase::kRunning);
+  return {};
+}
+
 Status StreamThread::process_buffered() {
   // Round-robin over tasks, a bounded number of records each per pass, until all are empty.
   bool more = true;
   while (more && fatal_.ok()) {
     more = false;
     for (auto& [id, task] : tasks_) {
+      if (restoring_.contains(id)) continue;
       for (std::size_t i = 0; i < config_.max_poll_records && task->buffered() > 0; ++i) {
         auto processed = task->process_one();
         if (!processed) return processed.error();
@@ -121,6 +145,11 @@ Status StreamThread::process_buffered() {
 }
 
 Status StreamThread::commit() {
+  for (auto& [id, task] : tasks_) {
+    if (restoring_.contains(id)) continue;
+    if (auto s = task->flush_state(); !s.ok()) return s;
+  }
+  if (!fatal_.ok()) return fatal_;
   std::map<TopicPartition, Offset> offsets;
   for (const auto& [id, task] : tasks_) {
     for (const auto& [partition, next] : task->consumed()) {
@@ -131,21 +160,46 @@ Status StreamThread::commit() {
     }
   }
   last_commit_ = std::chrono::steady_clock::now();
+  // Output and changelog writes first; then the stores, with the changelog offsets they
+  // reached; then (at least once) the input offsets.
   if (config_.exactly_once) {
     if (auto s = producer_->send_offsets_to_transaction(offsets, config_.application_id); !s.ok()) {
       return s;
     }
     if (auto s = producer_->commit_transaction(); !s.ok()) return s;
-    return producer_->begin_transaction();
+  } else if (auto s = producer_->flush(); !s.ok()) {
+    return s;
   }
-  if (auto s = producer_->flush(); !s.ok()) return s;
-  if (offsets.empty()) return {};
-  return consumer_->commit(offsets);
+  auto changelog_end = [this](const TopicPartition& tp) {
+    return backend_.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
+  };
+  for (auto& [id, task] : tasks_) {
+    if (restoring_.contains(id)) continue;
+    if (auto s = task->commit_state(changelog_end); !s.ok()) return s;
+  }
+  if (config_.exactly_once) {
+    if (auto s = producer_->begin_transaction(); !s.ok()) return s;
+  } else if (!offsets.empty()) {
+    if (auto s = consumer_->commit(offsets); !s.ok()) return s;
+  }
+  purge_repartition_topics(offsets);
+  return {};
+}
+
+void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets) {
+  for (const auto& [tp, offset] : offsets) {
+    if (!repartition_topics_.contains(tp.topic)) continue;
+    if (auto s = backend_.admin().delete_records_before(tp, offset); !s.ok()) {
+      log(LogLevel::kWarn, "stream thread {}: cannot purge {} before {}: {}", index_,
+          tp.to_string(), offset.value(), s.to_string());
+    }
+  }
 }
 
 void StreamThread::close_tasks() {
   for (auto& [id, task] : tasks_) task->close();
   tasks_.clear();
+  restoring_.clear();
 }
 
 void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {
@@ -166,6 +220,9 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
     if (it == tasks_.end()) continue;
     for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
+    if (restoring_.erase(it->first) > 0) {
+      if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
+    }
     it->second->close();
     tasks_.erase(it);
   }
@@ -184,16 +241,23 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
                          return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count());
-                       }},
+                       },
+                   .state = state_},
         *this, metrics_);
     if (auto s = task->init(); !s.ok()) {
       fatal_ = s;
       return;
     }
+    auto restoring = restorer_->add(*task);
+    if (!restoring) {
+      fatal_ = restoring.error();
+      return;
+    }
+    if (*restoring) restoring_.insert(id);
     log(LogLevel::kDebug, "stream thread {}: task {} created", index_, id.to_string());
     tasks_.emplace(id, std::move(task));
   }
-  set_phase(Phase::kRunning);
+  if (!restorer_->busy()) set_phase(Phase::kRunning);
 }
 
 void StreamThread::send(ProducerRecord&& record) {

@@ -9,9 +9,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "backend/log_backend.h"
+#include "runtime/state_restorer.h"
 #include "runtime/stream_task.h"
 #include "runtime/streams_config.h"
 
@@ -23,8 +25,10 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // Called from the thread whenever its phase changes.
   using PhaseListener = std::function<void(int index, Phase phase)>;
 
+  // `state`: where the tasks keep their stores (the thread adds its own record cache).
   StreamThread(int index, const StreamsConfig& config, std::shared_ptr<const TopologyData> topology,
-               LogBackend& backend, Metrics& metrics, PhaseListener on_phase);
+               LogBackend& backend, Metrics& metrics, StateConfig state,
+               std::shared_ptr<StateRestoreListener> restore_listener, PhaseListener on_phase);
   ~StreamThread() override;
 
   // Creates the clients and starts the thread.
@@ -43,8 +47,11 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
  private:
   void run();
   Status loop();
+  Status restore();
   Status process_buffered();
   Status commit();
+  // Deletes the records of repartition topics before `offsets`, once they are committed.
+  void purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets);
   void set_phase(Phase phase);
   void close_tasks();
 
@@ -53,12 +60,17 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   std::shared_ptr<const TopologyData> topology_;
   LogBackend& backend_;
   Metrics& metrics_;
+  StateConfig state_;
+  std::shared_ptr<StateRestoreListener> restore_listener_;
   PhaseListener on_phase_;
   std::map<std::string, int, std::less<>> subtopology_of_topic_;
+  std::set<std::string, std::less<>> repartition_topics_;
 
   std::unique_ptr<Consumer> consumer_;
   std::unique_ptr<Producer> producer_;
+  std::unique_ptr<StateRestorer> restorer_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
+  std::set<TaskId> restoring_;  // tasks whose stores are not restored yet: they wait
   std::map<std::pair<std::string, std::int32_t>, Offset> committed_;
   std::chrono::steady_clock::time_point last_commit_;
   Status fatal_;  // set by callbacks; stops the loop

@@ -11,6 +11,8 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "core/log.h"
+#include "runtime/local_store_query.h"
+#include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
 #include "runtime/streams_config.h"
 
@@ -59,6 +61,11 @@ struct Streams::Impl {
   Topology topology;
   std::map<std::string, std::string> raw_config;
   internal::StreamsConfig config;
+  std::shared_ptr<const internal::TopologyData> resolved;  // internal topics named
+  std::map<std::string, std::int32_t, std::less<>> store_partitions;
+  internal::StoreRegistry stores;
+  std::shared_ptr<internal::RocksDbMemory> rocksdb_memory;
+  std::shared_ptr<StateRestoreListener> restore_listener;
   std::unique_ptr<internal::LogBackend> backend;
   std::vector<std::unique_ptr<StreamThread>> threads;
   Metrics metrics;
@@ -129,6 +136,87 @@ struct Streams::Impl {
     return Status::not_found(fmt::format("application {} cannot start:\n  - {}",
                                          config.application_id, fmt::join(problems, "\n  - ")));
   }
+
+  // Creates the repartition and changelog topics that do not exist yet. A sub-topology has
+  // as many tasks as its largest source topic; a repartition topic without a given count
+  // gets as many partitions as its writer has tasks; a changelog one partition per task.
+  Status create_internal_topics() {
+    auto& admin = backend->admin();
+    const auto& data = *resolved;
+    std::map<std::string, std::int32_t, std::less<>> partitions;
+    for (const auto& topic : topology.source_topics()) {
+      auto d = admin.describe_topic(topic);
+      if (!d) return d.error();
+      partitions[topic] = d->partitions;
+    }
+    for (const auto& topic : data.repartition_topics) {
+      if (topic.partitions > 0) partitions[topic.name] = topic.partitions;
+    }
+    auto writer_of = [&](const std::string& topic) -> const internal::Subtopology* {
+      for (const auto& sub : data.subtopologies) {
+        for (std::size_t i : sub.nodes) {
+          const auto& node = data.nodes[i];
+          if (node.kind == internal::NodeKind::kSink && node.topics == std::vector{topic}) {
+            return &sub;
+          }
+        }
+      }
+      return nullptr;
+    };
+    std::vector<std::int32_t> tasks(data.subtopologies.size(), 0);
+    for (std::size_t round = 0; round <= data.subtopologies.size(); ++round) {
+      for (const auto& sub : data.subtopologies) {
+        for (const auto& topic : sub.source_topics) {
+          if (auto it = partitions.find(topic); it != partitions.end()) {
+            tasks[sub.id] = std::max(tasks[sub.id], it->second);
+          }
+        }
+      }
+      for (const auto& topic : data.repartition_topics) {
+        const auto* writer = writer_of(topic.name);
+        if (!partitions.contains(topic.name) && writer != nullptr && tasks[writer->id] > 0) {
+          partitions[topic.name] = tasks[writer->id];
+        }
+      }
+    }
+    auto ensure = [&](const internal::NewTopic& topic) -> Status {
+      auto existing = admin.describe_topic(topic.name);
+      if (!existing) {
+        log(internal::LogLevel::kInfo, "application {}: creating internal topic {} ({} partitions)",
+            config.application_id, topic.name, topic.partitions);
+        return admin.create_topic(topic);
+      }
+      if (existing->partitions != topic.partitions) {
+        return Status::invalid_argument(fmt::format(
+            "internal topic {} has {} partitions, the topology needs {}: the input topics changed "
+            "since it was created; delete the application's internal topics and state to "
+            "reprocess",
+            topic.name, existing->partitions, topic.partitions));
+      }
+      return {};
+    };
+    for (const auto& topic : data.repartition_topics) {
+      if (auto s = ensure({.name = topic.name,
+                           .partitions = partitions.at(topic.name),
+                           .configs = {{"cleanup.policy", "delete"}}});
+          !s.ok()) {
+        return s;
+      }
+    }
+    for (const auto& store : data.stores) {
+      const auto* owner = data.owner_of_store(store.name);
+      if (owner == nullptr) continue;  // declared but used by no node
+      store_partitions[store.name] = tasks[owner->id];
+      if (!store.logging) continue;
+      if (auto s = ensure({.name = internal::changelog_topic(config.application_id, store.name),
+                           .partitions = tasks[owner->id],
+                           .configs = {{"cleanup.policy", "compact"}}});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return {};
+  }
 };
 
 Streams::Streams(Topology topology, std::map<std::string, std::string> config)
@@ -156,13 +244,23 @@ Status Streams::start() {
   if (!backend) return fail(backend.error());
   impl_->backend = std::move(*backend);
   if (auto s = impl_->check_topics(); !s.ok()) return fail(s);
+  impl_->resolved =
+      internal::resolve_internal_topics(impl_->topology.data(), impl_->config.application_id);
+  if (auto s = impl_->create_internal_topics(); !s.ok()) return fail(s);
+  impl_->rocksdb_memory =
+      std::make_shared<internal::RocksDbMemory>(impl_->config.rocksdb_memory_bytes);
+  const internal::StateConfig state{
+      .dir = std::filesystem::path(impl_->config.state_dir) / impl_->config.application_id,
+      .rocksdb_memory = impl_->rocksdb_memory,
+      .sync = impl_->config.fsync,
+      .registry = &impl_->stores};
 
   impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
   impl_->transition(State::kRebalancing);
   for (int i = 0; i < impl_->config.num_threads; ++i) {
     impl_->threads.push_back(std::make_unique<StreamThread>(
-        i, impl_->config, impl_->topology.shared_data(), *impl_->backend, impl_->metrics,
-        [impl = impl_.get()](int index, StreamThread::Phase phase) {
+        i, impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
+        impl_->restore_listener, [impl = impl_.get()](int index, StreamThread::Phase phase) {
           impl->on_thread_phase(index, phase);
         }));
   }
@@ -268,5 +366,22 @@ Result<std::int64_t> Streams::lag() const {
 }
 
 const Metrics& Streams::metrics() const { return impl_->metrics; }
+
+void Streams::set_restore_listener(std::shared_ptr<StateRestoreListener> listener) {
+  impl_->restore_listener = std::move(listener);
+}
+
+Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(std::string_view name) const {
+  const auto* spec = impl_->topology.data().store(name);
+  if (spec == nullptr) {
+    return error(Status::not_found(fmt::format("the topology has no store named '{}'", name)));
+  }
+  auto partitions = impl_->store_partitions.find(name);
+  if (!impl_->resolved || partitions == impl_->store_partitions.end()) {
+    return error(Status::failed_precondition(
+        fmt::format("store {} can be queried once the application has started", name)));
+  }
+  return std::make_shared<internal::LocalStoreQuery>(*spec, partitions->second, impl_->stores);
+}
 
 }  // namespace brook

@@ -84,6 +84,13 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
         errors.push_back(fmt::format("log.fsync: '{}' is not true or false", value));
       }
       config.fsync = value == "true";
+    } else if (key == "state.dir") {
+      config.state_dir = value;
+    } else if (key == "statestore.cache.max.bytes") {
+      integer(key, value, 0, [&](auto v) { config.cache_max_bytes = static_cast<std::size_t>(v); });
+    } else if (key == "rocksdb.memory.max.bytes") {
+      integer(key, value, 1 << 20,
+              [&](auto v) { config.rocksdb_memory_bytes = static_cast<std::size_t>(v); });
     } else if (key == "bootstrap.servers") {
       errors.push_back(
           "bootstrap.servers: the Kafka backend is not available in this build yet; leave it "
@@ -92,6 +99,7 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       errors.push_back(fmt::format("unknown configuration key '{}'", key));
     }
   }
+  if (config.state_dir.empty()) config.state_dir = config.data_dir + "/state";
   if (config.application_id.empty()) {
     errors.push_back("application.id is required");
   }

@@ -21,6 +21,9 @@ struct StreamsConfig {
   std::size_t max_poll_records = 1000;
   ErrorHandling errors;
   bool fsync = false;
+  std::string state_dir;                                 // default <data_dir>/state
+  std::size_t cache_max_bytes = 10 * 1024 * 1024;        // record caches of all threads together
+  std::size_t rocksdb_memory_bytes = 256 * 1024 * 1024;  // block cache + memtables, all stores
 };
 
 // Every unknown key and bad value is reported, all in one Status.

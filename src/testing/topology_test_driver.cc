@@ -1,7 +1,10 @@
 #include "brook/testing/topology_test_driver.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
 #include <map>
 
 #include "runtime/stream_task.h"
@@ -10,7 +13,26 @@ namespace brook::testing {
 
 using internal::StreamTask;
 
+namespace {
+
+// A fresh directory for the driver's RocksDB stores.
+std::filesystem::path make_state_dir() {
+  static std::atomic<int> counter{0};
+  auto dir = std::filesystem::temp_directory_path() /
+             fmt::format("brook-test-driver-{}-{}", ::getpid(), counter++);
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+}  // namespace
+
 struct TopologyTestDriver::Impl final : internal::RecordCollector {
+  ~Impl() {
+    tasks.clear();  // closes the stores before their directory goes
+    std::filesystem::remove_all(state_dir);
+  }
+
+  std::filesystem::path state_dir = make_state_dir();
   std::shared_ptr<const internal::TopologyData> topology;
   Metrics metrics;
   Timestamp clock;
@@ -24,6 +46,8 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
     if (task_of_topic.contains(record.topic)) {
       pending.push_back(
           to_input(record.topic, record.key, record.value, record.timestamp, record.headers));
+    } else {
+      ++next_offset[record.topic];  // where changelog restoration would resume
     }
     outputs[record.topic].push_back(std::move(record));
   }
@@ -43,7 +67,8 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
     if (!status.ok()) throw TaskFailed(status);
   }
 
-  // Processes `record` and then whatever it wrote back into source topics.
+  // Processes `record` and then whatever it wrote back into source topics, committing after
+  // each record as if the commit interval were zero.
   void run(ConsumerRecord record) {
     pending.push_back(std::move(record));
     while (!pending.empty()) {
@@ -55,18 +80,32 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
         auto processed = task.process_one();
         if (!processed) throw TaskFailed(processed.error());
       }
+      commit();
     }
+  }
+
+  void commit() {
+    for (auto& task : tasks) check(task->flush_state());
+    auto changelog_end = [this](const internal::TopicPartition& tp) -> Result<Offset> {
+      return Offset(next_offset[tp.topic]);
+    };
+    for (auto& task : tasks) check(task->commit_state(changelog_end));
   }
 };
 
 TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfig config)
     : impl_(std::make_unique<Impl>()) {
-  impl_->topology = topology.shared_data();
+  impl_->topology = internal::resolve_internal_topics(topology.data(), config.application_id);
   impl_->clock = config.wall_clock_start;
+  const internal::StateConfig state{
+      .dir = impl_->state_dir,
+      .rocksdb_memory = std::make_shared<internal::RocksDbMemory>(64 << 20),
+      .cache = std::make_shared<internal::CacheBudget>(10 << 20)};
   for (const auto& sub : impl_->topology->subtopologies) {
     internal::TaskConfig task_config{.application_id = config.application_id,
                                      .errors = config.errors,
-                                     .clock = [impl = impl_.get()] { return impl->clock; }};
+                                     .clock = [impl = impl_.get()] { return impl->clock; },
+                                     .state = state};
     auto task = std::make_unique<StreamTask>(TaskId{sub.id, 0}, impl_->topology,
                                              std::move(task_config), *impl_, impl_->metrics);
     Impl::check(task->init());
@@ -90,6 +129,7 @@ void TopologyTestDriver::pipe_raw_input(const std::string& topic, std::optional<
 void TopologyTestDriver::advance_wall_clock_time(std::chrono::milliseconds by) {
   impl_->clock = impl_->clock + by;
   for (auto& task : impl_->tasks) Impl::check(task->punctuate_wall_clock());
+  impl_->commit();
   if (!impl_->pending.empty()) {
     ConsumerRecord first = std::move(impl_->pending.front());
     impl_->pending.pop_front();
@@ -98,6 +138,13 @@ void TopologyTestDriver::advance_wall_clock_time(std::chrono::milliseconds by) {
 }
 
 Timestamp TopologyTestDriver::wall_clock_time() const { return impl_->clock; }
+
+internal::StoreAccess TopologyTestDriver::state_store(std::string_view name) {
+  for (auto& task : impl_->tasks) {
+    if (auto* store = task->stores().find(name)) return {*store, store->spec()};
+  }
+  throw std::invalid_argument(fmt::format("the topology has no store named '{}'", name));
+}
 
 const Metrics& TopologyTestDriver::metrics() const { return impl_->metrics; }
 

@@ -113,7 +113,7 @@ std::string Topology::describe_dot() const {
 std::vector<std::string> Topology::source_topics() const {
   std::vector<std::string> topics;
   for (const auto& node : data_->nodes)
-    if (node.kind == NodeKind::kSource)
+    if (node.kind == NodeKind::kSource && !node.internal_topics)
       topics.insert(topics.end(), node.topics.begin(), node.topics.end());
   return topics;
 }
@@ -121,7 +121,7 @@ std::vector<std::string> Topology::source_topics() const {
 std::vector<std::string> Topology::sink_topics() const {
   std::vector<std::string> topics;
   for (const auto& node : data_->nodes)
-    if (node.kind == NodeKind::kSink && node.topic_extractor.empty())
+    if (node.kind == NodeKind::kSink && node.topic_extractor.empty() && !node.internal_topics)
       if (std::find(topics.begin(), topics.end(), node.topics.front()) == topics.end())
         topics.push_back(node.topics.front());
   return topics;

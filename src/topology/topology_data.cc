@@ -34,9 +34,21 @@ class Components {
   std::vector<std::size_t> parent_;
 };
 
+void check_stores(const std::vector<StoreSpec>& stores, std::vector<Status>& errors) {
+  std::set<std::string_view> names;
+  for (const auto& store : stores) {
+    if (store.name.empty()) {
+      errors.push_back(Status::invalid_argument("a state store has an empty name"));
+    } else if (!names.insert(store.name).second) {
+      errors.push_back(
+          Status::already_exists(fmt::format("state store {}: duplicate store name", store.name)));
+    }
+  }
+}
+
 void check_nodes(const std::vector<NodeSpec>& nodes,
                  const std::unordered_map<std::string, std::size_t>& index,
-                 const std::vector<std::string>& stores, std::vector<Status>& errors) {
+                 const std::vector<StoreSpec>& stores, std::vector<Status>& errors) {
   std::unordered_map<std::string, std::string> topic_owner;
   for (const auto& node : nodes) {
     const auto what = fmt::format("{} {}", kind_name(node.kind), node.name);
@@ -70,7 +82,8 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
       errors.push_back(Status::invalid_argument(what + ": has no parent node"));
     }
     for (const auto& store : node.stores) {
-      if (std::find(stores.begin(), stores.end(), store) == stores.end()) {
+      if (std::none_of(stores.begin(), stores.end(),
+                       [&](const StoreSpec& spec) { return spec.name == store; })) {
         errors.push_back(
             Status::not_found(fmt::format("{}: unknown state store '{}'", what, store)));
       }
@@ -80,8 +93,9 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
 
 }  // namespace
 
-Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeSpec> nodes,
-                                                               std::vector<Status> errors) {
+Result<std::shared_ptr<const TopologyData>> make_topology_data(
+    std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
+    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> errors) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
@@ -95,6 +109,9 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeS
     }
   }
   auto data = std::make_shared<TopologyData>();
+  data->stores = std::move(stores);
+  data->repartition_topics = std::move(repartition_topics);
+  check_stores(data->stores, errors);
   check_nodes(nodes, index, data->stores, errors);
   if (!errors.empty()) {
     std::string message =
@@ -104,8 +121,14 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeS
   }
 
   Components components(nodes.size());
+  // Nodes that share a store run in one task, so they belong to one sub-topology.
+  std::unordered_map<std::string_view, std::size_t> user_of_store;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& parent : nodes[i].parents) components.join(i, index.at(parent));
+    for (const auto& store : nodes[i].stores) {
+      if (auto [it, fresh] = user_of_store.emplace(store, i); !fresh)
+        components.join(i, it->second);
+    }
   }
   // Sub-topologies are numbered in the order their first node was added.
   std::unordered_map<std::size_t, int> id_of_root;
@@ -121,6 +144,47 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeS
   }
   data->nodes = std::move(nodes);
   return std::shared_ptr<const TopologyData>(std::move(data));
+}
+
+const StoreSpec* TopologyData::store(std::string_view name) const {
+  for (const auto& spec : stores) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+const Subtopology* TopologyData::owner_of_store(std::string_view name) const {
+  for (const auto& sub : subtopologies) {
+    for (std::size_t i : sub.nodes) {
+      const auto& used = nodes[i].stores;
+      if (std::find(used.begin(), used.end(), name) != used.end()) return &sub;
+    }
+  }
+  return nullptr;
+}
+
+std::string changelog_topic(std::string_view application_id, std::string_view store) {
+  return fmt::format("{}-{}-changelog", application_id, store);
+}
+
+std::shared_ptr<const TopologyData> resolve_internal_topics(const TopologyData& topology,
+                                                            std::string_view application_id) {
+  auto resolved = std::make_shared<TopologyData>(topology);
+  auto full = [&](std::string& topic) { topic = fmt::format("{}-{}", application_id, topic); };
+  for (auto& node : resolved->nodes) {
+    if (node.internal_topics) std::for_each(node.topics.begin(), node.topics.end(), full);
+    node.internal_topics = false;
+  }
+  for (auto& sub : resolved->subtopologies) {
+    sub.source_topics.clear();
+    for (std::size_t i : sub.nodes) {
+      const auto& node = resolved->nodes[i];
+      if (node.kind != NodeKind::kSource) continue;
+      sub.source_topics.insert(sub.source_topics.end(), node.topics.begin(), node.topics.end());
+    }
+  }
+  for (auto& topic : resolved->repartition_topics) full(topic.name);
+  return resolved;
 }
 
 Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {

@@ -24,6 +24,13 @@ struct KeyRange {
 // Called for each entry of a scan, in key order; returning false stops the scan.
 using ScanVisitor = std::function<bool(std::string_view key, std::string_view value)>;
 
+// Told about each key a record cache writes down: its new value (nullopt: deleted) and the
+// value the store below held before (nullopt: absent), i.e. the value from before the first
+// of the updates the cache collapsed.
+using CacheFlushListener =
+    std::function<void(std::string_view key, std::optional<std::string_view> new_value,
+                       std::optional<std::string_view> old_value)>;
+
 // Keys are ordered by unsigned byte comparison (memcmp). Not thread-safe: the owner
 // serialises every call. A failed call leaves the store as it was.
 class KeyValueBytesStore {
@@ -54,6 +61,9 @@ class KeyValueBytesStore {
   virtual std::optional<Offset> committed_offset() const = 0;
   // True if the store's content survives the process (RocksDB).
   virtual bool persistent() const = 0;
+  // Installs the listener of the record cache in this stack, if there is one. False if
+  // there is none: the caller then forwards its changes itself, as it writes them.
+  virtual bool set_flush_listener(CacheFlushListener /*listener*/) { return false; }
 };
 
 }  // namespace brook::internal

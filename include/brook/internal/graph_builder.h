@@ -22,12 +22,18 @@ class GraphBuilder {
   // `user_name` if given, else "<prefix>-<10-digit counter>" as Kafka Streams names nodes.
   std::string name_for(const std::string& user_name, std::string_view prefix);
   void add(NodeSpec spec) { nodes_.push_back(std::move(spec)); }
+  void add_store(StoreSpec spec) { stores_.push_back(std::move(spec)); }
+  void add_repartition_topic(RepartitionTopic topic) {
+    repartition_topics_.push_back(std::move(topic));
+  }
   void add_error(Status status) { errors_.push_back(std::move(status)); }
   // The topology, or one Status listing every mistake. May be called once.
   Result<Topology> build();
 
  private:
   std::vector<NodeSpec> nodes_;
+  std::vector<StoreSpec> stores_;
+  std::vector<RepartitionTopic> repartition_topics_;
   std::vector<Status> errors_;
   int counter_ = 0;
   bool built_ = false;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "brook/internal/store_spec.h"
 #include "brook/processor.h"
 #include "brook/record.h"
 #include "brook/serde.h"
@@ -35,6 +36,9 @@ class TaskContext {
                                PunctuationType type, Punctuator punctuator) = 0;
   // Hands a serialised record to the task's record collector (sink nodes).
   virtual void send(ProducerRecord&& record) = 0;
+  // The store `store` of this task, which must be connected to `node`; throws
+  // std::invalid_argument naming both otherwise.
+  virtual StoreAccess state_store(std::string_view node, std::string_view store) = 0;
 };
 
 // Thrown through the node graph when code running inside `node` failed. The task catches it
@@ -103,13 +107,16 @@ class Children {
   std::vector<InputNode<K, V>*> nodes_;
 };
 
-// Runs `fn`, turning any exception other than a NodeError into a NodeError naming `node`.
+// Runs `fn`, turning any exception other than a NodeError or StoreError into a NodeError
+// naming `node`.
 template <class Fn>
 void run_in_node(const std::string& node, Fn&& fn) {
   try {
     fn();
   } catch (const NodeError&) {
     throw;
+  } catch (const StoreError&) {
+    throw;  // not the node's fault: the task stops
   } catch (const std::exception& e) {
     throw NodeError(node, e.what());
   } catch (...) {
@@ -153,6 +160,9 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
   Timestamp current_system_time() const override { return task_const().system_time(); }
   TaskId task_id() const override { return task_const().task_id(); }
   std::string_view application_id() const override { return task_const().application_id(); }
+  StoreAccess state_store(std::string_view store) override {
+    return this->task().state_store(this->name(), store);
+  }
 
  private:
   const TaskContext& task_const() const { return const_cast<ProcessorNode*>(this)->task(); }
@@ -220,6 +230,20 @@ class SinkNode final : public InputNode<K, V> {
         topic_(std::move(topic)),
         key_serde_(std::move(key_serde)),
         value_serde_(std::move(value_serde)) {}
+  // A sink writing the internal topic <application.id>-<internal_topic>.
+  SinkNode(std::string name, std::string internal_topic, SerdePtr<SerdeTargetT<K>> key_serde,
+           SerdePtr<SerdeTargetT<V>> value_serde)
+      : SinkNode(std::move(name), TopicNameExtractor<K, V>(), std::move(key_serde),
+                 std::move(value_serde)) {
+    internal_topic_ = std::move(internal_topic);
+  }
+
+  void init(TaskContext& task) override {
+    Node::init(task);
+    if (internal_topic_.empty()) return;
+    topic_ = [topic = std::string(task.application_id()) + "-" +
+                      internal_topic_](const Record<K, V>&) { return topic; };
+  }
 
   void process(Record<K, V>&& record) override {
     ProducerRecord out;
@@ -242,6 +266,7 @@ class SinkNode final : public InputNode<K, V> {
   }
 
   TopicNameExtractor<K, V> topic_;
+  std::string internal_topic_;
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "brook/internal/node.h"
+#include "brook/internal/store_spec.h"
 #include "brook/status.h"
 
 namespace brook::internal {
@@ -22,6 +23,7 @@ struct NodeSpec {
   NodeKind kind = NodeKind::kProcessor;
   std::vector<std::string> parents;  // in the order records reach this node
   std::vector<std::string> topics;   // source: subscribed topics; sink: its fixed topic
+  bool internal_topics = false;      // `topics` are internal: <application.id>-<topic>
   std::string topic_extractor;       // sink with a per-record topic: a description of it
   std::vector<std::string> stores;
   NodeFactory factory;
@@ -33,16 +35,36 @@ struct Subtopology {
   std::vector<std::string> source_topics;
 };
 
+// A repartition topic the topology writes and reads back. Partitions 0: as many as the
+// writing sub-topology has tasks.
+struct RepartitionTopic {
+  std::string name;  // without the <application.id>- prefix
+  std::int32_t partitions = 0;
+};
+
 struct TopologyData {
   std::vector<NodeSpec> nodes;
   std::vector<Subtopology> subtopologies;
-  std::vector<std::string> stores;  // names of every state store of the topology
+  std::vector<StoreSpec> stores;
+  std::vector<RepartitionTopic> repartition_topics;
+
+  const StoreSpec* store(std::string_view name) const;
+  // The sub-topology whose nodes use `store`.
+  const Subtopology* owner_of_store(std::string_view name) const;
 };
+
+// `topology` with every internal topic name prefixed by "<application_id>-": what the runtime
+// and the test driver run. The node factories are shared, not copied.
+std::shared_ptr<const TopologyData> resolve_internal_topics(const TopologyData& topology,
+                                                            std::string_view application_id);
+// The changelog topic of `store` in application `application_id`.
+std::string changelog_topic(std::string_view application_id, std::string_view store);
 
 // Checks `nodes` and groups them into sub-topologies. Every mistake found (and every one in
 // `earlier_errors`) is reported in one Status, one line each, naming the node at fault.
-Result<std::shared_ptr<const TopologyData>> make_topology_data(std::vector<NodeSpec> nodes,
-                                                               std::vector<Status> earlier_errors);
+Result<std::shared_ptr<const TopologyData>> make_topology_data(
+    std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
+    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> earlier_errors);
 
 // The live nodes of one task of a sub-topology, wired together and ready for init().
 struct TaskGraph {

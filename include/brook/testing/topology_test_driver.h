@@ -4,6 +4,11 @@
 // wait in memory to be read. Output written to a topic the topology also reads is fed back
 // in. Wall-clock time is a mock clock moved only by advance_wall_clock_time().
 //
+// State stores are real (RocksDB ones in a temporary directory removed with the driver). The
+// driver commits after every piped record, so record caches flush at once and table updates
+// appear immediately; changelog records land in output_queue("<app>-<store>-changelog").
+// Repartition topics are fed back in, so multi-phase topologies run whole.
+//
 // Not thread-safe. A task that stops with an error (ErrorAction::kFail) makes the piping
 // call throw TaskFailed; the driver is unusable afterwards.
 #pragma once
@@ -20,6 +25,7 @@
 #include "brook/metrics.h"
 #include "brook/record.h"
 #include "brook/serde.h"
+#include "brook/state_store.h"
 #include "brook/topology.h"
 
 namespace brook::testing {
@@ -78,7 +84,29 @@ class TopologyTestDriver {
   // Every topic something was written to.
   std::vector<std::string> output_topics() const;
 
+  // The store `name` (of any task), typed as declared; throws std::invalid_argument if there is
+  // no such store or its types differ. Stores of tables and aggregations hold
+  // ValueAndTimestamp<V>: use timestamped_key_value_store<K, V>().
+  template <class K, class V>
+  KeyValueStore<K, V> key_value_store(std::string_view name) {
+    internal::StoreAccess access = state_store(name);
+    if (access.spec.key_type != typeid(K) || access.spec.value_type != typeid(V)) {
+      throw std::invalid_argument("store " + access.spec.name + " holds <" +
+                                  access.spec.key_type_name + ", " + access.spec.value_type_name +
+                                  ">");
+    }
+    return KeyValueStore<K, V>(access.store,
+                               std::static_pointer_cast<const Serde<K>>(access.spec.key_serde),
+                               std::static_pointer_cast<const Serde<V>>(access.spec.value_serde));
+  }
+  template <class K, class V>
+  TimestampedKeyValueStore<K, V> timestamped_key_value_store(std::string_view name) {
+    return key_value_store<K, ValueAndTimestamp<V>>(name);
+  }
+
  private:
+  internal::StoreAccess state_store(std::string_view name);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

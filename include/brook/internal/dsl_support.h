@@ -1,0 +1,110 @@
+// What the DSL classes (KStream, KTable, grouped streams and tables) share when they add
+// nodes, stores and repartition topics to the graph being described. Not for users.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "brook/internal/graph_builder.h"
+#include "brook/internal/node.h"
+#include "brook/internal/type_name.h"
+#include "brook/options.h"
+
+namespace brook::internal {
+
+// Records that node `name` has no serde for T (kind "source", what "key", options "Consumed").
+template <class T>
+void missing_serde(GraphBuilder& graph, const std::string& name, std::string_view kind,
+                   std::string_view what, std::string_view options) {
+  graph.add_error(Status::invalid_argument(
+      std::string(kind) + " " + name + ": no " + std::string(what) + " serde for type " +
+      type_name<SerdeTargetT<T>>() + "; give one in " + std::string(options) + "{." +
+      std::string(what) + "_serde = ...} or specialise brook::DefaultSerde"));
+}
+
+// `given`, or T's default serde; records a missing one against node `name`.
+template <class T>
+SerdePtr<SerdeTargetT<T>> serde_or_default(GraphBuilder& graph, SerdePtr<SerdeTargetT<T>> given,
+                                           const std::string& name, std::string_view kind,
+                                           std::string_view what, std::string_view options) {
+  if (given) return given;
+  auto serde = default_serde<T>();
+  if (!serde) missing_serde<T>(graph, name, kind, what, options);
+  return serde;
+}
+
+// Adds a processor node running the processor `make()` returns; its name.
+template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
+std::string add_processor(GraphBuilder& graph, std::string_view prefix,
+                          const std::string& user_name, std::vector<std::string> parents,
+                          MakeProcessor make, std::vector<std::string> stores = {}) {
+  auto name = graph.name_for(user_name, prefix);
+  graph.add({.name = name,
+             .kind = NodeKind::kProcessor,
+             .parents = std::move(parents),
+             .stores = std::move(stores),
+             .factory = [name, make]() mutable -> std::unique_ptr<Node> {
+               return std::make_unique<ProcessorNode<KIn, VIn, KOut, VOut>>(name, make());
+             }});
+  return name;
+}
+
+template <class K, class V>
+std::string add_source(GraphBuilder& graph, const std::string& name,
+                       std::vector<std::string> topics, bool internal,
+                       SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde) {
+  graph.add({.name = name,
+             .kind = NodeKind::kSource,
+             .topics = std::move(topics),
+             .internal_topics = internal,
+             .factory = [name, key_serde, value_serde] -> std::unique_ptr<Node> {
+               return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde);
+             }});
+  return name;
+}
+
+// Declares the timestamped store of a table or aggregation, named `options.name` or
+// "<prefix>-STATE-STORE-<counter>"; its name.
+template <class K, class V>
+std::string add_table_store(GraphBuilder& graph, const Materialized<K, V>& options,
+                            std::string_view prefix) {
+  auto name = graph.name_for(options.name, std::string(prefix) + "-STATE-STORE");
+  auto key_serde =
+      serde_or_default<K>(graph, options.key_serde, name, "store", "key", "Materialized");
+  auto value_serde =
+      serde_or_default<V>(graph, options.value_serde, name, "store", "value", "Materialized");
+  SerdePtr<ValueAndTimestamp<V>> stored;
+  if (value_serde) stored = std::make_shared<const TimestampedSerde<V>>(value_serde);
+  graph.add_store(StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
+                                                           options.caching, key_serde, stored));
+  return name;
+}
+
+// Writes the records of node `parent` to the internal topic <application.id>-<topic> and
+// reads them back; the reading source's name. This is where a sub-topology ends and the next
+// begins.
+template <class K, class V>
+std::string add_repartition(GraphBuilder& graph, const std::string& parent,
+                            const std::string& topic, std::int32_t partitions,
+                            SerdePtr<SerdeTargetT<K>> key_serde,
+                            SerdePtr<SerdeTargetT<V>> value_serde) {
+  const std::string sink = topic + "-sink";
+  const std::string source = topic + "-source";
+  if (!key_serde) missing_serde<K>(graph, sink, "repartition", "key", "Grouped");
+  if (!value_serde) missing_serde<V>(graph, sink, "repartition", "value", "Grouped");
+  graph.add({.name = sink,
+             .kind = NodeKind::kSink,
+             .parents = {parent},
+             .topics = {topic},
+             .internal_topics = true,
+             .factory = [sink, topic, key_serde, value_serde] -> std::unique_ptr<Node> {
+               return std::make_unique<SinkNode<K, V>>(sink, topic, key_serde, value_serde);
+             }});
+  graph.add_repartition_topic({.name = topic, .partitions = partitions});
+  return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,230 @@
+// The processors behind tables and aggregations. Each keeps its table in a timestamped
+// key-value store and forwards every change as Change{new, old}: right away, or when the
+// record cache of its store flushes (then one change per key per flush). Not for users.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "brook/internal/change.h"
+#include "brook/internal/stateless.h"
+#include "brook/processor.h"
+
+namespace brook::internal {
+
+template <class T>
+struct Unwrapped {
+  using type = T;
+};
+template <class T>
+struct Unwrapped<std::optional<T>> {
+  using type = T;
+};
+// V for both V and std::optional<V>: the value type of a table built from either.
+template <class T>
+using UnwrappedT = typename Unwrapped<T>::type;
+
+// A table held in the store `store`, whose changes go to `context`'s children.
+template <class K, class V>
+class TableState {
+ public:
+  using Stored = ValueAndTimestamp<V>;
+
+  void init(ProcessorContext<K, Change<V>>& context, const std::string& store) {
+    context_ = &context;
+    store_.emplace(context.template timestamped_key_value_store<K, V>(store));
+    cached_ = context.state_store(store).store.set_flush_listener(
+        [this](std::string_view key, std::optional<std::string_view> new_value,
+               std::optional<std::string_view> old_value) {
+          forward_flushed(key, new_value, old_value);
+        });
+  }
+
+  std::optional<Stored> get(const K& key) { return store_->get(key); }
+
+  // Sets `key` to `value` (nullopt deletes it) at `timestamp`; `old` is what get() returned.
+  void put(const K& key, std::optional<V> value, Timestamp timestamp, std::optional<Stored> old) {
+    if (value) {
+      store_->put(key, Stored{*value, timestamp});
+    } else {
+      if (!old) return;  // deleting what is not there changes nothing
+      store_->remove(key);
+    }
+    if (cached_) return;  // the cache forwards the change when it flushes
+    std::optional<V> old_value;
+    if (old) old_value = std::move(old->value);
+    context_->forward(
+        Record<K, Change<V>>{key, {std::move(value), std::move(old_value)}, timestamp});
+  }
+
+ private:
+  void forward_flushed(std::string_view key, std::optional<std::string_view> new_bytes,
+                       std::optional<std::string_view> old_bytes) {
+    auto decoded_key = value_or_throw(store_->key_serde().deserialize(key), store_->name());
+    auto new_value = decode(new_bytes);
+    auto old_value = decode(old_bytes);
+    const Timestamp timestamp = new_value ? new_value->timestamp : context_->current_stream_time();
+    Change<V> change;
+    if (new_value) change.new_value = std::move(new_value->value);
+    if (old_value) change.old_value = std::move(old_value->value);
+    context_->forward(Record<K, Change<V>>{std::move(decoded_key), std::move(change), timestamp});
+  }
+  std::optional<Stored> decode(std::optional<std::string_view> bytes) {
+    if (!bytes) return std::nullopt;
+    return value_or_throw(store_->value_serde().deserialize(*bytes), store_->name());
+  }
+
+  ProcessorContext<K, Change<V>>* context_ = nullptr;
+  std::optional<TimestampedKeyValueStore<K, V>> store_;
+  bool cached_ = false;
+};
+
+// A table from a stream of upserts: each record sets its key's value; with an optional value
+// type, nullopt (a null on the topic) deletes the key.
+template <class K, class VIn>
+class TableSourceProcessor final : public Processor<K, VIn, K, Change<UnwrappedT<VIn>>> {
+ public:
+  using V = UnwrappedT<VIn>;
+  explicit TableSourceProcessor(std::string store) : store_name_(std::move(store)) {}
+  void init(ProcessorContext<K, Change<V>>& context) override {
+    Processor<K, VIn, K, Change<V>>::init(context);
+    state_.init(context, store_name_);
+  }
+  void process(Record<K, VIn> r) override {
+    state_.put(r.key, std::optional<V>(std::move(r.value)), r.timestamp, state_.get(r.key));
+  }
+
+ private:
+  std::string store_name_;
+  TableState<K, V> state_;
+};
+
+// An aggregation of a grouped stream: agg(key, value, current) -> the new aggregate, where
+// `current` is null for a key's first record. The result's timestamp is the largest of the
+// records that built it.
+template <class K, class V, class VA, class Agg>
+class StreamAggregateProcessor final : public Processor<K, V, K, Change<VA>> {
+ public:
+  StreamAggregateProcessor(std::string store, Agg agg)
+      : store_name_(std::move(store)), agg_(std::move(agg)) {}
+  void init(ProcessorContext<K, Change<VA>>& context) override {
+    Processor<K, V, K, Change<VA>>::init(context);
+    state_.init(context, store_name_);
+  }
+  void process(Record<K, V> r) override {
+    auto old = state_.get(r.key);
+    VA next = agg_(r.key, r.value, old ? &old->value : nullptr);
+    const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;
+    state_.put(r.key, std::move(next), ts, std::move(old));
+  }
+
+ private:
+  std::string store_name_;
+  Agg agg_;
+  TableState<K, VA> state_;
+};
+
+// An aggregation of a grouped table: f(key, change, current) -> the new aggregate (nullopt
+// deletes the row), where the change's old value is to be subtracted and its new value added.
+template <class K, class V, class VA, class F>
+class TableAggregateProcessor final : public Processor<K, Change<V>, K, Change<VA>> {
+ public:
+  TableAggregateProcessor(std::string store, F f)
+      : store_name_(std::move(store)), f_(std::move(f)) {}
+  void init(ProcessorContext<K, Change<VA>>& context) override {
+    Processor<K, Change<V>, K, Change<VA>>::init(context);
+    state_.init(context, store_name_);
+  }
+  void process(Record<K, Change<V>> r) override {
+    auto old = state_.get(r.key);
+    std::optional<VA> next = f_(r.key, r.value, old ? &old->value : nullptr);
+    const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;
+    state_.put(r.key, std::move(next), ts, std::move(old));
+  }
+
+ private:
+  std::string store_name_;
+  F f_;
+  TableState<K, VA> state_;
+};
+
+// Table filter: a value the predicate rejects becomes a tombstone; nothing is forwarded when
+// both sides end up absent.
+template <class K, class V, class Pred>
+class TableFilterProcessor final : public StatelessProcessor<K, Change<V>, K, Change<V>> {
+ public:
+  TableFilterProcessor(Pred pred, bool keep_matches)
+      : pred_(std::move(pred)), keep_(keep_matches) {}
+  void process(Record<K, Change<V>> r) override {
+    keep(r.key, r.value.new_value);
+    keep(r.key, r.value.old_value);
+    if (!r.value.new_value && !r.value.old_value) return;
+    this->context().forward(std::move(r));
+  }
+
+ private:
+  void keep(const K& key, std::optional<V>& value) {
+    if (value && static_cast<bool>(pred_(key, *value)) != keep_) value.reset();
+  }
+  Pred pred_;
+  bool keep_;
+};
+
+template <class K, class V, class VOut, class F>
+class TableMapValuesProcessor final : public StatelessProcessor<K, Change<V>, K, Change<VOut>> {
+ public:
+  explicit TableMapValuesProcessor(F f) : f_(std::move(f)) {}
+  void process(Record<K, Change<V>> r) override {
+    Change<VOut> out;
+    if (r.value.new_value) out.new_value = call_value_fn(f_, r.key, *r.value.new_value);
+    if (r.value.old_value) out.old_value = call_value_fn(f_, r.key, *r.value.old_value);
+    this->context().forward({std::move(r.key), std::move(out), r.timestamp, std::move(r.headers)});
+  }
+
+ private:
+  F f_;
+};
+
+// KTable::to_stream(): the new values; nullopt where the key was deleted.
+template <class K, class V>
+class TableToStreamProcessor final : public StatelessProcessor<K, Change<V>, K, std::optional<V>> {
+ public:
+  void process(Record<K, Change<V>> r) override {
+    this->context().forward(
+        {std::move(r.key), std::move(r.value.new_value), r.timestamp, std::move(r.headers)});
+  }
+};
+
+// KTable::group_by(): re-keys each change. When old and new map to different keys, the
+// retraction goes to the old key first, then the addition to the new key.
+template <class K, class V, class KOut, class VOut, class F>
+class TableRekeyProcessor final : public StatelessProcessor<K, Change<V>, KOut, Change<VOut>> {
+ public:
+  explicit TableRekeyProcessor(F f) : f_(std::move(f)) {}
+  void process(Record<K, Change<V>> r) override {
+    std::optional<KeyValue<KOut, VOut>> old_kv, new_kv;
+    if (r.value.old_value) old_kv = map(r.key, *r.value.old_value);
+    if (r.value.new_value) new_kv = map(r.key, *r.value.new_value);
+    if (old_kv && new_kv && old_kv->key == new_kv->key) {
+      send(std::move(new_kv->key), {std::move(new_kv->value), std::move(old_kv->value)}, r);
+      return;
+    }
+    if (old_kv) send(std::move(old_kv->key), {std::nullopt, std::move(old_kv->value)}, r);
+    if (new_kv) send(std::move(new_kv->key), {std::move(new_kv->value), std::nullopt}, r);
+  }
+
+ private:
+  KeyValue<KOut, VOut> map(const K& key, const V& value) {
+    auto kv = f_(key, value);
+    using T = KeyValueTraits<decltype(kv)>;
+    return {T::key(std::move(kv)), T::value(std::move(kv))};
+  }
+  void send(KOut key, Change<VOut> change, const Record<K, Change<V>>& from) {
+    this->context().forward({std::move(key), std::move(change), from.timestamp, from.headers});
+  }
+  F f_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,25 @@
+// StoreQuery: the untyped side of an interactive query over the local instances of one store.
+// Implemented by the runtime. Not for users.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "brook/internal/bytes_store.h"
+#include "brook/internal/store_spec.h"
+
+namespace brook::internal {
+
+class StoreQuery {
+ public:
+  virtual ~StoreQuery() = default;
+  virtual const StoreSpec& spec() const = 0;
+  // The value of `key` from the task of the key's partition.
+  virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  // Each local task's entries in `range`, partition after partition.
+  virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
+  virtual Result<std::int64_t> approximate_count() = 0;
+};
+
+}  // namespace brook::internal

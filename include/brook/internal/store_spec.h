@@ -1,0 +1,55 @@
+// A state store as the topology declares it: its name, kind, decorators and serdes. The
+// runtime builds one store stack per task from it. Not for users.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <typeinfo>
+
+#include "brook/internal/bytes_store.h"
+#include "brook/internal/type_name.h"
+#include "brook/serde.h"
+
+namespace brook {
+enum class StoreType;
+}
+
+namespace brook::internal {
+
+struct StoreSpec {
+  std::string name;
+  StoreType type{};
+  bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
+  bool caching = true;  // the record cache sits in front of the store
+  // The key and value types of the typed facade, and their serdes (Serde<K>, Serde<V>).
+  std::type_index key_type = typeid(void);
+  std::type_index value_type = typeid(void);
+  std::string key_type_name;
+  std::string value_type_name;
+  std::shared_ptr<const void> key_serde;
+  std::shared_ptr<const void> value_serde;
+
+  template <class K, class V>
+  static StoreSpec make(std::string name, StoreType type, bool logging, bool caching,
+                        SerdePtr<K> key_serde, SerdePtr<V> value_serde) {
+    return {.name = std::move(name),
+            .type = type,
+            .logging = logging,
+            .caching = caching,
+            .key_type = typeid(K),
+            .value_type = typeid(V),
+            .key_type_name = type_name<K>(),
+            .value_type_name = type_name<V>(),
+            .key_serde = std::move(key_serde),
+            .value_serde = std::move(value_serde)};
+  }
+};
+
+// What a processor gets when it asks its task for a store.
+struct StoreAccess {
+  KeyValueBytesStore& store;
+  const StoreSpec& spec;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,182 @@
+// KTable<K, V>: a changelog stream seen as a table, the latest value per key.
+//
+// Every update flows downstream as a change of one key: its new value and the value it
+// replaced (either may be absent: an insert, a delete). Tables come from a topic
+// (StreamsBuilder::table), a stream (KStream::to_table) or an aggregation. Callables take
+// (key, value) or (value), as on KStream.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "brook/kstream.h"
+
+namespace brook {
+
+template <class K, class V>
+class KGroupedTable;
+
+template <class K, class V>
+class KTable {
+ public:
+  using key_type = K;
+  using value_type = V;
+
+  // `store`: the store that materialises this table, empty if it has none.
+  KTable(std::shared_ptr<internal::GraphBuilder> graph, std::string node, std::string store = {})
+      : graph_(std::move(graph)), node_(std::move(node)), store_(std::move(store)) {}
+
+  const std::string& node_name() const { return node_; }
+  // The store holding this table (query it with Streams::store), or empty.
+  const std::string& store_name() const { return store_; }
+
+  // Keeps the keys whose value matches; a value that stops matching deletes its key.
+  template <std::predicate<const K&, const V&> Pred>
+  KTable filter(Pred pred, Named named = {}) const {
+    return add<V>("KTABLE-FILTER", named, [pred] {
+      return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, true);
+    });
+  }
+  template <std::predicate<const K&, const V&> Pred>
+  KTable filter_not(Pred pred, Named named = {}) const {
+    return add<V>("KTABLE-FILTER", named, [pred] {
+      return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, false);
+    });
+  }
+
+  template <class F, class VOut = internal::ValueFnResult<F, K, V>>
+  KTable<K, VOut> map_values(F f, Named named = {}) const {
+    return add<VOut>("KTABLE-MAPVALUES", named, [f] {
+      return std::make_unique<internal::TableMapValuesProcessor<K, V, VOut, F>>(f);
+    });
+  }
+
+  // The stream of updates: each key's new value, nullopt where the key was deleted (written
+  // to a topic, that is a tombstone).
+  KStream<K, std::optional<V>> to_stream(Named named = {}) const {
+    return KStream<K, std::optional<V>>(
+        graph_, internal::add_processor<K, internal::Change<V>, K, std::optional<V>>(
+                    *graph_, "KTABLE-TOSTREAM", named.name, {node_},
+                    [] { return std::make_unique<internal::TableToStreamProcessor<K, V>>(); }));
+  }
+
+  // Re-keys the table for an aggregation: f(key, value) returns the new key and value
+  // (KeyValue or std::pair). Always repartitions. When a key's update maps to another group,
+  // the old group first loses the old value, then the new group gains the new one.
+  template <class F, class R = std::invoke_result_t<F&, const K&, const V&>,
+            class KOut = typename internal::KeyValueTraits<R>::key_type,
+            class VOut = typename internal::KeyValueTraits<R>::value_type>
+  KGroupedTable<KOut, VOut> group_by(F f, Grouped<KOut, VOut> grouped = {}) const {
+    auto node = internal::add_processor<K, internal::Change<V>, KOut, internal::Change<VOut>>(
+        *graph_, "KTABLE-SELECT", "", {node_},
+        [f] { return std::make_unique<internal::TableRekeyProcessor<K, V, KOut, VOut, F>>(f); });
+    return KGroupedTable<KOut, VOut>(graph_, std::move(node), std::move(grouped));
+  }
+
+ private:
+  template <class VOut, class MakeProcessor>
+  KTable<K, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make) const {
+    return KTable<K, VOut>(
+        graph_, internal::add_processor<K, internal::Change<V>, K, internal::Change<VOut>>(
+                    *graph_, prefix, named.name, {node_}, std::move(make)));
+  }
+
+  std::shared_ptr<internal::GraphBuilder> graph_;
+  std::string node_;
+  std::string store_;
+};
+
+// A re-keyed table, ready for an aggregation with an adder and a subtractor. Its changes
+// travel through the repartition topic <application.id>-<name>-repartition (name: the
+// Grouped name, else the store's).
+template <class K, class V>
+class KGroupedTable {
+ public:
+  KGroupedTable(std::shared_ptr<internal::GraphBuilder> graph, std::string node,
+                Grouped<K, V> grouped)
+      : graph_(std::move(graph)), node_(std::move(node)), grouped_(std::move(grouped)) {}
+
+  // The number of values per key.
+  KTable<K, std::int64_t> count(Materialized<K, std::int64_t> materialized = {}) const {
+    return add<std::int64_t>(
+        materialized, [](const K&, const internal::Change<V>& change, const std::int64_t* count) {
+          return std::optional<std::int64_t>((count ? *count : 0) - (change.old_value ? 1 : 0) +
+                                             (change.new_value ? 1 : 0));
+        });
+  }
+
+  // adder(key, value, aggregate) for a value joining the key's group, subtractor(key, value,
+  // aggregate) for one leaving it; a key's first aggregate is initializer().
+  template <class Init, class Add, class Sub, class VA = std::decay_t<std::invoke_result_t<Init&>>>
+  KTable<K, VA> aggregate(Init initializer, Add adder, Sub subtractor,
+                          Materialized<K, VA> materialized = {}) const {
+    return add<VA>(materialized,
+                   [initializer, adder, subtractor](const K& key, const internal::Change<V>& change,
+                                                    const VA* current) mutable {
+                     VA aggregate = current ? *current : VA(initializer());
+                     if (change.old_value)
+                       aggregate = VA(subtractor(key, *change.old_value, aggregate));
+                     if (change.new_value) aggregate = VA(adder(key, *change.new_value, aggregate));
+                     return std::optional<VA>(std::move(aggregate));
+                   });
+  }
+
+  // adder(aggregate, value) and subtractor(aggregate, value); a key's first value is its
+  // first aggregate, and a group that loses its last value is deleted.
+  template <std::invocable<const V&, const V&> Add, std::invocable<const V&, const V&> Sub>
+  KTable<K, V> reduce(Add adder, Sub subtractor, Materialized<K, V> materialized = {}) const {
+    // The group's size travels with it, so an emptied group can be deleted.
+    return add<V>(materialized, [adder, subtractor](const K&, const internal::Change<V>& change,
+                                                    const V* current) mutable {
+      std::optional<V> aggregate;
+      if (current) aggregate = *current;
+      if (change.old_value && aggregate) aggregate = V(subtractor(*aggregate, *change.old_value));
+      if (change.new_value) {
+        aggregate = aggregate ? V(adder(*aggregate, *change.new_value)) : *change.new_value;
+      }
+      return aggregate;
+    });
+  }
+
+ private:
+  template <class VA, class F>
+  KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
+    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KTABLE-AGGREGATE");
+    auto value_serde = grouped_.value_serde ? grouped_.value_serde : default_serde<V>();
+    SerdePtr<internal::Change<V>> change_serde;
+    if (value_serde) change_serde = std::make_shared<const internal::ChangeSerde<V>>(value_serde);
+    auto source = internal::add_repartition<K, internal::Change<V>>(
+        *graph_, node_, (grouped_.name.empty() ? store : grouped_.name) + "-repartition", 0,
+        grouped_.key_serde ? grouped_.key_serde : default_serde<K>(), change_serde);
+    auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<VA>>(
+        *graph_, "KTABLE-AGGREGATE", "", {source},
+        [store, f] {
+          return std::make_unique<internal::TableAggregateProcessor<K, V, VA, F>>(store, f);
+        },
+        {store});
+    return KTable<K, VA>(graph_, node, store);
+  }
+
+  std::shared_ptr<internal::GraphBuilder> graph_;
+  std::string node_;
+  Grouped<K, V> grouped_;
+};
+
+template <class K, class V>
+KTable<K, internal::UnwrappedT<V>> KStream<K, V>::to_table(
+    Materialized<K, internal::UnwrappedT<V>> materialized) const {
+  using VT = internal::UnwrappedT<V>;
+  auto store = internal::add_table_store<K, VT>(*graph_, materialized, "KSTREAM-TOTABLE");
+  auto input =
+      repartitioned_if_needed(store + "-repartition", default_serde<K>(), default_serde<V>());
+  auto node = internal::add_processor<K, V, K, internal::Change<VT>>(
+      *graph_, "KSTREAM-TOTABLE", "", {input.node_name()},
+      [store] { return std::make_unique<internal::TableSourceProcessor<K, V>>(store); }, {store});
+  return KTable<K, VT>(graph_, node, store);
+}
+
+}  // namespace brook

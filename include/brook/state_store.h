@@ -1,0 +1,148 @@
+// State stores as processors see them: typed key-value facades over a task's local store.
+//
+// A store belongs to one task (one partition of its sub-topology) and holds exactly the
+// keys of that partition. Every call runs on the task's thread; the facade serialises keys
+// and values with the store's serdes. Keys are ordered by their serialised bytes (as in
+// Kafka Streams), so range() over integer keys follows their big-endian encoding.
+//
+// Failures of the store itself (a full disk, a corrupt file) throw brook::StoreError. The
+// task stops on it, whatever the processing-error handler says: skipping a record whose
+// state could not be written would lose data.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "brook/internal/bytes_store.h"
+#include "brook/record.h"
+#include "brook/serde.h"
+
+namespace brook {
+
+enum class StoreType {
+  kRocksDb,   // on local disk, survives restarts; restores only the changelog's tail
+  kInMemory,  // an ordered map; restored from the whole changelog whenever its task starts
+};
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace internal {
+[[noreturn]] void throw_store_error(const std::string& store, const Status& status);
+
+template <class T>
+T value_or_throw(Result<T> result, const std::string& store) {
+  if (!result) throw_store_error(store, result.error());
+  return std::move(*result);
+}
+inline void ok_or_throw(const Status& status, const std::string& store) {
+  if (!status.ok()) throw_store_error(store, status);
+}
+}  // namespace internal
+
+// A key-value store of a task. Cheap to copy (a view); valid while its task runs.
+template <class K, class V>
+class KeyValueStore {
+ public:
+  KeyValueStore(internal::KeyValueBytesStore& store, SerdePtr<K> key_serde, SerdePtr<V> value_serde)
+      : store_(&store), key_serde_(std::move(key_serde)), value_serde_(std::move(value_serde)) {}
+
+  const std::string& name() const { return store_->name(); }
+  const Serde<K>& key_serde() const { return *key_serde_; }
+  const Serde<V>& value_serde() const { return *value_serde_; }
+
+  // The value of `key`, or nullopt if it has none.
+  std::optional<V> get(const K& key) {
+    auto bytes = internal::value_or_throw(store_->get(key_bytes(key)), name());
+    if (!bytes) return std::nullopt;
+    return decode_value(*bytes);
+  }
+  void put(const K& key, const V& value) {
+    auto bytes = internal::value_or_throw(value_serde_->serialize(value), name());
+    internal::ok_or_throw(store_->put(key_bytes(key), bytes), name());
+  }
+  void remove(const K& key) { internal::ok_or_throw(store_->put(key_bytes(key), {}), name()); }
+
+  // The entries with from <= key <= to (by serialised key), in key order.
+  std::vector<KeyValue<K, V>> range(const K& from, const K& to) {
+    return collect({.from = key_bytes(from), .to = key_bytes(to)});
+  }
+  std::vector<KeyValue<K, V>> all() { return collect({}); }
+  std::int64_t approximate_num_entries() {
+    return internal::value_or_throw(store_->approximate_count(), name());
+  }
+
+ private:
+  std::string key_bytes(const K& key) {
+    return internal::value_or_throw(key_serde_->serialize(key), name());
+  }
+  V decode_value(std::string_view bytes) {
+    return internal::value_or_throw(value_serde_->deserialize(bytes), name());
+  }
+  std::vector<KeyValue<K, V>> collect(const internal::KeyRange& range) {
+    std::vector<KeyValue<K, V>> out;
+    internal::ok_or_throw(
+        store_->scan(range,
+                     [&](std::string_view k, std::string_view v) {
+                       out.push_back({internal::value_or_throw(key_serde_->deserialize(k), name()),
+                                      decode_value(v)});
+                       return true;
+                     }),
+        name());
+    return out;
+  }
+
+  internal::KeyValueBytesStore* store_;
+  SerdePtr<K> key_serde_;
+  SerdePtr<V> value_serde_;
+};
+
+// A value and the timestamp of the record that last updated it.
+template <class V>
+struct ValueAndTimestamp {
+  V value{};
+  Timestamp timestamp{0};
+  friend bool operator==(const ValueAndTimestamp&, const ValueAndTimestamp&) = default;
+};
+
+// Stores ValueAndTimestamp<V> as [8-byte big-endian timestamp][V's bytes], as Kafka Streams
+// lays out timestamped stores.
+template <class V>
+class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
+ public:
+  explicit TimestampedSerde(SerdePtr<V> inner) : inner_(std::move(inner)) {}
+  std::string_view name() const override { return inner_->name(); }
+  Result<std::string> serialize(const ValueAndTimestamp<V>& v) const override {
+    auto value = inner_->serialize(v.value);
+    if (!value) return value;
+    std::string out(8, '\0');
+    const auto ts = static_cast<std::uint64_t>(v.timestamp.value());
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(ts >> (56 - 8 * i));
+    return out.append(*value);
+  }
+  Result<ValueAndTimestamp<V>> deserialize(std::string_view bytes) const override {
+    if (bytes.size() < 8) {
+      return error(Status::corruption("timestamped " + std::string(name()) + " value of " +
+                                      std::to_string(bytes.size()) + " bytes, needs at least 8"));
+    }
+    std::uint64_t ts = 0;
+    for (int i = 0; i < 8; ++i) ts = (ts << 8) | static_cast<unsigned char>(bytes[i]);
+    auto value = inner_->deserialize(bytes.substr(8));
+    if (!value) return error(std::move(value.error()));
+    return ValueAndTimestamp<V>{std::move(*value), Timestamp(static_cast<std::int64_t>(ts))};
+  }
+
+ private:
+  SerdePtr<V> inner_;
+};
+
+template <class K, class V>
+using TimestampedKeyValueStore = KeyValueStore<K, ValueAndTimestamp<V>>;
+
+}  // namespace brook

@@ -1,0 +1,80 @@
+// LocalStore: one store of one task as the rest of the application sees it. It is the top
+// of the store's decorator stack: it serialises every call with a lock (interactive queries
+// read from other threads), notes whether the task wrote since the last commit, and tracks
+// the store's phase and restoration progress.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "backend/log_backend.h"
+#include "brook/internal/store_spec.h"
+#include "state/store_stack.h"
+
+namespace brook::internal {
+
+class LocalStore final : public KeyValueBytesStore {
+ public:
+  enum class Phase { kRestoring, kActive, kClosed };
+
+  // `changelog`: the partition that logs this store, if it has one.
+  LocalStore(const StoreSpec& spec, TaskId task, StoreStack stack,
+             std::optional<TopicPartition> changelog);
+
+  const StoreSpec& spec() const { return spec_; }
+  TaskId task() const { return task_; }
+  const std::optional<TopicPartition>& changelog() const { return changelog_; }
+
+  // KeyValueBytesStore, each call under the lock.
+  const std::string& name() const override { return spec_.name; }
+  Result<std::optional<std::string>> get(std::string_view key) override;
+  Status put(std::string_view key, std::optional<std::string_view> value) override;
+  Status scan(const KeyRange& range, const ScanVisitor& visit) override;
+  Result<std::int64_t> approximate_count() override;
+  Status flush() override;
+  Status commit(std::optional<Offset> changelog_next) override;
+  std::optional<Offset> committed_offset() const override;
+  bool persistent() const override;
+  bool set_flush_listener(CacheFlushListener listener) override;
+
+  // True (and reset) if anything was written since the last call.
+  bool take_written();
+
+  // Restoration: changelog records go straight to the bottom store, below cache and log.
+  // `restored`/`total` count records for progress reports.
+  void start_restoring(std::int64_t total);
+  Status restore(const ConsumerRecord& record);
+  Status finish_restore_batch(Offset next);
+  void activate();
+  std::int64_t restored() const;
+
+  // For interactive queries from other threads: `fn(store)` under the lock if the store is
+  // active; otherwise kFailedPrecondition saying why it cannot answer.
+  template <class Fn>
+  auto query(Fn fn) -> decltype(fn(std::declval<KeyValueBytesStore&>())) {
+    std::lock_guard lock(mutex_);
+    if (phase_ != Phase::kActive) return error(unavailable());
+    return fn(*stack_.top);
+  }
+
+  // Closes the stack. Writes since the last commit are lost (a dirty close) unless commit()
+  // came first. Queries after this say the store migrated.
+  void close();
+
+ private:
+  Status unavailable() const;
+
+  const StoreSpec& spec_;
+  TaskId task_;
+  std::optional<TopicPartition> changelog_;
+  mutable std::recursive_mutex mutex_;  // a cache flush may come back in through a listener
+  StoreStack stack_;
+  Phase phase_ = Phase::kActive;
+  bool written_ = false;
+  std::int64_t restored_ = 0;
+  std::int64_t to_restore_ = 0;
+};
+
+}  // namespace brook::internal

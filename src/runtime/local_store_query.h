@@ -1,0 +1,27 @@
+// LocalStoreQuery: an interactive query over the instances of one store that run on this
+// application instance, found through the StoreRegistry on every call (tasks come and go).
+#pragma once
+
+#include "brook/internal/store_query.h"
+#include "runtime/store_registry.h"
+
+namespace brook::internal {
+
+class LocalStoreQuery final : public StoreQuery {
+ public:
+  // `partitions`: how many tasks (partitions) the store has in all.
+  LocalStoreQuery(const StoreSpec& spec, std::int32_t partitions, const StoreRegistry& registry)
+      : spec_(spec), partitions_(partitions), registry_(registry) {}
+
+  const StoreSpec& spec() const override { return spec_; }
+  Result<std::optional<std::string>> get(std::string_view key) override;
+  Status scan(const KeyRange& range, const ScanVisitor& visit) override;
+  Result<std::int64_t> approximate_count() override;
+
+ private:
+  const StoreSpec& spec_;
+  std::int32_t partitions_;
+  const StoreRegistry& registry_;
+};
+
+}  // namespace brook::internal

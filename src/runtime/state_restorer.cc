@@ -1,0 +1,166 @@
+#include "runtime/state_restorer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+constexpr auto kProgressInterval = std::chrono::seconds(10);
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+StateRestorer::StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, Metrics& metrics,
+                             std::shared_ptr<StateRestoreListener> listener)
+    : consumer_(std::move(consumer)),
+      admin_(admin),
+      metrics_(metrics),
+      listener_(std::move(listener)) {}
+
+Result<bool> StateRestorer::add(StreamTask& task) {
+  bool added = false;
+  for (const auto& store : task.stores().stores()) {
+    if (!store->changelog()) continue;
+    const TopicPartition& tp = *store->changelog();
+    auto earliest = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
+    if (!earliest) return error(std::move(earliest.error()));
+    auto end = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
+    if (!end) return error(std::move(end.error()));
+    const Offset start = std::max(store->committed_offset().value_or(*earliest), *earliest);
+    if (start >= *end) continue;
+    store->start_restoring(end->value() - start.value());
+    const auto now = std::chrono::steady_clock::now();
+    partitions_[tp] = {
+        .store = store.get(),
+        .position = start,
+        .end = *end,
+        .started = now,
+        .last_report = now,
+        .restored = &metrics_.counter(
+            {.group = "stream-state-metrics",
+             .name = "restore-total",
+             .tags = {{"task-id", store->task().to_string()}, {"store", store->name()}}})};
+    log(LogLevel::kInfo, "task {}: restoring store {} from {} offsets {} to {}",
+        store->task().to_string(), store->name(), tp.to_string(), start.value(), end->value());
+    if (listener_) listener_->on_restore_start(store->name(), store->task(), start, *end);
+    added = true;
+  }
+  if (added) {
+    if (auto s = reassign(); !s.ok()) return error(std::move(s));
+  }
+  return added;
+}
+
+Status StateRestorer::remove(TaskId task) {
+  const auto before = partitions_.size();
+  std::erase_if(partitions_, [&](const auto& entry) { return entry.second.store->task() == task; });
+  return partitions_.size() == before ? Status() : reassign();
+}
+
+Status StateRestorer::reassign() {
+  std::vector<TopicPartition> assignment;
+  for (const auto& [tp, r] : partitions_) assignment.push_back(tp);
+  if (auto s = consumer_->assign(assignment); !s.ok()) return s;
+  for (const auto& [tp, r] : partitions_) {
+    if (auto s = consumer_->seek(tp, r.position); !s.ok()) return s;
+  }
+  return {};
+}
+
+Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds budget) {
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  std::vector<TaskId> ready;
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
+    auto records = consumer_->poll(std::chrono::milliseconds(0));
+    if (!records) return error(std::move(records.error()));
+    if (auto s = apply_batch(*records); !s.ok()) return error(std::move(s));
+    std::vector<TaskId> finished;
+    for (auto it = partitions_.begin(); it != partitions_.end();) {
+      if (it->second.position < it->second.end) {
+        ++it;
+        continue;
+      }
+      report(it->second, true);
+      finished.push_back(it->second.store->task());
+      it = partitions_.erase(it);
+    }
+    for (TaskId task : finished) {
+      const bool more = std::any_of(partitions_.begin(), partitions_.end(),
+                                    [&](const auto& e) { return e.second.store->task() == task; });
+      if (!more && std::find(ready.begin(), ready.end(), task) == ready.end()) {
+        ready.push_back(task);
+      }
+    }
+    if (!finished.empty() && busy()) {
+      if (auto s = reassign(); !s.ok()) return error(std::move(s));
+    }
+  }
+  return ready;
+}
+
+Status StateRestorer::apply_batch(std::vector<ConsumerRecord>& records) {
+  Restoring* current = nullptr;
+  TopicPartition current_tp;
+  std::vector<Restoring*> touched;
+  for (const auto& record : records) {
+    if (current == nullptr || record.partition != current_tp.partition ||
+        record.topic != current_tp.topic) {
+      current_tp = {record.topic, record.partition};
+      auto it = partitions_.find(current_tp);
+      current = it == partitions_.end() ? nullptr : &it->second;
+      if (current == nullptr) continue;
+      if (std::find(touched.begin(), touched.end(), current) == touched.end()) {
+        touched.push_back(current);
+      }
+    }
+    if (current == nullptr || record.offset >= current->end) continue;
+    if (auto s = current->store->restore(record); !s.ok()) return s;
+    current->position = Offset(record.offset.value() + 1);
+    ++*current->restored;
+  }
+  for (auto& [tp, r] : partitions_) {
+    // Past transaction markers and compacted gaps too.
+    auto position = consumer_->position(tp);
+    if (position && *position > r.position) {
+      r.position = std::min(*position, r.end);
+      if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
+    }
+  }
+  for (Restoring* r : touched) {
+    // The batch and the offset it reached land together: a crash now resumes from here.
+    if (auto s = r->store->finish_restore_batch(r->position); !s.ok()) return s;
+    if (listener_) {
+      listener_->on_batch_restored(r->store->name(), r->store->task(), r->position,
+                                   r->store->restored());
+    }
+    if (std::chrono::steady_clock::now() - r->last_report >= kProgressInterval) report(*r, false);
+  }
+  return {};
+}
+
+void StateRestorer::report(Restoring& r, bool done) {
+  const double elapsed = seconds_since(r.started);
+  const auto restored = r.store->restored();
+  const double rate = elapsed > 0 ? static_cast<double>(restored) / elapsed : 0;
+  if (done) {
+    r.store->activate();
+    log(LogLevel::kInfo, "task {}: restored store {}: {} records in {:.1f} s ({:.0f} records/s)",
+        r.store->task().to_string(), r.store->name(), restored, elapsed, rate);
+    if (listener_) listener_->on_restore_end(r.store->name(), r.store->task(), restored);
+    return;
+  }
+  r.last_report = std::chrono::steady_clock::now();
+  log(LogLevel::kInfo,
+      "task {}: restoring store {}: {} records so far, offset {} of {} ({:.0f} records/s)",
+      r.store->task().to_string(), r.store->name(), restored, r.position.value(), r.end.value(),
+      rate);
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,55 @@
+// StateRestorer: brings the stores of a thread's new tasks up to date from their changelog
+// partitions before the tasks process anything. Restoration starts at the offset each store
+// committed with its data (a RocksDB store after a clean stop: nothing to read), reads to the
+// changelog's end as it was when the task was created, and runs in bounded steps inside the
+// thread's loop. Progress goes to the log, the metrics and a StateRestoreListener.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "backend/log_backend.h"
+#include "brook/metrics.h"
+#include "brook/restore_listener.h"
+#include "runtime/stream_task.h"
+
+namespace brook::internal {
+
+class StateRestorer {
+ public:
+  StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, Metrics& metrics,
+                std::shared_ptr<StateRestoreListener> listener);
+
+  // Starts restoring the logged stores of `task`. False if there is nothing to restore (the
+  // task may run right away).
+  Result<bool> add(StreamTask& task);
+  // Stops restoring the stores of a task that is being closed.
+  Status remove(TaskId task);
+  bool busy() const { return !partitions_.empty(); }
+  // Reads and applies changelog records for up to `budget`; the tasks whose stores are
+  // all restored now.
+  Result<std::vector<TaskId>> restore(std::chrono::milliseconds budget);
+
+ private:
+  struct Restoring {
+    LocalStore* store;
+    Offset position;
+    Offset end;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point last_report;
+    Metrics::Counter* restored;
+  };
+  Status reassign();
+  Status apply_batch(std::vector<ConsumerRecord>& records);
+  void report(Restoring& r, bool done);
+
+  std::unique_ptr<Consumer> consumer_;
+  Admin& admin_;
+  Metrics& metrics_;
+  std::shared_ptr<StateRestoreListener> listener_;
+  std::map<TopicPartition, Restoring> partitions_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,55 @@
+// TaskStores: the state stores of one task (Kafka Streams' ProcessorStateManager). Opens the
+// stores its sub-topology uses, each in <state dir>/<task>/<store>, registers them for
+// queries, and flushes and commits them with the task.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "brook/internal/topology_data.h"
+#include "runtime/local_store.h"
+#include "runtime/store_registry.h"
+
+namespace brook::internal {
+
+// What an application instance gives its tasks for their stores.
+struct StateConfig {
+  std::filesystem::path dir;                      // <state.dir>/<application.id>
+  std::shared_ptr<RocksDbMemory> rocksdb_memory;  // shared by all RocksDB stores
+  bool sync = false;                              // fsync RocksDB's log on commit
+  std::shared_ptr<CacheBudget> cache;             // the record cache of the task's thread
+  StoreRegistry* registry = nullptr;              // where queries find the stores, if any
+};
+
+class TaskStores {
+ public:
+  // Sends one changelog record (to the task's collector).
+  using Send = std::function<void(ProducerRecord&&)>;
+
+  TaskStores(TaskId task, StateConfig config) : task_(task), config_(std::move(config)) {}
+  ~TaskStores() { close(); }
+
+  // Opens every store the nodes of the task's sub-topology use, in the order of their first
+  // user (so upstream caches flush first). `now` gives changelog records their timestamp.
+  Status open(const TopologyData& topology, std::string_view application_id, Send send,
+              std::function<Timestamp()> now);
+  LocalStore* find(std::string_view name) const;
+  const std::vector<std::shared_ptr<LocalStore>>& stores() const { return stores_; }
+
+  // Flushes the record caches (their updates go downstream and to the changelogs).
+  Status flush();
+  // Commits every store written since the last commit, a logged one with the end offset of
+  // its changelog partition (`end_of`), after the changelog writes themselves committed.
+  Status commit(const std::function<Result<Offset>(const TopicPartition&)>& end_of);
+  // Closes every store (dirty: writes since the last commit are lost) and unregisters it.
+  void close();
+
+ private:
+  TaskId task_;
+  StateConfig config_;
+  std::vector<std::shared_ptr<LocalStore>> stores_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,439 @@
+#include "state/caching_store.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "state/in_memory_store.h"
+
+namespace brook::internal {
+namespace {
+
+constexpr std::size_t kLarge = std::size_t{1} << 20;
+// What an entry with a one-byte key and a one-byte value is charged.
+constexpr std::size_t kSmallEntry = CacheBudget::entry_bytes(1, 1);
+
+struct Change {
+  std::string key;
+  std::optional<std::string> new_value;
+  std::optional<std::string> old_value;
+  friend bool operator==(const Change&, const Change&) = default;
+  friend void PrintTo(const Change& c, std::ostream* os) {
+    *os << "{" << c.key << ": " << c.new_value.value_or("<absent>") << " <- "
+        << c.old_value.value_or("<absent>") << "}";
+  }
+};
+using Changes = std::vector<Change>;
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+std::unique_ptr<CachingStore> make_store(std::shared_ptr<CacheBudget> budget,
+                                         Changes* changes = nullptr) {
+  auto store =
+      std::make_unique<CachingStore>(std::make_unique<InMemoryStore>("counts"), std::move(budget));
+  if (changes != nullptr) {
+    store->set_flush_listener([changes](std::string_view key, std::optional<std::string_view> now,
+                                        std::optional<std::string_view> before) {
+      changes->push_back({std::string(key), now ? std::optional<std::string>(*now) : std::nullopt,
+                          before ? std::optional<std::string>(*before) : std::nullopt});
+    });
+  }
+  return store;
+}
+
+std::shared_ptr<CacheBudget> budget(std::size_t max_bytes) {
+  return std::make_shared<CacheBudget>(max_bytes);
+}
+
+Entries scan_all(KeyValueBytesStore& store, const KeyRange& range = {}) {
+  Entries out;
+  EXPECT_TRUE(store
+                  .scan(range,
+                        [&](std::string_view k, std::string_view v) {
+                          out.emplace_back(k, v);
+                          return true;
+                        })
+                  .ok());
+  return out;
+}
+
+// Forwards to an InMemoryStore the test keeps (so it outlives the cache above it); puts
+// fail while *fail_puts is set.
+class SharedStore final : public KeyValueBytesStore {
+ public:
+  SharedStore(std::shared_ptr<InMemoryStore> data, std::shared_ptr<bool> fail_puts)
+      : data_(std::move(data)), fail_puts_(std::move(fail_puts)) {}
+
+  const std::string& name() const override { return data_->name(); }
+  Result<std::optional<std::string>> get(std::string_view key) override { return data_->get(key); }
+  Status put(std::string_view key, std::optional<std::string_view> value) override {
+    if (*fail_puts_) return Status::io_error("disk full");
+    return data_->put(key, value);
+  }
+  Status scan(const KeyRange& range, const ScanVisitor& visit) override {
+    return data_->scan(range, visit);
+  }
+  Result<std::int64_t> approximate_count() override { return data_->approximate_count(); }
+  Status flush() override { return {}; }
+  Status commit(std::optional<Offset>) override { return {}; }
+  std::optional<Offset> committed_offset() const override { return std::nullopt; }
+  bool persistent() const override { return false; }
+
+ private:
+  std::shared_ptr<InMemoryStore> data_;
+  std::shared_ptr<bool> fail_puts_;
+};
+
+TEST(CacheBudget, ChargesKeyValueAndOverheadPerEntry) {
+  CacheBudget b(1000);
+  EXPECT_EQ(CacheBudget::entry_bytes(3, 5), 8 + CacheBudget::kEntryOverhead);
+  b.take(600);
+  EXPECT_EQ(b.used_bytes(), 600u);
+  EXPECT_TRUE(b.fits(0, 400));
+  EXPECT_FALSE(b.fits(0, 401));
+  EXPECT_TRUE(b.fits(100, 500));
+  b.release(600);
+  EXPECT_EQ(b.used_bytes(), 0u);
+  EXPECT_EQ(b.max_bytes(), 1000u);
+}
+
+TEST(CachingStore, CollapsesUpdatesPerKeyUntilFlush) {
+  Changes changes;
+  auto store = make_store(budget(kLarge), &changes);
+  ASSERT_TRUE(store->inner().put("k", "0").ok());
+  for (auto value : {"1", "2", "3"}) ASSERT_TRUE(store->put("k", value).ok());
+  EXPECT_EQ(store->inner().get("k").value(), "0");
+  EXPECT_TRUE(changes.empty());
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(changes, (Changes{{"k", "3", "0"}}));
+  EXPECT_EQ(store->inner().get("k").value(), "3");
+}
+
+TEST(CachingStore, OldValueIsTheValueBelowBeforeTheFirstCollapsedUpdate) {
+  Changes changes;
+  auto store = make_store(budget(kLarge), &changes);
+  ASSERT_TRUE(store->put("k", "1").ok());
+  ASSERT_TRUE(store->flush().ok());
+  ASSERT_TRUE(store->put("k", "2").ok());
+  ASSERT_TRUE(store->put("k", "3").ok());
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(changes, (Changes{{"k", "1", std::nullopt}, {"k", "3", "1"}}));
+}
+
+TEST(CachingStore, PutThenDeleteOfAKeyAbsentBelowTellsNothing) {
+  Changes changes;
+  auto store = make_store(budget(kLarge), &changes);
+  ASSERT_TRUE(store->put("k", "1").ok());
+  ASSERT_TRUE(store->put("k", std::nullopt).ok());
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_TRUE(changes.empty());
+  EXPECT_EQ(store->inner().approximate_count().value(), 0);
+}
+
+TEST(CachingStore, DeleteOfAnExistingKeyTellsAbsentNewAndTheOldValue) {
+  Changes changes;
+  auto store = make_store(budget(kLarge), &changes);
+  ASSERT_TRUE(store->inner().put("k", "1").ok());
+  ASSERT_TRUE(store->put("k", std::nullopt).ok());
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(changes, (Changes{{"k", std::nullopt, "1"}}));
+  EXPECT_EQ(store->inner().get("k").value(), std::nullopt);
+  EXPECT_EQ(store->get("k").value(), std::nullopt);
+  EXPECT_EQ(store->approximate_count().value(), 0);
+}
+
+TEST(CachingStore, GetSeesUnflushedWritesAndTombstones) {
+  auto store = make_store(budget(kLarge));
+  ASSERT_TRUE(store->inner().put("a", "below").ok());
+  ASSERT_TRUE(store->inner().put("b", "below").ok());
+  ASSERT_TRUE(store->put("a", "cached").ok());
+  ASSERT_TRUE(store->put("b", std::nullopt).ok());
+  ASSERT_TRUE(store->put("c", "new").ok());
+  EXPECT_EQ(store->get("a").value(), "cached");
+  EXPECT_EQ(store->get("b").value(), std::nullopt);
+  EXPECT_EQ(store->get("c").value(), "new");
+  EXPECT_EQ(store->get("d").value(), std::nullopt);
+  EXPECT_EQ(store->inner().get("a").value(), "below");
+  EXPECT_EQ(store->inner().get("b").value(), "below");
+  EXPECT_EQ(store->inner().get("c").value(), std::nullopt);
+}
+
+TEST(CachingStore, GetCachesWhatItFindsBelowButNotAbsentKeys) {
+  auto shared = budget(kLarge);
+  auto store = make_store(shared);
+  ASSERT_TRUE(store->inner().put("hot", "1").ok());
+  EXPECT_EQ(store->get("missing").value(), std::nullopt);
+  EXPECT_EQ(shared->used_bytes(), 0u);
+  EXPECT_EQ(store->get("hot").value(), "1");
+  EXPECT_EQ(shared->used_bytes(), CacheBudget::entry_bytes(3, 1));
+  // Changed behind the cache's back: the cached copy answers.
+  ASSERT_TRUE(store->inner().put("hot", "2").ok());
+  EXPECT_EQ(store->get("hot").value(), "1");
+}
+
+TEST(CachingStore, ScanMergesTheCacheOverTheStoreBelowWithInclusiveBounds) {
+  auto store = make_store(budget(kLarge));
+  for (auto key : {"b", "c", "d", "e"}) ASSERT_TRUE(store->inner().put(key, "below").ok());
+  ASSERT_TRUE(store->put("a", "cached").ok());
+  ASSERT_TRUE(store->put("c", "cached").ok());
+  ASSERT_TRUE(store->put("d", std::nullopt).ok());
+  ASSERT_TRUE(store->put("f", "cached").ok());
+  ASSERT_TRUE(store->put("g", std::nullopt).ok());
+  EXPECT_EQ(
+      scan_all(*store),
+      (Entries{{"a", "cached"}, {"b", "below"}, {"c", "cached"}, {"e", "below"}, {"f", "cached"}}));
+  EXPECT_EQ(scan_all(*store, {.from = "b", .to = "d"}), (Entries{{"b", "below"}, {"c", "cached"}}));
+  EXPECT_EQ(scan_all(*store, {.from = "c", .to = "f"}),
+            (Entries{{"c", "cached"}, {"e", "below"}, {"f", "cached"}}));
+  EXPECT_EQ(scan_all(*store, {.to = "a"}), (Entries{{"a", "cached"}}));
+  EXPECT_EQ(scan_all(*store, {.from = "d", .to = "d"}), Entries{});
+  EXPECT_EQ(scan_all(*store, {.from = "f", .to = "b"}), Entries{});
+}
+
+TEST(CachingStore, ScanStopsWhenTheVisitorSaysSo) {
+  auto store = make_store(budget(kLarge));
+  ASSERT_TRUE(store->inner().put("b", "below").ok());
+  ASSERT_TRUE(store->put("a", "cached").ok());
+  ASSERT_TRUE(store->put("c", "cached").ok());
+  ASSERT_TRUE(store->put("d", "cached").ok());
+  for (int stop_after : {1, 2, 3}) {
+    int seen = 0;
+    ASSERT_TRUE(store->scan({}, [&](auto, auto) { return ++seen < stop_after; }).ok());
+    EXPECT_EQ(seen, stop_after);
+  }
+}
+
+TEST(CachingStore, FlushWritesDirtyKeysInKeyOrderAndKeepsThemCached) {
+  Changes changes;
+  auto shared = budget(kLarge);
+  auto store = make_store(shared, &changes);
+  for (auto key : {"c", "a", "b"}) ASSERT_TRUE(store->put(key, "1").ok());
+  const std::size_t used = shared->used_bytes();
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(
+      changes,
+      (Changes{{"a", "1", std::nullopt}, {"b", "1", std::nullopt}, {"c", "1", std::nullopt}}));
+  EXPECT_EQ(shared->used_bytes(), used);
+  ASSERT_TRUE(store->flush().ok());  // nothing dirty left
+  EXPECT_EQ(changes.size(), 3u);
+}
+
+TEST(CachingStore, FlushDropsWrittenTombstonesFromTheCache) {
+  auto shared = budget(kLarge);
+  auto store = make_store(shared);
+  ASSERT_TRUE(store->inner().put("k", "1").ok());
+  ASSERT_TRUE(store->put("k", std::nullopt).ok());
+  EXPECT_GT(shared->used_bytes(), 0u);
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(shared->used_bytes(), 0u);
+  EXPECT_EQ(store->get("k").value(), std::nullopt);
+}
+
+TEST(CachingStore, EvictsLeastRecentlyUsedEntriesWritingDirtyOnesDown) {
+  Changes changes;
+  auto shared = budget(2 * kSmallEntry);
+  auto store = make_store(shared, &changes);
+  ASSERT_TRUE(store->put("a", "1").ok());
+  ASSERT_TRUE(store->put("b", "1").ok());
+  EXPECT_TRUE(changes.empty());
+  ASSERT_EQ(store->get("a").value(), "1");  // a is now more recently used than b
+  ASSERT_TRUE(store->put("c", "1").ok());
+  EXPECT_EQ(changes, (Changes{{"b", "1", std::nullopt}}));
+  EXPECT_EQ(store->inner().get("b").value(), "1");
+  EXPECT_EQ(store->inner().get("a").value(), std::nullopt);
+  EXPECT_EQ(shared->used_bytes(), 2 * kSmallEntry);
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(
+      changes,
+      (Changes{{"b", "1", std::nullopt}, {"a", "1", std::nullopt}, {"c", "1", std::nullopt}}));
+}
+
+TEST(CachingStore, EvictingACleanEntryWritesNothing) {
+  Changes changes;
+  auto shared = budget(kSmallEntry);
+  auto store = make_store(shared, &changes);
+  ASSERT_TRUE(store->inner().put("a", "1").ok());
+  ASSERT_EQ(store->get("a").value(), "1");
+  ASSERT_TRUE(store->put("b", "2").ok());
+  EXPECT_TRUE(changes.empty());
+  EXPECT_EQ(shared->used_bytes(), kSmallEntry);
+  EXPECT_EQ(store->get("a").value(), "1");  // read below again; evicts dirty b to fit
+  EXPECT_EQ(changes, (Changes{{"b", "2", std::nullopt}}));
+}
+
+TEST(CachingStore, StoresSharingABudgetEachEvictOnlyTheirOwnEntries) {
+  Changes first_changes;
+  Changes second_changes;
+  auto shared = budget(3 * kSmallEntry);
+  auto first = make_store(shared, &first_changes);
+  auto second = make_store(shared, &second_changes);
+  for (auto key : {"a", "b", "c"}) ASSERT_TRUE(first->put(key, "1").ok());
+  // The first store holds the whole budget: the second has nothing of its own to evict, so
+  // its write goes straight down.
+  ASSERT_TRUE(second->put("x", "1").ok());
+  EXPECT_TRUE(first_changes.empty());
+  EXPECT_EQ(second_changes, (Changes{{"x", "1", std::nullopt}}));
+  EXPECT_LE(shared->used_bytes(), shared->max_bytes());
+}
+
+TEST(CachingStore, StoresSharingABudgetBothStayWithinIt) {
+  auto shared = budget(3 * kSmallEntry);
+  auto first = make_store(shared);
+  auto second = make_store(shared);
+  std::map<std::string, std::string> first_model;
+  std::map<std::string, std::string> second_model;
+  for (int i = 0; i < 40; ++i) {
+    const std::string value = std::to_string(i % 10);
+    const std::string first_key(1, static_cast<char>('a' + i % 5));
+    const std::string second_key(1, static_cast<char>('a' + (i * 3) % 7));
+    ASSERT_TRUE(first->put(first_key, value).ok());
+    first_model[first_key] = value;
+    ASSERT_LE(shared->used_bytes(), shared->max_bytes());
+    ASSERT_TRUE(second->put(second_key, value).ok());
+    second_model[second_key] = value;
+    ASSERT_LE(shared->used_bytes(), shared->max_bytes());
+    ASSERT_EQ(first->get(second_key).value(), first_model.contains(second_key)
+                                                  ? std::optional(first_model[second_key])
+                                                  : std::nullopt);
+    ASSERT_LE(shared->used_bytes(), shared->max_bytes());
+  }
+  ASSERT_TRUE(first->flush().ok());
+  ASSERT_TRUE(second->flush().ok());
+  EXPECT_EQ(scan_all(first->inner()), Entries(first_model.begin(), first_model.end()));
+  EXPECT_EQ(scan_all(second->inner()), Entries(second_model.begin(), second_model.end()));
+}
+
+TEST(CachingStore, ZeroBudgetWritesEveryPutThrough) {
+  Changes changes;
+  auto shared = budget(0);
+  auto store = make_store(shared, &changes);
+  ASSERT_TRUE(store->put("k", "1").ok());
+  EXPECT_EQ(changes, (Changes{{"k", "1", std::nullopt}}));
+  EXPECT_EQ(store->inner().get("k").value(), "1");
+  EXPECT_EQ(store->get("k").value(), "1");
+  ASSERT_TRUE(store->put("k", std::nullopt).ok());
+  ASSERT_TRUE(store->put("never", std::nullopt).ok());
+  EXPECT_EQ(changes, (Changes{{"k", "1", std::nullopt}, {"k", std::nullopt, "1"}}));
+  EXPECT_EQ(shared->used_bytes(), 0u);
+}
+
+TEST(CachingStore, AnUpdateTooLargeForTheBudgetGoesStraightDownWithTheOldValueBelow) {
+  Changes changes;
+  auto shared = budget(kSmallEntry);
+  auto store = make_store(shared, &changes);
+  ASSERT_TRUE(store->inner().put("k", "0").ok());
+  ASSERT_TRUE(store->put("k", "1").ok());
+  ASSERT_TRUE(store->put("k", std::string(10, 'x')).ok());
+  EXPECT_EQ(changes, (Changes{{"k", std::string(10, 'x'), "0"}}));
+  EXPECT_EQ(shared->used_bytes(), 0u);
+  EXPECT_EQ(store->get("k").value(), std::string(10, 'x'));
+}
+
+TEST(CachingStore, MatchesAPlainMapAndTellsEveryChangeBelowUnderRandomOperations) {
+  auto shared = budget(5 * kSmallEntry);
+  std::map<std::string, std::string> model;       // what the store must answer
+  std::map<std::string, std::string> downstream;  // built from the listener's changes alone
+  auto store = std::make_unique<CachingStore>(std::make_unique<InMemoryStore>("counts"), shared);
+  store->set_flush_listener([&](std::string_view key, std::optional<std::string_view> now,
+                                std::optional<std::string_view> before) {
+    auto it = downstream.find(std::string(key));
+    ASSERT_EQ(before,
+              it == downstream.end() ? std::nullopt : std::optional<std::string_view>(it->second));
+    if (now) {
+      downstream[std::string(key)] = std::string(*now);
+    } else {
+      downstream.erase(it);
+    }
+  });
+  std::mt19937 random(42);
+  for (int i = 0; i < 5000; ++i) {
+    const std::string key(1, static_cast<char>('a' + random() % 8));
+    switch (random() % 6) {
+      case 0:
+      case 1: {
+        const std::string value(1 + random() % 3, static_cast<char>('0' + i % 10));
+        ASSERT_TRUE(store->put(key, value).ok());
+        model[key] = value;
+        break;
+      }
+      case 2:
+        ASSERT_TRUE(store->put(key, std::nullopt).ok());
+        model.erase(key);
+        break;
+      case 3: {
+        auto it = model.find(key);
+        ASSERT_EQ(store->get(key).value(),
+                  it == model.end() ? std::nullopt : std::optional(it->second));
+        break;
+      }
+      case 4: {
+        const std::string to(1, static_cast<char>(key[0] + random() % 4));
+        ASSERT_EQ(scan_all(*store, {.from = key, .to = to}),
+                  Entries(model.lower_bound(key), model.upper_bound(to)));
+        break;
+      }
+      default:
+        if (random() % 10 == 0) {
+          ASSERT_TRUE(store->flush().ok());
+        }
+    }
+    ASSERT_LE(shared->used_bytes(), shared->max_bytes());
+    ASSERT_EQ(scan_all(store->inner()), Entries(downstream.begin(), downstream.end()));
+  }
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(Entries(downstream.begin(), downstream.end()), Entries(model.begin(), model.end()));
+}
+
+TEST(CachingStore, DestroyingDropsUnflushedWritesAndReleasesTheBudget) {
+  Changes changes;
+  auto shared = budget(kLarge);
+  auto below = std::make_shared<InMemoryStore>("counts");
+  {
+    CachingStore store(std::make_unique<SharedStore>(below, std::make_shared<bool>(false)), shared);
+    store.set_flush_listener([&](auto key, auto, auto) { changes.push_back({std::string(key)}); });
+    ASSERT_TRUE(store.put("flushed", "1").ok());
+    ASSERT_TRUE(store.flush().ok());
+    ASSERT_TRUE(store.put("unflushed", "1").ok());
+    EXPECT_GT(shared->used_bytes(), 0u);
+  }
+  EXPECT_EQ(shared->used_bytes(), 0u);
+  EXPECT_EQ(changes.size(), 1u);
+  EXPECT_EQ(scan_all(*below), (Entries{{"flushed", "1"}}));
+}
+
+TEST(CachingStore, AFailedWriteDownIsReturnedAndKeepsTheEntryDirty) {
+  Changes changes;
+  auto below = std::make_shared<InMemoryStore>("counts");
+  auto fail_puts = std::make_shared<bool>(false);
+  CachingStore store(std::make_unique<SharedStore>(below, fail_puts), budget(kSmallEntry));
+  store.set_flush_listener([&](auto key, auto, auto) { changes.push_back({std::string(key)}); });
+  ASSERT_TRUE(store.put("a", "1").ok());
+  *fail_puts = true;
+  EXPECT_EQ(store.put("b", "1").code(), StatusCode::kIoError);  // evicting a fails
+  EXPECT_EQ(store.get("b").value(), std::nullopt);
+  EXPECT_EQ(store.flush().code(), StatusCode::kIoError);
+  EXPECT_EQ(store.commit(Offset(1)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(changes.empty());
+  *fail_puts = false;
+  ASSERT_TRUE(store.flush().ok());
+  EXPECT_EQ(scan_all(*below), (Entries{{"a", "1"}}));
+  EXPECT_EQ(changes.size(), 1u);
+}
+
+TEST(CachingStore, CommitRequiresAFlushFirstAndForwardsToTheStoreBelow) {
+  auto store = make_store(budget(kLarge));
+  ASSERT_TRUE(store->put("k", "1").ok());
+  EXPECT_EQ(store->commit(Offset(7)).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_TRUE(store->commit(Offset(7)).ok());
+  EXPECT_EQ(store->name(), "counts");
+  EXPECT_FALSE(store->persistent());
+  EXPECT_EQ(store->committed_offset(), std::nullopt);
+  EXPECT_EQ(store->approximate_count().value(), 1);
+}
+
+}  // namespace
+}  // namespace brook::internal

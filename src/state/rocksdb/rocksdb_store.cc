@@ -1,0 +1,248 @@
+#include "state/rocksdb/rocksdb_store.h"
+
+#include <fmt/format.h>
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/write_batch_with_index.h>
+#include <rocksdb/write_buffer_manager.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace brook::internal {
+
+struct RocksDbMemory::Impl {
+  std::shared_ptr<rocksdb::Cache> cache;
+  std::shared_ptr<rocksdb::WriteBufferManager> write_buffer_manager;
+};
+
+RocksDbMemory::RocksDbMemory(std::size_t total_bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->cache = rocksdb::NewLRUCache(total_bytes);
+  impl_->write_buffer_manager =
+      std::make_shared<rocksdb::WriteBufferManager>(total_bytes / 2, impl_->cache);
+}
+
+RocksDbMemory::~RocksDbMemory() = default;
+
+std::size_t RocksDbMemory::cache_capacity() const { return impl_->cache->GetCapacity(); }
+
+std::size_t RocksDbMemory::cache_usage() const { return impl_->cache->GetUsage(); }
+
+namespace {
+
+// The column family of the changelog offset; the data lives in the default one, so scans never
+// see the offset.
+constexpr std::string_view kMetaFamily = "brook-meta";
+constexpr std::string_view kOffsetKey = "changelog-offset";  // value: 8 bytes, big-endian
+constexpr std::size_t kWriteBufferBytes = std::size_t{16} << 20;
+constexpr int kBloomBitsPerKey = 10;
+
+rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
+std::string_view view(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+std::array<char, 8> encode_offset(Offset offset) {
+  std::array<char, 8> bytes;
+  auto v = static_cast<std::uint64_t>(offset.value());
+  for (int i = 7; i >= 0; --i, v >>= 8) bytes[i] = static_cast<char>(v & 0xff);
+  return bytes;
+}
+
+Offset decode_offset(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
+  return Offset(static_cast<std::int64_t>(v));
+}
+
+Status failure(const rocksdb::Status& s, std::string_view name, std::string_view dir,
+               std::string_view operation) {
+  std::string message =
+      fmt::format("RocksDB store '{}' in {}: {} failed: {}", name, dir, operation, s.ToString());
+  return s.IsCorruption() ? Status::corruption(std::move(message))
+                          : Status::io_error(std::move(message));
+}
+
+rocksdb::CompressionType compression() {
+  auto supported = rocksdb::GetSupportedCompressions();
+  return std::ranges::find(supported, rocksdb::kLZ4Compression) != supported.end()
+             ? rocksdb::kLZ4Compression
+             : rocksdb::kNoCompression;
+}
+
+class RocksDbStore final : public KeyValueBytesStore {
+ public:
+  RocksDbStore(std::string name, std::string dir, rocksdb::DB* db,
+               rocksdb::ColumnFamilyHandle* data, rocksdb::ColumnFamilyHandle* meta,
+               RocksDbOptions options)
+      : name_(std::move(name)),
+        dir_(std::move(dir)),
+        db_(db),
+        data_(data),
+        meta_(meta),
+        batch_(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true) {
+    write_options_.sync = options.sync;
+  }
+
+  // Reads the offset stored by the last commit into committed_offset_.
+  Status load_committed_offset() {
+    std::string value;
+    auto s = db_->Get(read_options_, meta_.get(), slice(kOffsetKey), &value);
+    if (s.IsNotFound()) return {};
+    if (!s.ok()) return failure(s, name_, dir_, "reading the committed offset");
+    if (value.size() != sizeof(std::uint64_t)) {
+      return Status::corruption(
+          fmt::format("RocksDB store '{}' in {}: the committed changelog offset has {} bytes, "
+                      "expected 8",
+                      name_, dir_, value.size()));
+    }
+    committed_offset_ = decode_offset(value);
+    return {};
+  }
+
+  const std::string& name() const override { return name_; }
+
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    std::optional<std::string> value(std::in_place);
+    auto s = batch_.GetFromBatchAndDB(db_.get(), read_options_, data_.get(), slice(key), &*value);
+    if (s.ok()) return value;
+    if (s.IsNotFound()) return std::optional<std::string>();
+    return error(failure(s, name_, dir_, "get"));
+  }
+
+  Status put(std::string_view key, std::optional<std::string_view> value) override {
+    auto s = value ? batch_.Put(data_.get(), slice(key), slice(*value))
+                   : batch_.Delete(data_.get(), slice(key));
+    if (!s.ok()) return failure(s, name_, dir_, "put");
+    return {};
+  }
+
+  Status scan(const KeyRange& range, const ScanVisitor& visit) override {
+    // RocksDB's upper bound is exclusive; `to` + '\0' is the smallest key after `to`. It bounds
+    // the database iterator only: RocksDB 7.8's batch iterator mishandles iterate_upper_bound (it
+    // yields the batch's deletes as empty values), so the batch's entries are checked here.
+    rocksdb::ReadOptions options = read_options_;
+    std::string upper;
+    rocksdb::Slice upper_slice;
+    if (range.to) {
+      upper.reserve(range.to->size() + 1);
+      upper.append(*range.to).push_back('\0');
+      upper_slice = slice(upper);
+      options.iterate_upper_bound = &upper_slice;
+    }
+    std::unique_ptr<rocksdb::Iterator> it(
+        batch_.NewIteratorWithBase(data_.get(), db_->NewIterator(options, data_.get())));
+    if (range.from) {
+      it->Seek(slice(*range.from));
+    } else {
+      it->SeekToFirst();
+    }
+    for (; it->Valid(); it->Next()) {
+      std::string_view key = view(it->key());
+      if (range.to && key > *range.to) break;
+      if (!visit(key, view(it->value()))) break;
+    }
+    if (!it->status().ok()) return failure(it->status(), name_, dir_, "scan");
+    return {};
+  }
+
+  Result<std::int64_t> approximate_count() override {
+    std::uint64_t count = 0;
+    if (!db_->GetIntProperty(data_.get(), rocksdb::DB::Properties::kEstimateNumKeys, &count)) {
+      return error(Status::io_error(fmt::format(
+          "RocksDB store '{}' in {}: the key count estimate is unavailable", name_, dir_)));
+    }
+    return static_cast<std::int64_t>(count);
+  }
+
+  Status flush() override { return {}; }
+
+  Status commit(std::optional<Offset> changelog_next) override {
+    if (batch_.GetWriteBatch()->Count() == 0 && changelog_next == committed_offset_) return {};
+    batch_.SetSavePoint();  // so that a failed write leaves the batch as it was
+    rocksdb::Status s;
+    if (changelog_next) {
+      auto bytes = encode_offset(*changelog_next);
+      s = batch_.Put(meta_.get(), slice(kOffsetKey), rocksdb::Slice(bytes.data(), bytes.size()));
+    } else if (committed_offset_) {
+      s = batch_.Delete(meta_.get(), slice(kOffsetKey));
+    }
+    if (s.ok()) s = db_->Write(write_options_, batch_.GetWriteBatch());
+    if (!s.ok()) {
+      batch_.RollbackToSavePoint().PermitUncheckedError();
+      return failure(s, name_, dir_, "commit");
+    }
+    batch_.Clear();
+    committed_offset_ = changelog_next;
+    return {};
+  }
+
+  std::optional<Offset> committed_offset() const override { return committed_offset_; }
+  bool persistent() const override { return true; }
+
+ private:
+  std::string name_;
+  std::string dir_;
+  // Declared before the handles, which must be destroyed while the database is open.
+  std::unique_ptr<rocksdb::DB> db_;
+  std::unique_ptr<rocksdb::ColumnFamilyHandle> data_;
+  std::unique_ptr<rocksdb::ColumnFamilyHandle> meta_;
+  rocksdb::WriteBatchWithIndex batch_;  // the writes since the last commit
+  rocksdb::ReadOptions read_options_;
+  rocksdb::WriteOptions write_options_;
+  std::optional<Offset> committed_offset_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
+    std::string name, const std::filesystem::path& dir, std::shared_ptr<RocksDbMemory> memory,
+    RocksDbOptions options) {
+  std::string dir_name = dir.string();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return error(Status::io_error(
+        fmt::format("RocksDB store '{}': cannot create {}: {}", name, dir_name, ec.message())));
+  }
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  // Both families flush together, so the WAL is not kept for the rarely-written offset family.
+  db_options.atomic_flush = true;
+  db_options.write_buffer_manager = memory->impl_->write_buffer_manager;
+  db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;  // many stores, little noise
+  db_options.keep_log_file_num = 2;
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = memory->impl_->cache;
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  table_options.cache_index_and_filter_blocks = true;  // charged to the shared cache
+  table_options.pin_l0_filter_and_index_blocks_in_cache = true;
+
+  rocksdb::ColumnFamilyOptions family_options;
+  family_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  family_options.write_buffer_size = kWriteBufferBytes;
+  family_options.compression = compression();
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families{
+      {rocksdb::kDefaultColumnFamilyName, family_options},
+      {std::string(kMetaFamily), family_options}};
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  auto s = rocksdb::DB::Open(db_options, dir_name, families, &handles, &db);
+  if (!s.ok()) return error(failure(s, name, dir_name, "open"));
+
+  auto store = std::make_unique<RocksDbStore>(std::move(name), std::move(dir_name), db, handles[0],
+                                              handles[1], options);
+  if (auto loaded = store->load_committed_offset(); !loaded.ok()) return error(std::move(loaded));
+  return store;
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,31 @@
+// Builds the decorator stack of one store of one task from its spec:
+//   record cache (if caching) -> change logging (if logging) -> in-memory | RocksDB.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "brook/internal/store_spec.h"
+#include "state/caching_store.h"
+#include "state/change_logging_store.h"
+#include "state/rocksdb/rocksdb_store.h"
+
+namespace brook::internal {
+
+struct StoreStack {
+  std::unique_ptr<KeyValueBytesStore> top;
+  KeyValueBytesStore* bottom = nullptr;  // where restoration writes, below cache and log
+};
+
+struct StoreEnvironment {
+  std::filesystem::path dir;                      // this store's directory (RocksDB)
+  std::shared_ptr<RocksDbMemory> rocksdb_memory;  // shared by the instance's RocksDB stores
+  bool sync = false;                              // fsync RocksDB's log on every commit
+  std::shared_ptr<CacheBudget> cache;             // the record cache of the task's thread
+  ChangeLoggingStore::Log log;                    // where changelog records go (if logging)
+};
+
+// Opens the store; an error names the store and what failed.
+Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironment& env);
+
+}  // namespace brook::internal

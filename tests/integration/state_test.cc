@@ -1,0 +1,246 @@
+// Local state on the real runtime over the embedded log: aggregations with RocksDB and
+// in-memory stores, restoration from changelogs, checkpoints, queries, multi-phase topologies.
+#include <gmock/gmock.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <set>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+#include "embedded_fixture.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Counts = std::map<std::string, std::int64_t>;
+
+constexpr int kKeys = 50;
+
+std::int64_t decode_int64(const std::string& bytes) { return *Int64Serde().deserialize(bytes); }
+
+// "k<i % kKeys>" -> "v<i>", for i in [from, to).
+std::vector<std::pair<std::string, std::string>> words(int from, int to) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = from; i < to; ++i)
+    out.emplace_back("k" + std::to_string(i % kKeys), "v" + std::to_string(i));
+  return out;
+}
+
+Counts expected_counts(int records) {
+  Counts out;
+  for (const auto& [key, value] : words(0, records)) ++out[key];
+  return out;
+}
+
+Topology count_topology(StoreType type, bool caching = true) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .group_by_key()
+      .count({.name = "counts", .type = type, .caching = caching})
+      .to_stream()
+      .to("out");
+  return std::move(*builder.build());
+}
+
+// Counts restored records per store.
+class CountingRestoreListener : public StateRestoreListener {
+ public:
+  void on_restore_end(const std::string&, TaskId, std::int64_t restored) override {
+    total += restored;
+  }
+  std::atomic<std::int64_t> total = 0;
+};
+
+class StateTest : public EmbeddedFixture {
+ protected:
+  void SetUp() override { create_topics({{"in", 4}, {"out", 4}}); }
+
+  // The latest value per key in "out" (what a compacted topic would keep).
+  Counts latest_out() {
+    Counts out;
+    for (const auto& r : read_all("out")) out[*r.key] = decode_int64(*r.value);
+    return out;
+  }
+
+  // Runs `topology` until it has processed everything; the records its stores restored.
+  std::int64_t run(const Topology& topology, std::map<std::string, std::string> extra = {}) {
+    extra.emplace("application.id", "counter");
+    Streams app(topology, config(extra));
+    auto listener = std::make_shared<CountingRestoreListener>();
+    app.set_restore_listener(listener);
+    EXPECT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    EXPECT_TRUE(app.close().ok());
+    return listener->total;
+  }
+};
+
+TEST_F(StateTest, RocksDbCountsSurviveACleanRestartWithoutRestoringAnything) {
+  produce("in", words(0, 2000));
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0);
+  EXPECT_EQ(latest_out(), expected_counts(2000));
+
+  produce("in", words(2000, 3000));
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0) << "the checkpoint was not used";
+  EXPECT_EQ(latest_out(), expected_counts(3000));
+}
+
+TEST_F(StateTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
+  produce("in", words(0, 2000));
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), 0);
+  const auto changelog = read_all("counter-counts-changelog");
+  EXPECT_GE(changelog.size(), static_cast<std::size_t>(kKeys));
+
+  produce("in", words(2000, 3000));
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), static_cast<std::int64_t>(changelog.size()));
+  EXPECT_EQ(latest_out(), expected_counts(3000));
+}
+
+TEST_F(StateTest, CacheOnAndOffGiveTheSameFinalTable) {
+  produce("in", words(0, 3000));
+  run(count_topology(StoreType::kRocksDb, true), {{"application.id", "cached"}});
+  const auto cached = latest_out();
+  run(count_topology(StoreType::kRocksDb, false), {{"application.id", "uncached"}});
+  EXPECT_EQ(latest_out(), cached);
+  EXPECT_EQ(cached, expected_counts(3000));
+}
+
+TEST_F(StateTest, ChangelogTopicIsCompactedWithOnePartitionPerTask) {
+  produce("in", words(0, 100));
+  run(count_topology(StoreType::kRocksDb));
+  with_log([](internal::EmbeddedLog& log) {
+    auto changelog = log.admin().describe_topic("counter-counts-changelog");
+    ASSERT_TRUE(changelog) << changelog.error().to_string();
+    EXPECT_EQ(changelog->partitions, 4);
+    EXPECT_EQ(changelog->configs.at("cleanup.policy"), "compact");
+  });
+}
+
+TEST_F(StateTest, QueriesAnswerFromEveryTaskAndNameAMissingStore) {
+  produce("in", words(0, 1000));
+  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
+  ASSERT_TRUE(app.start().ok());
+  wait_until_idle(app);
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(counts) << counts.error().to_string();
+  const auto expected = expected_counts(1000);
+  for (const auto& [key, n] : expected) {
+    auto value = counts->get(key);
+    ASSERT_TRUE(value) << value.error().to_string();
+    EXPECT_EQ(*value, n) << key;
+  }
+  auto all = counts->all();
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), expected.size());
+  EXPECT_EQ(counts->get("never-seen").value(), std::nullopt);
+  auto missing = app.store<std::string, std::int64_t>("nope");
+  EXPECT_FALSE(missing);
+  auto wrong = app.store<std::int64_t, std::int64_t>("counts");
+  ASSERT_FALSE(wrong);
+  EXPECT_THAT(wrong.error().message(), HasSubstr("holds <"));
+  ASSERT_TRUE(app.close().ok());
+  EXPECT_THAT(counts->get("k1").error().message(), HasSubstr("not on this instance"));
+}
+
+// Holds restoration after its first batch until the test has queried the store.
+class BlockingRestoreListener : public StateRestoreListener {
+ public:
+  void on_batch_restored(const std::string&, TaskId, Offset, std::int64_t) override {
+    std::unique_lock lock(mutex);
+    restoring = true;
+    changed.notify_all();
+    changed.wait(lock, [&] { return released; });
+  }
+  void release() {
+    std::lock_guard lock(mutex);
+    released = true;
+    changed.notify_all();
+  }
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool restoring = false;
+  bool released = false;
+};
+
+TEST_F(StateTest, AQueryDuringRestorationSaysTheStoreIsRestoring) {
+  produce("in", words(0, 500));
+  run(count_topology(StoreType::kInMemory));
+  Streams app(count_topology(StoreType::kInMemory), config({{"application.id", "counter"}}));
+  auto listener = std::make_shared<BlockingRestoreListener>();
+  app.set_restore_listener(listener);
+  ASSERT_TRUE(app.start().ok());
+  {
+    std::unique_lock lock(listener->mutex);
+    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
+                                           [&] { return listener->restoring; }));
+  }
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(counts);
+  auto all = counts->all();
+  ASSERT_FALSE(all);
+  EXPECT_THAT(all.error().message(), HasSubstr("is restoring"));
+  EXPECT_EQ(app.state(), Streams::State::kRebalancing);
+  listener->release();
+  ASSERT_TRUE(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)));
+  EXPECT_EQ(counts->get("k7").value(), expected_counts(500).at("k7"));
+  ASSERT_TRUE(app.close().ok());
+}
+
+// Re-keys, counts, then counts the counts (how many keys have each count) through a second
+// repartition: three sub-topologies in one app. The runtime's result equals the driver's.
+Topology multi_phase() {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .select_key([](const std::string&, const std::string& v) { return v.substr(0, 2); })
+      .group_by_key({.name = "by-prefix"})
+      .count({.name = "per-prefix"})
+      .group_by([](const std::string& prefix, std::int64_t n) {
+        return KeyValue{std::to_string(n), prefix};
+      })
+      .count({.name = "prefixes-per-count"})
+      .to_stream()
+      .to("out");
+  return std::move(*builder.build());
+}
+
+TEST_F(StateTest, MultiPhaseTopologyGivesTheSameTableAsTheTestDriver) {
+  const auto input = words(0, 1500);
+  produce("in", input);
+  run(multi_phase());
+  TopologyTestDriver driver(multi_phase());
+  auto in = driver.create_input_topic<std::string, std::string>("in");
+  for (const auto& [k, v] : input) in.pipe_input(k, v);
+  Counts from_driver;
+  for (auto& kv : driver.create_output_topic<std::string, std::optional<std::int64_t>>("out")
+                      .read_key_values_to_list()) {
+    from_driver[kv.key] = kv.value.value_or(0);
+  }
+  auto from_runtime = latest_out();
+  std::erase_if(from_driver, [](const auto& e) { return e.second == 0; });
+  std::erase_if(from_runtime, [](const auto& e) { return e.second == 0; });
+  EXPECT_EQ(from_runtime, from_driver);
+  EXPECT_FALSE(from_driver.empty());
+}
+
+TEST_F(StateTest, RepartitionTopicsArePurgedAfterCommit) {
+  produce("in", words(0, 1000));
+  run(multi_phase());
+  with_log([](internal::EmbeddedLog& log) {
+    auto topic = log.admin().describe_topic("counter-by-prefix-repartition");
+    ASSERT_TRUE(topic) << topic.error().to_string();
+    std::int64_t remaining = 0;
+    for (int p = 0; p < topic->partitions; ++p) {
+      const internal::TopicPartition tp{"counter-by-prefix-repartition", Partition(p)};
+      auto first = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+      auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+      remaining += end->value() - first->value();
+    }
+    EXPECT_EQ(remaining, 0);
+  });
+}
+
+}  // namespace
+}  // namespace brook::testing

@@ -1,8 +1,9 @@
 // A Streams application for the crash tests, run as a child process:
-//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER
-// Copies topic "in" to topic "out" (value + "!") with 2 threads. After SIGNAL_AFTER records it
-// writes one byte to SIGNAL_FD (the parent then kills it); it exits 0 once everything in "in"
-// is processed and committed.
+//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER [count]
+// Copies topic "in" to topic "out" (value + "!") with 2 threads; with "count", counts the
+// records per key instead in the RocksDB store "counts" and writes each new count to "out".
+// After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
+// exits 0 once everything in "in" is processed and committed.
 #include <unistd.h>
 
 #include <atomic>
@@ -15,24 +16,28 @@
 #include "brook/streams_builder.h"
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER\n", argv[0]);
+  if (argc != 5 && argc != 6) {
+    std::fprintf(stderr, "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER [count]\n", argv[0]);
     return 2;
   }
+  const bool count = argc == 6 && std::string(argv[5]) == "count";
   const int signal_fd = std::stoi(argv[3]);
   const long signal_after = std::stol(argv[4]);
   std::atomic<long> processed = 0;
 
   brook::StreamsBuilder builder;
-  builder.stream<std::string, std::string>("in")
-      .peek([&](const std::string&, const std::string&) {
+  auto input = builder.stream<std::string, std::string>("in").peek(
+      [&](const std::string&, const std::string&) {
         if (++processed == signal_after && signal_fd >= 0) {
           const char byte = 1;
           (void)::write(signal_fd, &byte, 1);
         }
-      })
-      .map_values([](const std::string& v) { return v + "!"; })
-      .to("out");
+      });
+  if (count) {
+    input.group_by_key().count({.name = "counts"}).to_stream().to("out");
+  } else {
+    input.map_values([](const std::string& v) { return v + "!"; }).to("out");
+  }
   brook::Streams app(*builder.build(), {{"application.id", "crash-app"},
                                         {"data.dir", argv[1]},
                                         {"processing.guarantee", argv[2]},

@@ -344,22 +344,24 @@ Result<std::int64_t> Streams::lag() const {
   if (!consumer) return error(consumer.error());
   auto& admin = impl_->backend->admin();
   std::int64_t lag = 0;
-  for (const auto& topic : impl_->topology.source_topics()) {
-    auto description = admin.describe_topic(topic);
-    if (!description) return error(description.error());
-    for (std::int32_t p = 0; p < description->partitions; ++p) {
-      const internal::TopicPartition tp{topic, Partition(p)};
-      auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-      if (!end) return error(end.error());
-      auto committed = (*consumer)->committed(tp);
-      if (!committed) return error(committed.error());
-      Offset from = *committed ? **committed : Offset(0);
-      if (!*committed) {
-        auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
-        if (!start) return error(start.error());
-        from = *start;
+  for (const auto& sub : impl_->resolved->subtopologies) {
+    for (const auto& topic : sub.source_topics) {
+      auto description = admin.describe_topic(topic);
+      if (!description) return error(description.error());
+      for (std::int32_t p = 0; p < description->partitions; ++p) {
+        const internal::TopicPartition tp{topic, Partition(p)};
+        auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+        if (!end) return error(end.error());
+        auto committed = (*consumer)->committed(tp);
+        if (!committed) return error(committed.error());
+        Offset from = *committed ? **committed : Offset(0);
+        if (!*committed) {
+          auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+          if (!start) return error(start.error());
+          from = *start;
+        }
+        lag += end->value() - from.value();
       }
-      lag += end->value() - from.value();
     }
   }
   return lag;

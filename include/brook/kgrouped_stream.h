@@ -62,13 +62,10 @@ class KGroupedStream {
                          (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
                          grouped_.key_serde ? grouped_.key_serde : default_serde<K>(),
                          grouped_.value_serde ? grouped_.value_serde : default_serde<V>());
-    auto node = internal::add_processor<K, V, K, internal::Change<VA>>(
-        *graph_, "KSTREAM-AGGREGATE", "", {input.node_name()},
-        [store, f] {
-          return std::make_unique<internal::StreamAggregateProcessor<K, V, VA, F>>(store, f);
-        },
-        {store});
-    return KTable<K, VA>(graph_, node, store);
+    return KTable<K, VA>(graph_,
+                         internal::add_aggregate<K, V, VA>(*graph_, "KSTREAM-AGGREGATE", store,
+                                                           input.node_name(), f),
+                         store);
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

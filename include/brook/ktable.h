@@ -126,10 +126,9 @@ class KGroupedTable {
   }
 
   // adder(aggregate, value) and subtractor(aggregate, value); a key's first value is its
-  // first aggregate, and a group that loses its last value is deleted.
+  // first aggregate.
   template <std::invocable<const V&, const V&> Add, std::invocable<const V&, const V&> Sub>
   KTable<K, V> reduce(Add adder, Sub subtractor, Materialized<K, V> materialized = {}) const {
-    // The group's size travels with it, so an emptied group can be deleted.
     return add<V>(materialized, [adder, subtractor](const K&, const internal::Change<V>& change,
                                                     const V* current) mutable {
       std::optional<V> aggregate;
@@ -152,13 +151,10 @@ class KGroupedTable {
     auto source = internal::add_repartition<K, internal::Change<V>>(
         *graph_, node_, (grouped_.name.empty() ? store : grouped_.name) + "-repartition", 0,
         grouped_.key_serde ? grouped_.key_serde : default_serde<K>(), change_serde);
-    auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<VA>>(
-        *graph_, "KTABLE-AGGREGATE", "", {source},
-        [store, f] {
-          return std::make_unique<internal::TableAggregateProcessor<K, V, VA, F>>(store, f);
-        },
-        {store});
-    return KTable<K, VA>(graph_, node, store);
+    return KTable<K, VA>(graph_,
+                         internal::add_aggregate<K, internal::Change<V>, VA>(
+                             *graph_, "KTABLE-AGGREGATE", store, source, f),
+                         store);
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

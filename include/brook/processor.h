@@ -72,11 +72,7 @@ class ProcessorContext {
   // throws std::invalid_argument naming the store. Call it in init() and keep the result.
   template <class K, class V>
   KeyValueStore<K, V> key_value_store(std::string_view name) {
-    internal::StoreAccess access = state_store(name);
-    check_types<K, V>(access.spec);
-    return KeyValueStore<K, V>(access.store,
-                               std::static_pointer_cast<const Serde<K>>(access.spec.key_serde),
-                               std::static_pointer_cast<const Serde<V>>(access.spec.value_serde));
+    return internal::typed_store<K, V>(state_store(name));
   }
   template <class K, class V>
   TimestampedKeyValueStore<K, V> timestamped_key_value_store(std::string_view name) {
@@ -86,16 +82,6 @@ class ProcessorContext {
   // The untyped store behind key_value_store(); throws std::invalid_argument if this node has
   // no store of that name.
   virtual internal::StoreAccess state_store(std::string_view name) = 0;
-
- private:
-  template <class K, class V>
-  static void check_types(const internal::StoreSpec& spec) {
-    if (spec.key_type != typeid(K) || spec.value_type != typeid(V)) {
-      throw std::invalid_argument("store " + spec.name + " holds <" + spec.key_type_name + ", " +
-                                  spec.value_type_name + ">, not <" + internal::type_name<K>() +
-                                  ", " + internal::type_name<V>() + ">");
-    }
-  }
 };
 
 template <class KIn, class VIn, class KOut, class VOut>

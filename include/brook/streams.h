@@ -79,11 +79,9 @@ class Streams {
     auto query = store_query(name);
     if (!query) return error(std::move(query.error()));
     const auto& spec = (*query)->spec();
-    const bool timestamped = spec.value_type == typeid(ValueAndTimestamp<V>);
-    if (spec.key_type != typeid(K) || (spec.value_type != typeid(V) && !timestamped)) {
-      return error(Status::invalid_argument(
-          "store " + spec.name + " holds <" + spec.key_type_name + ", " + spec.value_type_name +
-          ">, not <" + internal::type_name<K>() + ", " + internal::type_name<V>() + ">"));
+    const bool timestamped = spec.template holds<K, ValueAndTimestamp<V>>();
+    if (!timestamped && !spec.template holds<K, V>()) {
+      return error(Status::invalid_argument(spec.template mismatch<K, V>()));
     }
     typename ReadOnlyKeyValueStore<K, V>::DecodeValue decode;
     if (timestamped) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "state/in_memory_store.h"
+#include "store_entries.h"
 
 namespace brook::internal {
 namespace {
@@ -28,7 +29,8 @@ struct Change {
   }
 };
 using Changes = std::vector<Change>;
-using Entries = std::vector<std::pair<std::string, std::string>>;
+using testing::Entries;
+using testing::scan_all;
 
 std::unique_ptr<CachingStore> make_store(std::shared_ptr<CacheBudget> budget,
                                          Changes* changes = nullptr) {
@@ -46,18 +48,6 @@ std::unique_ptr<CachingStore> make_store(std::shared_ptr<CacheBudget> budget,
 
 std::shared_ptr<CacheBudget> budget(std::size_t max_bytes) {
   return std::make_shared<CacheBudget>(max_bytes);
-}
-
-Entries scan_all(KeyValueBytesStore& store, const KeyRange& range = {}) {
-  Entries out;
-  EXPECT_TRUE(store
-                  .scan(range,
-                        [&](std::string_view k, std::string_view v) {
-                          out.emplace_back(k, v);
-                          return true;
-                        })
-                  .ok());
-  return out;
 }
 
 // Forwards to an InMemoryStore the test keeps (so it outlives the cache above it); puts

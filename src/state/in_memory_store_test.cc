@@ -5,22 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "store_entries.h"
+
 namespace brook::internal {
 namespace {
 
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-Entries scan_all(KeyValueBytesStore& store, const KeyRange& range = {}) {
-  Entries out;
-  EXPECT_TRUE(store
-                  .scan(range,
-                        [&](std::string_view k, std::string_view v) {
-                          out.emplace_back(k, v);
-                          return true;
-                        })
-                  .ok());
-  return out;
-}
+using testing::Entries;
+using testing::scan_all;
 
 TEST(InMemoryStore, PutGetAndDeleteByNull) {
   InMemoryStore store("s");

@@ -37,8 +37,10 @@ class EmbeddedFixture : public ::testing::Test {
     });
   }
 
+  // Writes `records` (values: strings, or std::optional for tombstones) with timestamps 1, 2, ...
+  template <class Value = std::string>
   void produce(const std::string& topic,
-               const std::vector<std::pair<std::string, std::string>>& records) {
+               const std::vector<std::pair<std::string, Value>>& records) {
     with_log([&](internal::EmbeddedLog& log) {
       auto producer = std::move(*log.make_producer({}));
       std::int64_t ts = 0;

@@ -10,6 +10,7 @@
 
 #include "brook/internal/graph_builder.h"
 #include "brook/internal/node.h"
+#include "brook/internal/stateful.h"
 #include "brook/internal/type_name.h"
 #include "brook/options.h"
 
@@ -81,6 +82,17 @@ std::string add_table_store(GraphBuilder& graph, const Materialized<K, V>& optio
   graph.add_store(StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
                                                            options.caching, key_serde, stored));
   return name;
+}
+
+// Adds the aggregation of the records of node `input` into the table store `store` (see
+// AggregateProcessor); the node's name.
+template <class K, class VIn, class VA, class F>
+std::string add_aggregate(GraphBuilder& graph, std::string_view prefix, const std::string& store,
+                          const std::string& input, F f) {
+  return add_processor<K, VIn, K, Change<VA>>(
+      graph, prefix, "", {input},
+      [store, f] { return std::make_unique<AggregateProcessor<K, VIn, VA, F>>(store, f); },
+      {store});
 }
 
 // Writes the records of node `parent` to the internal topic <application.id>-<topic> and

@@ -14,17 +14,9 @@
 
 namespace brook::internal {
 
-template <class T>
-struct Unwrapped {
-  using type = T;
-};
-template <class T>
-struct Unwrapped<std::optional<T>> {
-  using type = T;
-};
 // V for both V and std::optional<V>: the value type of a table built from either.
 template <class T>
-using UnwrappedT = typename Unwrapped<T>::type;
+using UnwrappedT = SerdeTargetT<T>;
 
 // A table held in the store `store`, whose changes go to `context`'s children.
 template <class K, class V>
@@ -101,43 +93,19 @@ class TableSourceProcessor final : public Processor<K, VIn, K, Change<UnwrappedT
   TableState<K, V> state_;
 };
 
-// An aggregation of a grouped stream: agg(key, value, current) -> the new aggregate, where
-// `current` is null for a key's first record. The result's timestamp is the largest of the
-// records that built it.
-template <class K, class V, class VA, class Agg>
-class StreamAggregateProcessor final : public Processor<K, V, K, Change<VA>> {
+// An aggregation: f(key, value, current) -> the new aggregate, or nullopt to delete the row,
+// where `current` is null for a key's first value. Over a grouped stream the value is a
+// record's value; over a grouped table it is a Change, whose old value f subtracts and whose
+// new value it adds. The result's timestamp is the largest of the records that built it.
+template <class K, class VIn, class VA, class F>
+class AggregateProcessor final : public Processor<K, VIn, K, Change<VA>> {
  public:
-  StreamAggregateProcessor(std::string store, Agg agg)
-      : store_name_(std::move(store)), agg_(std::move(agg)) {}
+  AggregateProcessor(std::string store, F f) : store_name_(std::move(store)), f_(std::move(f)) {}
   void init(ProcessorContext<K, Change<VA>>& context) override {
-    Processor<K, V, K, Change<VA>>::init(context);
+    Processor<K, VIn, K, Change<VA>>::init(context);
     state_.init(context, store_name_);
   }
-  void process(Record<K, V> r) override {
-    auto old = state_.get(r.key);
-    VA next = agg_(r.key, r.value, old ? &old->value : nullptr);
-    const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;
-    state_.put(r.key, std::move(next), ts, std::move(old));
-  }
-
- private:
-  std::string store_name_;
-  Agg agg_;
-  TableState<K, VA> state_;
-};
-
-// An aggregation of a grouped table: f(key, change, current) -> the new aggregate (nullopt
-// deletes the row), where the change's old value is to be subtracted and its new value added.
-template <class K, class V, class VA, class F>
-class TableAggregateProcessor final : public Processor<K, Change<V>, K, Change<VA>> {
- public:
-  TableAggregateProcessor(std::string store, F f)
-      : store_name_(std::move(store)), f_(std::move(f)) {}
-  void init(ProcessorContext<K, Change<VA>>& context) override {
-    Processor<K, Change<V>, K, Change<VA>>::init(context);
-    state_.init(context, store_name_);
-  }
-  void process(Record<K, Change<V>> r) override {
+  void process(Record<K, VIn> r) override {
     auto old = state_.get(r.key);
     std::optional<VA> next = f_(r.key, r.value, old ? &old->value : nullptr);
     const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;

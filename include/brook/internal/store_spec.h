@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <typeindex>
 #include <typeinfo>
@@ -10,10 +11,7 @@
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/type_name.h"
 #include "brook/serde.h"
-
-namespace brook {
-enum class StoreType;
-}
+#include "brook/state_store.h"
 
 namespace brook::internal {
 
@@ -29,6 +27,17 @@ struct StoreSpec {
   std::string value_type_name;
   std::shared_ptr<const void> key_serde;
   std::shared_ptr<const void> value_serde;
+
+  template <class K, class V>
+  bool holds() const {
+    return key_type == typeid(K) && value_type == typeid(V);
+  }
+  // "store <name> holds <its types>, not <K, V>".
+  template <class K, class V>
+  std::string mismatch() const {
+    return "store " + name + " holds <" + key_type_name + ", " + value_type_name + ">, not <" +
+           type_name<K>() + ", " + type_name<V>() + ">";
+  }
 
   template <class K, class V>
   static StoreSpec make(std::string name, StoreType type, bool logging, bool caching,
@@ -51,5 +60,14 @@ struct StoreAccess {
   KeyValueBytesStore& store;
   const StoreSpec& spec;
 };
+
+// The typed facade of `access`. Throws std::invalid_argument if the store holds other types.
+template <class K, class V>
+KeyValueStore<K, V> typed_store(const StoreAccess& access) {
+  if (!access.spec.holds<K, V>()) throw std::invalid_argument(access.spec.mismatch<K, V>());
+  return KeyValueStore<K, V>(access.store,
+                             std::static_pointer_cast<const Serde<K>>(access.spec.key_serde),
+                             std::static_pointer_cast<const Serde<V>>(access.spec.value_serde));
+}
 
 }  // namespace brook::internal

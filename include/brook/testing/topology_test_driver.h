@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "brook/error_handling.h"
+#include "brook/internal/store_spec.h"
 #include "brook/metrics.h"
 #include "brook/record.h"
 #include "brook/serde.h"
@@ -89,15 +90,7 @@ class TopologyTestDriver {
   // ValueAndTimestamp<V>: use timestamped_key_value_store<K, V>().
   template <class K, class V>
   KeyValueStore<K, V> key_value_store(std::string_view name) {
-    internal::StoreAccess access = state_store(name);
-    if (access.spec.key_type != typeid(K) || access.spec.value_type != typeid(V)) {
-      throw std::invalid_argument("store " + access.spec.name + " holds <" +
-                                  access.spec.key_type_name + ", " + access.spec.value_type_name +
-                                  ">");
-    }
-    return KeyValueStore<K, V>(access.store,
-                               std::static_pointer_cast<const Serde<K>>(access.spec.key_serde),
-                               std::static_pointer_cast<const Serde<V>>(access.spec.value_serde));
+    return internal::typed_store<K, V>(state_store(name));
   }
   template <class K, class V>
   TimestampedKeyValueStore<K, V> timestamped_key_value_store(std::string_view name) {

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "scratch_dir.h"
+#include "store_entries.h"
 
 namespace brook::internal {
 namespace {
 
-using Entries = std::vector<std::pair<std::string, std::string>>;
+using testing::Entries;
+using testing::scan_all;
 
 constexpr std::size_t kMemoryBytes = std::size_t{64} << 20;
 
@@ -20,16 +22,6 @@ std::unique_ptr<KeyValueBytesStore> open_store(
   auto store = open_rocksdb_store("s", dir, std::move(memory));
   EXPECT_TRUE(store.has_value()) << store.error().to_string();
   return store ? std::move(*store) : nullptr;
-}
-
-Entries scan_all(KeyValueBytesStore& store, const KeyRange& range = {}) {
-  Entries out;
-  auto status = store.scan(range, [&](std::string_view k, std::string_view v) {
-    out.emplace_back(k, v);
-    return true;
-  });
-  EXPECT_TRUE(status.ok()) << status.to_string();
-  return out;
 }
 
 void put_all(KeyValueBytesStore& store, const Entries& entries) {

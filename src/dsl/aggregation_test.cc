@@ -228,5 +228,26 @@ TEST(StreamsBuilder, DuplicateStoreNamesAreReported) {
   EXPECT_THAT(topology.error().message(), HasSubstr("state store same: duplicate store name"));
 }
 
+struct Opaque {
+  int n = 0;
+};
+
+TEST(StreamsBuilder, MissingStoreAndRepartitionSerdesAreReportedNamingTheirNodes) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .group_by([](const std::string&, const std::string& v) { return Opaque{int(v.size())}; },
+                {.name = "by-size"})
+      .aggregate([] { return Opaque{}; },
+                 [](const Opaque&, const std::string&, Opaque o) { return o; },
+                 {.name = "opaque-store"});
+  auto topology = builder.build();
+  ASSERT_FALSE(topology);
+  const auto& message = topology.error().message();
+  EXPECT_THAT(message, HasSubstr("store opaque-store: no key serde for type brook::(anonymous "
+                                 "namespace)::Opaque; give one in Materialized{.key_serde = ...}"));
+  EXPECT_THAT(message, HasSubstr("store opaque-store: no value serde"));
+  EXPECT_THAT(message, HasSubstr("repartition by-size-repartition-sink: no key serde"));
+}
+
 }  // namespace
 }  // namespace brook

@@ -3,17 +3,32 @@
 // Copies topic "in" to topic "out" (value + "!") with 2 threads; with "count", counts the
 // records per key instead in the RocksDB store "counts" and writes each new count to "out".
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
-// exits 0 once everything in "in" is processed and committed.
+// exits 0 once everything in "in" is processed and committed. Each store restoration appends
+// the number of records it restored to DATA_DIR/restored.txt.
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
+
+// Appends each store restoration's record count to a file.
+class RestoreLog final : public brook::StateRestoreListener {
+ public:
+  explicit RestoreLog(std::filesystem::path file) : file_(std::move(file)) {}
+  void on_restore_end(const std::string&, brook::TaskId, std::int64_t restored) override {
+    std::ofstream(file_, std::ios::app) << restored << "\n";
+  }
+
+ private:
+  std::filesystem::path file_;
+};
 
 int main(int argc, char** argv) {
   if (argc != 5 && argc != 6) {
@@ -45,6 +60,8 @@ int main(int argc, char** argv) {
                                         {"commit.interval.ms", "20"},
                                         {"max.poll.records", "500"},
                                         {"poll.ms", "10"}});
+  app.set_restore_listener(
+      std::make_shared<RestoreLog>(std::filesystem::path(argv[1]) / "restored.txt"));
   if (auto s = app.start(); !s.ok()) return brook::report(s);
   while (app.state() != brook::Streams::State::kError) {
     auto lag = app.lag();

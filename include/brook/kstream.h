@@ -174,7 +174,8 @@ class KStream {
       Materialized<K, internal::UnwrappedT<V>> materialized = {}) const;
 
   // Runs a hand-written Processor. `supplier` returns a new std::unique_ptr to a Processor
-  // on each call; the output types are the processor's KeyOut and ValueOut.
+  // on each call; the output types are the processor's KeyOut and ValueOut. Marks the stream
+  // as re-keyed, as the processor may change keys (as in Kafka Streams).
   template <class Supplier, class P = typename std::invoke_result_t<Supplier&>::element_type>
   KStream<typename P::KeyOut, typename P::ValueOut> process(Supplier supplier,
                                                             Processed options = {}) const {
@@ -184,9 +185,12 @@ class KStream {
                   "process(): the supplier must return a std::unique_ptr to a "
                   "brook::Processor whose input types are this stream's key and value types");
     return add<KOut, VOut>(
-        "KSTREAM-PROCESSOR", Named{options.name},
-        [supplier]() mutable { return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier()); },
-        {node_}, std::move(options.stores));
+               "KSTREAM-PROCESSOR", Named{options.name},
+               [supplier]() mutable {
+                 return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier());
+               },
+               {node_}, std::move(options.stores))
+        .rekey();
   }
 
   // Writes every record to `topic`.

@@ -99,8 +99,8 @@ class Streams {
         *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(decode));
   }
 
-  // Records in the source and repartition topics not yet processed and committed by this
-  // application.
+  // Records in the source topics, repartition topics included, not yet processed and
+  // committed by this application: 0 once it has caught up with its input.
   Result<std::int64_t> lag() const;
   const Metrics& metrics() const;
 

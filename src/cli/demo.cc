@@ -4,14 +4,20 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app_runner.h"
 #include "backend/embedded/embedded_log.h"
+#include "cli/demo_trades.h"
 #include "json_to_avro.h"
 #include "log_router.h"
+#include "stock_stats.h"
+#include "top_gainers.h"
 
 namespace brook::cli {
 namespace {
@@ -21,14 +27,22 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kLogLines = 20'000;
 constexpr int kTrades = 10'000;
+constexpr int kStockTrades = 6'000;
+constexpr std::uint32_t kSeed = 42;
 
 Status create_topics(EmbeddedLog& log) {
-  const std::pair<const char*, int> topics[] = {
-      {log_router::kInputTopic, 4},       {log_router::kHighPriorityTopic, 4},
-      {log_router::kLowPriorityTopic, 4}, {json_to_avro::kInputTopic, 4},
-      {json_to_avro::kOutputTopic, 4},    {json_to_avro::kDeadLetterTopic, 1}};
-  for (const auto& [name, partitions] : topics) {
-    if (auto s = log.admin().create_topic({name, partitions}); !s.ok()) return s;
+  const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
+  const internal::NewTopic topics[] = {{log_router::kInputTopic, 4},
+                                       {log_router::kHighPriorityTopic, 4},
+                                       {log_router::kLowPriorityTopic, 4},
+                                       {json_to_avro::kInputTopic, 4},
+                                       {json_to_avro::kOutputTopic, 4},
+                                       {json_to_avro::kDeadLetterTopic, 1},
+                                       {stock_stats::kInputTopic, 4},
+                                       {stock_stats::kOutputTopic, 4, compacted},
+                                       {top_gainers::kOutputTopic, 1, compacted}};
+  for (const auto& topic : topics) {
+    if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
   }
   return {};
 }
@@ -101,16 +115,34 @@ Status write_trades(internal::Producer& producer, std::mt19937& random) {
   return producer.flush();
 }
 
-Status prepare(const std::filesystem::path& dir) {
+// The trades of stock_stats and top_gainers as JSON, keyed by symbol: a symbol's trades stay
+// in one partition, in the order generated.
+Status write_stock_trades(internal::Producer& producer,
+                          const std::vector<stock_stats::TimedTrade>& trades) {
+  for (const auto& t : trades) {
+    if (auto s = producer.send({.topic = stock_stats::kInputTopic,
+                                .timestamp = Timestamp(t.timestamp),
+                                .key = t.trade.symbol,
+                                .value = nlohmann::json(t.trade).dump()});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return producer.flush();
+}
+
+Status prepare(const std::filesystem::path& dir,
+               const std::vector<stock_stats::TimedTrade>& stock_trades) {
   std::filesystem::remove_all(dir);
   auto log = internal::open_embedded_log({.data_dir = dir});
   if (!log) return log.error();
   if (auto s = create_topics(**log); !s.ok()) return s;
   auto producer = (*log)->make_producer({});
   if (!producer) return producer.error();
-  std::mt19937 random(42);
+  std::mt19937 random(kSeed);
   if (auto s = write_logs(**producer, random); !s.ok()) return s;
-  return write_trades(**producer, random);
+  if (auto s = write_trades(**producer, random); !s.ok()) return s;
+  return write_stock_trades(**producer, stock_trades);
 }
 
 // Runs an example's topology as a Streams app until it has processed everything.
@@ -130,9 +162,8 @@ int run_example(const char* name, const Result<Topology>& topology,
   return code;
 }
 
-// Prints how many records a topic holds and its first `show` values; returns the count.
-Result<std::size_t> show_topic(EmbeddedLog& log, const std::string& topic, std::size_t show,
-                               const std::function<std::string(const ConsumerRecord&)>& format) {
+// Every record in `topic`, partition by partition.
+Result<std::vector<ConsumerRecord>> read_topic(EmbeddedLog& log, const std::string& topic) {
   auto description = log.admin().describe_topic(topic);
   if (!description) return error(description.error());
   auto consumer = log.make_consumer({});
@@ -140,20 +171,103 @@ Result<std::size_t> show_topic(EmbeddedLog& log, const std::string& topic, std::
   std::vector<internal::TopicPartition> partitions;
   for (int p = 0; p < description->partitions; ++p) partitions.push_back({topic, Partition(p)});
   if (auto s = (*consumer)->assign(partitions); !s.ok()) return error(s);
-  std::size_t count = 0;
-  std::vector<std::string> samples;
+  std::vector<ConsumerRecord> out;
   while (true) {
     auto records = (*consumer)->poll(std::chrono::milliseconds(0));
     if (!records) return error(records.error());
-    if (records->empty()) break;
-    for (const auto& r : *records) {
-      if (samples.size() < show) samples.push_back(format(r));
-      ++count;
-    }
+    if (records->empty()) return out;
+    for (auto& r : *records) out.push_back(std::move(r));
   }
-  fmt::print("   {:<20} {:>6} records\n", topic, count);
-  for (const auto& s : samples) fmt::print("      {}\n", s);
-  return count;
+}
+
+// Prints how many records a topic holds and its first `show` values; returns the count.
+Result<std::size_t> show_topic(EmbeddedLog& log, const std::string& topic, std::size_t show,
+                               const std::function<std::string(const ConsumerRecord&)>& format) {
+  auto records = read_topic(log, topic);
+  if (!records) return error(records.error());
+  fmt::print("   {:<20} {:>6} records\n", topic, records->size());
+  for (std::size_t i = 0; i < std::min(show, records->size()); ++i) {
+    fmt::print("      {}\n", format((*records)[i]));
+  }
+  return records->size();
+}
+
+// The table a compacted topic of JSON values stands for: the latest value per key, a
+// tombstone deleting its key.
+template <class V>
+Result<std::map<std::string, V>> latest_values(EmbeddedLog& log, const std::string& topic) {
+  auto records = read_topic(log, topic);
+  if (!records) return error(records.error());
+  const JsonSerde<V> serde;
+  std::map<std::string, V> table;
+  for (const auto& r : *records) {
+    if (!r.value) {
+      table.erase(r.key.value_or(""));
+      continue;
+    }
+    auto value = serde.deserialize(*r.value);
+    if (!value) return error(value.error());
+    table.insert_or_assign(r.key.value_or(""), std::move(*value));
+  }
+  return table;
+}
+
+// Whether the table in `topic` is `expected`; prints the verdict, and the first difference.
+template <class V>
+bool check_table(EmbeddedLog& log, const std::string& topic,
+                 const std::map<std::string, V>& expected) {
+  auto actual = latest_values<V>(log, topic);
+  if (!actual) {
+    fmt::print("   {}: cannot read it: {}\n", topic, actual.error().to_string());
+    return false;
+  }
+  if (*actual == expected) {
+    fmt::print("   {:<12} {:>3} keys, each equal to the recomputation from the trades\n", topic,
+               actual->size());
+    return true;
+  }
+  auto json_at = [](const std::map<std::string, V>& table, const std::string& key) {
+    const auto it = table.find(key);
+    return it == table.end() ? std::string("nothing") : nlohmann::json(it->second).dump();
+  };
+  std::set<std::string> keys;
+  for (const auto& entry : *actual) keys.insert(entry.first);
+  for (const auto& entry : expected) keys.insert(entry.first);
+  for (const auto& key : keys) {
+    const std::string want = json_at(expected, key), got = json_at(*actual, key);
+    if (want == got) continue;
+    fmt::print(
+        "   {} DIFFERS from the recomputation from the trades ({} keys, {} expected); "
+        "first at key {}:\n      expected {}\n      got      {}\n",
+        topic, actual->size(), expected.size(), key, want, got);
+    break;
+  }
+  return false;
+}
+
+// Checks stock-stats and top-gainers against the recomputation from `trades` and prints a
+// sample of each: one symbol's days, and the head of each day's ranking.
+bool check_stock_results(EmbeddedLog& log, const std::vector<stock_stats::TimedTrade>& trades) {
+  const auto day_stats = recompute_day_stats(trades);
+  const auto top = recompute_top_gainers(day_stats);
+  fmt::print("\n== Day statistics and top gainers, against a recomputation from the trades:\n");
+  const bool stats_ok = check_table(log, stock_stats::kOutputTopic, day_stats);
+  const bool top_ok = check_table(log, top_gainers::kOutputTopic, top);
+  for (const auto& [key, s] : day_stats) {
+    if (!key.starts_with("ACME@")) continue;
+    fmt::print(
+        "      {}  open {:.2f} close {:.2f} min {:.2f} max {:.2f}  {} trades, volume {}, "
+        "moving average {:.2f}\n",
+        key, s.open, s.close, s.min, s.max, s.trades, s.volume, s.moving_average);
+  }
+  for (const auto& [day, ranking] : top) {
+    std::string line;
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, ranking.size()); ++i) {
+      line += fmt::format("  {} {:+.2f}%", ranking[i].symbol, ranking[i].gain);
+    }
+    fmt::print("      {} top 5:{}\n", day, line);
+  }
+  return stats_ok && top_ok;
 }
 
 }  // namespace
@@ -170,9 +284,11 @@ int run_demo(int argc, char** argv) {
     }
   }
   fmt::print("Brook demo on the embedded log in {}/\n", dir.string());
-  fmt::print("Writing {} application log lines and {} stock trades (JSON) ...\n", kLogLines,
-             kTrades);
-  if (auto s = prepare(dir); !s.ok()) return report(s);
+  const auto stock_trades = generate_trades(kSeed, kStockTrades);
+  fmt::print(
+      "Writing {} application log lines, {} stock trades (JSON) and {} more over {} days ...\n",
+      kLogLines, kTrades, stock_trades.size(), kDemoDays);
+  if (auto s = prepare(dir, stock_trades); !s.ok()) return report(s);
 
   if (int code = run_example("log_router", log_router::build_topology(), "demo-log-router", dir);
       code != 0) {
@@ -184,6 +300,14 @@ int run_demo(int argc, char** argv) {
                       {{"default.deserialization.exception.handler", "dead-letter"},
                        {"processing.exception.handler", "dead-letter"},
                        {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}});
+      code != 0) {
+    return code;
+  }
+  if (int code = run_example("stock_stats", stock_stats::build_topology(), "demo-stock-stats", dir);
+      code != 0) {
+    return code;
+  }
+  if (int code = run_example("top_gainers", top_gainers::build_topology(), "demo-top-gainers", dir);
       code != 0) {
     return code;
   }
@@ -217,12 +341,15 @@ int run_demo(int argc, char** argv) {
     if (!count) return report(count.error());
     counts.push_back(*count);
   }
+  const bool stocks_ok = check_stock_results(**log, stock_trades);
   // Nothing lost: every log line routed once, every trade converted or dead-lettered once.
   const bool complete = counts[0] + counts[1] == kLogLines && counts[2] + counts[3] == kTrades;
   fmt::print("\nlog lines in: {}, routed: {}; trades in: {}, converted + dead-lettered: {} -> {}\n",
              kLogLines, counts[0] + counts[1], kTrades, counts[2] + counts[3],
              complete ? "nothing lost" : "RECORDS MISSING");
-  return complete ? 0 : 1;
+  fmt::print("stock trades in: {}; day statistics and top gainers -> {}\n", stock_trades.size(),
+             stocks_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+  return complete && stocks_ok ? 0 : 1;
 }
 
 }  // namespace brook::cli

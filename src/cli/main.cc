@@ -39,7 +39,8 @@ constexpr std::string_view kDemoUsage = R"(usage: brook demo [--data-dir DIR]
 
 Runs the main demo on the embedded log in DIR (default ./brook-demo-data): creates topics,
 writes synthetic application logs and stock trades, runs each example as a Streams application
-until it has processed everything, and prints what each produced.
+until it has processed everything, prints what each produced and checks it. Exits 1 if a
+result is incomplete or differs from its recomputation.
 )";
 
 int run(int argc, char** argv) {

@@ -218,6 +218,33 @@ TEST(KStream, ExplicitRepartitionStartsANewSubtopology) {
   EXPECT_THAT(out.read_values_to_list(), ElementsAre("v"));
 }
 
+// Keys each word by its first letter.
+class KeyByFirstLetter final
+    : public Processor<std::string, std::string, std::string, std::string> {
+ public:
+  void process(Record<std::string, std::string> r) override {
+    context().forward(r.with_key(r.value.substr(0, 1)));
+  }
+};
+
+TEST(KStream, AggregationAfterProcessRepartitionsAsTheProcessorMayChangeKeys) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .process([] { return std::make_unique<KeyByFirstLetter>(); })
+      .group_by_key({.name = "by-letter"})
+      .count({.name = "letters"})
+      .to_stream()
+      .to("out");
+  auto topology = build(builder);
+  EXPECT_EQ(topology.data().subtopologies.size(), 2u);
+  EXPECT_THAT(topology.describe(), HasSubstr("by-letter-repartition"));
+  TopologyTestDriver driver(topology);
+  auto in = driver.create_input_topic<std::string, std::string>("in");
+  in.pipe_key_value_list({{"1", "apple"}, {"2", "avocado"}});
+  auto out = driver.create_output_topic<std::string, std::optional<std::int64_t>>("out");
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Count{"a", 1}, Count{"a", 2}));
+}
+
 TEST(StreamsBuilder, DuplicateStoreNamesAreReported) {
   StreamsBuilder builder;
   auto grouped = builder.stream<std::string, std::string>("in").group_by_key();

@@ -339,29 +339,36 @@ bool Streams::wait_for_state(State target, std::chrono::milliseconds timeout) co
 }
 
 Result<std::int64_t> Streams::lag() const {
-  if (!impl_->backend) return error(Status::failed_precondition("the application is not running"));
+  if (!impl_->backend || !impl_->resolved) {
+    return error(Status::failed_precondition("the application is not running"));
+  }
   auto consumer = impl_->backend->make_consumer({.group_id = impl_->config.application_id});
   if (!consumer) return error(consumer.error());
   auto& admin = impl_->backend->admin();
-  std::int64_t lag = 0;
+  // Repartition topics count too. Sub-topologies are numbered upstream first, and a task
+  // commits its input only after writing what it derived from it: once an upstream topic
+  // shows no lag, the end offsets read next for the topics downstream include its output.
+  std::vector<std::string> topics;
   for (const auto& sub : impl_->resolved->subtopologies) {
-    for (const auto& topic : sub.source_topics) {
-      auto description = admin.describe_topic(topic);
-      if (!description) return error(description.error());
-      for (std::int32_t p = 0; p < description->partitions; ++p) {
-        const internal::TopicPartition tp{topic, Partition(p)};
-        auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-        if (!end) return error(end.error());
-        auto committed = (*consumer)->committed(tp);
-        if (!committed) return error(committed.error());
-        Offset from = *committed ? **committed : Offset(0);
-        if (!*committed) {
-          auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
-          if (!start) return error(start.error());
-          from = *start;
-        }
-        lag += end->value() - from.value();
+    topics.insert(topics.end(), sub.source_topics.begin(), sub.source_topics.end());
+  }
+  std::int64_t lag = 0;
+  for (const auto& topic : topics) {
+    auto description = admin.describe_topic(topic);
+    if (!description) return error(description.error());
+    for (std::int32_t p = 0; p < description->partitions; ++p) {
+      const internal::TopicPartition tp{topic, Partition(p)};
+      auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+      if (!end) return error(end.error());
+      auto committed = (*consumer)->committed(tp);
+      if (!committed) return error(committed.error());
+      Offset from = *committed ? **committed : Offset(0);
+      if (!*committed) {
+        auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+        if (!start) return error(start.error());
+        from = *start;
       }
+      lag += end->value() - from.value();
     }
   }
   return lag;

@@ -347,6 +347,16 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
   EXPECT_FALSE(std::filesystem::exists(dir_));  // nothing was opened
 }
 
+// The whole demo: every example runs as a Streams application and every check passes.
+TEST_F(CliTest, DemoRunsEveryExampleAndItsResultsCheckOut) {
+  auto r = brook({"demo"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("-> nothing lost"));
+  EXPECT_THAT(r.out, HasSubstr("stock-stats   42 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("top-gainers    3 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("day statistics and top gainers -> as recomputed"));
+}
+
 TEST_F(CliTest, HelpPrintsUsageAndExits0) {
   const std::vector<std::vector<std::string>> cases = {
       {"--help"},

@@ -139,6 +139,26 @@ TEST_F(StreamsTest, AFatalProcessingErrorStopsTheApplicationInError) {
   EXPECT_THAT(status.message(), HasSubstr("boom"));
 }
 
+// "in" is empty, but two records wait in the repartition topic that feeds the second
+// sub-topology, which fails on them: the application has not caught up.
+TEST_F(StreamsTest, LagCountsRecordsWaitingInRepartitionTopics) {
+  create_topics({{"in", 1}, {"out", 1}, {"app-hop-repartition", 1}});
+  produce("app-hop-repartition", {{"k1", "boom"}, {"k2", "boom"}});
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .repartition({.name = "hop", .partitions = 1})
+      .map_values([](const std::string& v) -> std::string { throw std::runtime_error(v); },
+                  {.name = "explode"})
+      .to("out");
+  Streams app(*builder.build(), config({{"application.id", "app"}}));
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  auto lag = app.lag();
+  ASSERT_TRUE(lag) << lag.error().to_string();
+  EXPECT_EQ(*lag, 2);
+  EXPECT_FALSE(app.close().ok());
+}
+
 TEST_F(StreamsTest, CloseGivesUpWaitingAfterItsTimeoutAndCanBeCalledAgain) {
   create_topics({{"in", 1}, {"out", 1}});
   produce("in", {{"k", "v"}});

@@ -234,13 +234,13 @@ class KStream {
     return std::move(*this);
   }
   // This stream, read through a repartition topic <topic_name> if it was re-keyed.
-  KStream repartitioned_if_needed(const std::string& topic_name,
+  KStream repartitioned_if_needed(const std::string& topic_name, std::int32_t partitions,
                                   SerdePtr<SerdeTargetT<K>> key_serde,
                                   SerdePtr<SerdeTargetT<V>> value_serde) const {
     if (!rekeyed_) return *this;
-    return KStream(
-        graph_, internal::add_repartition<K, V>(*graph_, node_, topic_name, 0, std::move(key_serde),
-                                                std::move(value_serde)));
+    return KStream(graph_,
+                   internal::add_repartition<K, V>(*graph_, node_, topic_name, partitions,
+                                                   std::move(key_serde), std::move(value_serde)));
   }
 
   void add_sink(Produced<K, V> produced, std::vector<std::string> topics, std::string extractor,

@@ -68,11 +68,13 @@ struct Materialized {
   SerdePtr<V> value_serde;
 };
 
-// group_by / group_by_key: the name of the repartition topic (<name>-repartition) and the
-// serdes it is written with, if the stream needs repartitioning.
+// group_by / group_by_key: the name of the repartition topic (<name>-repartition), its
+// partition count (0: as many as the writing sub-topology has tasks; 1 puts every group in one
+// task) and the serdes it is written with, if the stream needs repartitioning.
 template <class K, class V>
 struct Grouped {
   std::string name;
+  std::int32_t partitions = 0;
   SerdePtr<SerdeTargetT<K>> key_serde;
   SerdePtr<SerdeTargetT<V>> value_serde;
 };

@@ -43,13 +43,15 @@ TEST(KGroupedStream, GroupByRekeysThroughARepartitionTopic) {
   StreamsBuilder builder;
   builder.stream<std::string, std::string>("lines")
       .group_by([](const std::string&, const std::string& v) { return v.substr(0, 1); },
-                {.name = "by-letter"})
+                {.name = "by-letter", .partitions = 3})
       .count({.name = "letters"})
       .to_stream()
       .to("out");
   auto topology = build(builder);
   EXPECT_THAT(topology.describe(), HasSubstr("by-letter-repartition"));
   EXPECT_EQ(topology.data().subtopologies.size(), 2u);
+  ASSERT_EQ(topology.data().repartition_topics.size(), 1u);
+  EXPECT_EQ(topology.data().repartition_topics[0].partitions, 3);
   TopologyTestDriver driver(topology, {.application_id = "app"});
   auto in = driver.create_input_topic<std::string, std::string>("lines");
   in.pipe_key_value_list({{"1", "apple"}, {"2", "avocado"}, {"3", "banana"}});
@@ -237,6 +239,8 @@ TEST(KStream, AggregationAfterProcessRepartitionsAsTheProcessorMayChangeKeys) {
       .to("out");
   auto topology = build(builder);
   EXPECT_EQ(topology.data().subtopologies.size(), 2u);
+  ASSERT_EQ(topology.data().repartition_topics.size(), 1u);
+  EXPECT_EQ(topology.data().repartition_topics[0].partitions, 3);
   EXPECT_THAT(topology.describe(), HasSubstr("by-letter-repartition"));
   TopologyTestDriver driver(topology);
   auto in = driver.create_input_topic<std::string, std::string>("in");

@@ -81,6 +81,10 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
     auto records = consumer_->poll(std::chrono::milliseconds(0));
     if (!records) return error(std::move(records.error()));
     if (auto s = apply_batch(*records); !s.ok()) return error(std::move(s));
+    if (records->empty()) {
+      // Nothing left to read below the ends: the tail was compacted away (expired tombstones).
+      for (auto& [tp, r] : partitions_) r.position = r.end;
+    }
     std::vector<TaskId> finished;
     for (auto it = partitions_.begin(); it != partitions_.end();) {
       if (it->second.position < it->second.end) {

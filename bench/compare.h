@@ -2,7 +2,10 @@
 // its baseline's and their ratio, all measured in the same run (DESIGN.md: Conventions).
 //
 // Naming convention: BM_Brook<Case> is paired with BM_Baseline<Case>; both call
-// state.SetItemsProcessed(records). A case missing one side shows "-" for it.
+// state.SetItemsProcessed(records). A case <Case>_<Variant> with one side only borrows the
+// other side from <Case>: one Brook run against several baselines (BM_Baseline<Case>_App) or
+// several Brook configurations against one baseline (BM_Brook<Case>_NoCache). Otherwise a
+// case missing one side shows "-" for it.
 //
 //   int main(int argc, char** argv) { return brook::bench::run_and_compare(argc, argv); }
 #pragma once
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <ostream>
 #include <string>
@@ -57,7 +61,11 @@ class ComparingReporter : public benchmark::ConsoleReporter {
     std::stable_sort(cases.begin(), cases.end(), [](const auto& a, const auto& b) {
       return a.second.first_family < b.second.first_family;
     });
-    for (const auto& [name, rates] : cases) {
+    for (auto [name, rates] : cases) {
+      if (auto base = cases_.find(name.substr(0, name.find('_'))); base != cases_.end()) {
+        if (rates.brook <= 0) rates.brook = base->second.brook;
+        if (rates.baseline <= 0) rates.baseline = base->second.baseline;
+      }
       const bool both = rates.brook > 0 && rates.baseline > 0;
       out << line(name, human(rates.brook), human(rates.baseline),
                   both ? format("%.2f", rates.brook / rates.baseline) : "-");
@@ -116,13 +124,16 @@ inline constexpr const char* kDefaultFlags[] = {
 };
 
 // Runs every selected benchmark through ComparingReporter and prints the comparison.
+// `defaults`: the program's own default flags, in place of those of kDefaultFlags with the same
+// name (e.g. fewer repetitions of a long benchmark); the command line overrides both.
 // Returns 1 if a benchmark failed (or a flag is unknown), else 0.
-inline int run_and_compare(int argc, char** argv) {
+inline int run_and_compare(int argc, char** argv, std::vector<std::string_view> defaults = {}) {
   std::vector<std::string> storage(argv, argv + argc);
-  for (std::string_view flag : kDefaultFlags) {
+  defaults.insert(defaults.end(), std::begin(kDefaultFlags), std::end(kDefaultFlags));
+  for (std::string_view flag : defaults) {
     const auto name = flag.substr(0, flag.find('=') + 1);
-    bool given = false;
-    for (int i = 1; i < argc; ++i) given |= std::string_view(argv[i]).starts_with(name);
+    const bool given = std::any_of(storage.begin() + 1, storage.end(),
+                                   [&](std::string_view arg) { return arg.starts_with(name); });
     if (!given) storage.insert(storage.begin() + 1, std::string(flag));
   }
   std::vector<char*> args;

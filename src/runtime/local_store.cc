@@ -70,8 +70,8 @@ Status LocalStore::restore(const ConsumerRecord& record) {
   if (!record.key) return {};  // a changelog record always has a key; skip anything else
   std::lock_guard lock(mutex_);
   ++restored_;
-  if (!record.value) return stack_.bottom->put(*record.key, std::nullopt);
-  return stack_.bottom->put(*record.key, std::string_view(*record.value));
+  if (!record.value) return stack_.bottom->restore(*record.key, std::nullopt);
+  return stack_.bottom->restore(*record.key, std::string_view(*record.value));
 }
 
 Status LocalStore::finish_restore_batch(Offset next) {

@@ -32,10 +32,14 @@ Status CachingStore::put(std::string_view key, std::optional<std::string_view> v
   auto it = entries_.find(key);
   const bool cached = it != entries_.end();
   const std::size_t release = cached ? charge(*it) : 0;
-  const std::size_t take = CacheBudget::entry_bytes(key.size(), value ? value->size() : 0);
+  // A clean entry's value becomes its known value below; a dirty one keeps what it knows.
+  const KnownBelow below = cached ? known_below(it->second) : std::nullopt;
+  const std::size_t below_bytes = below && *below ? (*below)->size() : 0;
+  const std::size_t take =
+      CacheBudget::entry_bytes(key.size(), (value ? value->size() : 0) + below_bytes);
   if (Status s = make_room(cached ? &*it : nullptr, release, take); !s.ok()) return s;
   if (!budget_->fits(release, take)) {  // too big even alone: straight down
-    if (Status s = write_down(key, value); !s.ok()) return s;
+    if (Status s = write_down(key, value, below); !s.ok()) return s;
     if (cached) erase(it);
     return {};
   }
@@ -46,11 +50,13 @@ Status CachingStore::put(std::string_view key, std::optional<std::string_view> v
     touch(*it);
   }
   Entry& entry = it->second;
-  entry.value = value;
   if (!entry.dirty) {
+    entry.below_known = cached;
+    entry.below = std::move(entry.value);
     entry.dirty = true;
     ++dirty_count_;
   }
+  entry.value = value;
   budget_->release(release);
   budget_->take(take);
   bytes_ = bytes_ - release + take;
@@ -90,11 +96,16 @@ Status CachingStore::flush() {
       ++it;
       continue;
     }
-    if (Status s = write_down(it->first, entry.value); !s.ok()) return s;
+    if (Status s = write_down(it->first, entry.value, known_below(entry)); !s.ok()) return s;
     if (!entry.value) {  // absent below now, like a key never read
       it = erase(it);
       continue;
     }
+    const std::size_t below_bytes = entry.below ? entry.below->size() : 0;
+    budget_->release(below_bytes);
+    bytes_ -= below_bytes;
+    entry.below_known = false;
+    entry.below.reset();
     entry.dirty = false;
     --dirty_count_;
     ++it;
@@ -111,8 +122,15 @@ Status CachingStore::commit(std::optional<Offset> changelog_next) {
 }
 
 std::size_t CachingStore::charge(const Node& node) {
-  return CacheBudget::entry_bytes(node.first.size(),
-                                  node.second.value ? node.second.value->size() : 0);
+  const Entry& entry = node.second;
+  return CacheBudget::entry_bytes(node.first.size(), (entry.value ? entry.value->size() : 0) +
+                                                         (entry.below ? entry.below->size() : 0));
+}
+
+CachingStore::KnownBelow CachingStore::known_below(const Entry& entry) {
+  if (entry.dirty && !entry.below_known) return std::nullopt;
+  const auto& below = entry.dirty ? entry.below : entry.value;  // clean: the value is below
+  return below ? std::optional<std::string_view>(*below) : std::nullopt;
 }
 
 void CachingStore::link_newest(Node& node) {
@@ -149,19 +167,28 @@ Status CachingStore::make_room(const Node* keep, std::size_t release, std::size_
     if (victim != nullptr && victim == keep) victim = victim->second.newer;
     if (victim == nullptr) break;
     if (victim->second.dirty) {
-      if (Status s = write_down(victim->first, victim->second.value); !s.ok()) return s;
+      if (Status s = write_down(victim->first, victim->second.value, known_below(victim->second));
+          !s.ok()) {
+        return s;
+      }
     }
     erase(entries_.find(victim->first));
   }
   return {};
 }
 
-Status CachingStore::write_down(std::string_view key, std::optional<std::string_view> value) {
-  auto old = inner_->get(key);
-  if (!old) return old.error();
-  if (!*old && !value) return {};  // nothing to change below, nothing to tell
+Status CachingStore::write_down(std::string_view key, std::optional<std::string_view> value,
+                                KnownBelow below) {
+  std::optional<std::string> read;
+  if (!below) {
+    auto old = inner_->get(key);
+    if (!old) return old.error();
+    read = std::move(*old);
+    below = read ? std::optional<std::string_view>(*read) : std::nullopt;
+  }
+  if (!*below && !value) return {};  // nothing to change below, nothing to tell
   if (Status s = inner_->put(key, value); !s.ok()) return s;
-  if (listener_) listener_(key, value, *old);
+  if (listener_) listener_(key, value, *below);
   return {};
 }
 

@@ -51,8 +51,9 @@ class CacheBudget {
 
 // put() only writes into the cache (a dirty entry; a delete is a dirty tombstone); get()
 // answers from the cache, else reads below and caches what it found (clean). A write-down of
-// a key reads the value below, writes the new one and tells the listener; flush() writes
-// every dirty key down in key order; when an insertion would take the budget over its
+// a key reads the value below (unless the cache knows it: the key was cached clean before its
+// first update since the last write-down), writes the new one and tells the listener; flush()
+// writes every dirty key down in key order; when an insertion would take the budget over its
 // maximum, this store first writes down and drops its own least recently used entries, and
 // if the entry still does not fit it is written straight down (a budget of 0 turns the
 // cache off). Destroying the store drops unflushed writes, as a dirty close must.
@@ -94,12 +95,19 @@ class CachingStore final : public KeyValueBytesStore {
   struct Entry {
     std::optional<std::string> value;  // nullopt: a tombstone
     bool dirty = false;
+    // A dirty entry's value below (nullopt: absent), if known: its clean value before the
+    // update. Spares write_down() a read; charged to the budget like the value.
+    bool below_known = false;
+    std::optional<std::string> below;
     Node* older = nullptr;  // LRU links
     Node* newer = nullptr;
   };
   using Entries = std::map<std::string, Entry, std::less<>>;
+  // What the store below holds for a key if the cache knows it: the value, nullopt if absent.
+  using KnownBelow = std::optional<std::optional<std::string_view>>;
 
   static std::size_t charge(const Node& node);
+  static KnownBelow known_below(const Entry& entry);
   void link_newest(Node& node);
   void unlink(Node& node);
   void touch(Node& node);
@@ -108,8 +116,9 @@ class CachingStore final : public KeyValueBytesStore {
   // Evicts least recently used entries other than `keep` until releasing `release` bytes and
   // taking `take` fits the budget, or only `keep` is left.
   Status make_room(const Node* keep, std::size_t release, std::size_t take);
-  // Writes `value` for `key` down and tells the listener.
-  Status write_down(std::string_view key, std::optional<std::string_view> value);
+  // Writes `value` for `key` down and tells the listener; reads the value below first unless
+  // `below` has it.
+  Status write_down(std::string_view key, std::optional<std::string_view> value, KnownBelow below);
 
   std::unique_ptr<KeyValueBytesStore> inner_;
   std::shared_ptr<CacheBudget> budget_;

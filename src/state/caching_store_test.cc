@@ -51,14 +51,18 @@ std::shared_ptr<CacheBudget> budget(std::size_t max_bytes) {
 }
 
 // Forwards to an InMemoryStore the test keeps (so it outlives the cache above it); puts
-// fail while *fail_puts is set.
+// fail while *fail_puts is set; *reads counts the gets, if given.
 class SharedStore final : public KeyValueBytesStore {
  public:
-  SharedStore(std::shared_ptr<InMemoryStore> data, std::shared_ptr<bool> fail_puts)
-      : data_(std::move(data)), fail_puts_(std::move(fail_puts)) {}
+  SharedStore(std::shared_ptr<InMemoryStore> data, std::shared_ptr<bool> fail_puts,
+              std::shared_ptr<int> reads = std::make_shared<int>(0))
+      : data_(std::move(data)), fail_puts_(std::move(fail_puts)), reads_(std::move(reads)) {}
 
   const std::string& name() const override { return data_->name(); }
-  Result<std::optional<std::string>> get(std::string_view key) override { return data_->get(key); }
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    ++*reads_;
+    return data_->get(key);
+  }
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     if (*fail_puts_) return Status::io_error("disk full");
     return data_->put(key, value);
@@ -75,6 +79,7 @@ class SharedStore final : public KeyValueBytesStore {
  private:
   std::shared_ptr<InMemoryStore> data_;
   std::shared_ptr<bool> fail_puts_;
+  std::shared_ptr<int> reads_;
 };
 
 TEST(CacheBudget, ChargesKeyValueAndOverheadPerEntry) {
@@ -111,6 +116,39 @@ TEST(CachingStore, OldValueIsTheValueBelowBeforeTheFirstCollapsedUpdate) {
   ASSERT_TRUE(store->put("k", "3").ok());
   ASSERT_TRUE(store->flush().ok());
   EXPECT_EQ(changes, (Changes{{"k", "1", std::nullopt}, {"k", "3", "1"}}));
+}
+
+TEST(CachingStore, WriteDownOfAKeyCachedCleanBeforeItsUpdateReadsNothingBelow) {
+  Changes changes;
+  auto below = std::make_shared<InMemoryStore>("counts");
+  ASSERT_TRUE(below->put("k", "0").ok());
+  auto reads = std::make_shared<int>(0);
+  CachingStore store(std::make_unique<SharedStore>(below, std::make_shared<bool>(false), reads),
+                     budget(kLarge));
+  store.set_flush_listener([&](std::string_view key, std::optional<std::string_view> now,
+                               std::optional<std::string_view> before) {
+    changes.push_back({std::string(key), std::string(*now), std::string(*before)});
+  });
+  EXPECT_EQ(store.get("k").value(), "0");
+  ASSERT_TRUE(store.put("k", "1").ok());
+  ASSERT_TRUE(store.put("k", "2").ok());
+  ASSERT_TRUE(store.flush().ok());
+  ASSERT_TRUE(store.put("k", "3").ok());
+  ASSERT_TRUE(store.flush().ok());
+  EXPECT_EQ(changes, (Changes{{"k", "2", "0"}, {"k", "3", "2"}}));
+  EXPECT_EQ(*reads, 1) << "only get() read below";
+}
+
+TEST(CachingStore, AnUpdatedEntryIsChargedForTheOldValueItKeepsUntilWrittenDown) {
+  auto shared = budget(kLarge);
+  auto store = make_store(shared);
+  ASSERT_TRUE(store->inner().put("k", "0").ok());
+  EXPECT_EQ(store->get("k").value(), "0");
+  EXPECT_EQ(shared->used_bytes(), kSmallEntry);
+  ASSERT_TRUE(store->put("k", "1").ok());
+  EXPECT_EQ(shared->used_bytes(), CacheBudget::entry_bytes(1, 2));
+  ASSERT_TRUE(store->flush().ok());
+  EXPECT_EQ(shared->used_bytes(), kSmallEntry);
 }
 
 TEST(CachingStore, PutThenDeleteOfAKeyAbsentBelowTellsNothing) {

@@ -42,6 +42,13 @@ class KeyValueBytesStore {
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
   // Sets `key` to `value`; nullopt deletes the key (absent keys are fine).
   virtual Status put(std::string_view key, std::optional<std::string_view> value) = 0;
+  // put() for restoration from the changelog, which neither reads nor puts before the next
+  // commit(): a store may keep such writes unreadable until then (RocksDB does not index them).
+  // Mixing restore() with get(), scan() or put() between two commits is kFailedPrecondition
+  // wherever that matters.
+  virtual Status restore(std::string_view key, std::optional<std::string_view> value) {
+    return put(key, value);
+  }
   // Visits the entries in `range` in key order. Writes made by `visit` are not allowed.
   virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
   // The number of entries: exact in memory, RocksDB's estimate on disk.

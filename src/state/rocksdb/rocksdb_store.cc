@@ -108,6 +108,7 @@ class RocksDbStore final : public KeyValueBytesStore {
   const std::string& name() const override { return name_; }
 
   Result<std::optional<std::string>> get(std::string_view key) override {
+    if (restored_.Count() > 0) return error(restoring("get"));
     std::optional<std::string> value(std::in_place);
     auto s = batch_.GetFromBatchAndDB(db_.get(), read_options_, data_.get(), slice(key), &*value);
     if (s.ok()) return value;
@@ -116,13 +117,26 @@ class RocksDbStore final : public KeyValueBytesStore {
   }
 
   Status put(std::string_view key, std::optional<std::string_view> value) override {
+    if (restored_.Count() > 0) return restoring("put");
     auto s = value ? batch_.Put(data_.get(), slice(key), slice(*value))
                    : batch_.Delete(data_.get(), slice(key));
     if (!s.ok()) return failure(s, name_, dir_, "put");
     return {};
   }
 
+  Status restore(std::string_view key, std::optional<std::string_view> value) override {
+    if (batch_.GetWriteBatch()->Count() > 0) {
+      return Status::failed_precondition(fmt::format(
+          "RocksDB store '{}' in {}: restore after put without a commit between", name_, dir_));
+    }
+    auto s = value ? restored_.Put(data_.get(), slice(key), slice(*value))
+                   : restored_.Delete(data_.get(), slice(key));
+    if (!s.ok()) return failure(s, name_, dir_, "restore");
+    return {};
+  }
+
   Status scan(const KeyRange& range, const ScanVisitor& visit) override {
+    if (restored_.Count() > 0) return restoring("scan");
     // RocksDB's upper bound is exclusive; `to` + '\0' is the smallest key after `to`. It bounds
     // the database iterator only: RocksDB 7.8's batch iterator mishandles iterate_upper_bound (it
     // yields the batch's deletes as empty values), so the batch's entries are checked here.
@@ -163,29 +177,43 @@ class RocksDbStore final : public KeyValueBytesStore {
   Status flush() override { return {}; }
 
   Status commit(std::optional<Offset> changelog_next) override {
-    if (batch_.GetWriteBatch()->Count() == 0 && changelog_next == committed_offset_) return {};
-    batch_.SetSavePoint();  // so that a failed write leaves the batch as it was
-    rocksdb::Status s;
-    if (changelog_next) {
-      auto bytes = encode_offset(*changelog_next);
-      s = batch_.Put(meta_.get(), slice(kOffsetKey), rocksdb::Slice(bytes.data(), bytes.size()));
-    } else if (committed_offset_) {
-      s = batch_.Delete(meta_.get(), slice(kOffsetKey));
-    }
-    if (s.ok()) s = db_->Write(write_options_, batch_.GetWriteBatch());
-    if (!s.ok()) {
-      batch_.RollbackToSavePoint().PermitUncheckedError();
-      return failure(s, name_, dir_, "commit");
-    }
-    batch_.Clear();
-    committed_offset_ = changelog_next;
-    return {};
+    return restored_.Count() > 0 ? write(restored_, restored_, changelog_next)
+                                 : write(batch_, *batch_.GetWriteBatch(), changelog_next);
   }
 
   std::optional<Offset> committed_offset() const override { return committed_offset_; }
   bool persistent() const override { return true; }
 
  private:
+  // Writes `batch` (whose writes are `writes`) with `changelog_next` in one atomic write and
+  // clears it; on failure it stays as it was.
+  template <class Batch>
+  Status write(Batch& batch, rocksdb::WriteBatch& writes, std::optional<Offset> changelog_next) {
+    if (writes.Count() == 0 && changelog_next == committed_offset_) return {};
+    batch.SetSavePoint();
+    rocksdb::Status s;
+    if (changelog_next) {
+      auto bytes = encode_offset(*changelog_next);
+      s = batch.Put(meta_.get(), slice(kOffsetKey), rocksdb::Slice(bytes.data(), bytes.size()));
+    } else if (committed_offset_) {
+      s = batch.Delete(meta_.get(), slice(kOffsetKey));
+    }
+    if (s.ok()) s = db_->Write(write_options_, &writes);
+    if (!s.ok()) {
+      batch.RollbackToSavePoint().PermitUncheckedError();
+      return failure(s, name_, dir_, "commit");
+    }
+    batch.Clear();
+    committed_offset_ = changelog_next;
+    return {};
+  }
+
+  Status restoring(std::string_view operation) const {
+    return Status::failed_precondition(
+        fmt::format("RocksDB store '{}' in {}: {} before the restored writes are committed", name_,
+                    dir_, operation));
+  }
+
   std::string name_;
   std::string dir_;
   // Declared before the handles, which must be destroyed while the database is open.
@@ -193,6 +221,7 @@ class RocksDbStore final : public KeyValueBytesStore {
   std::unique_ptr<rocksdb::ColumnFamilyHandle> data_;
   std::unique_ptr<rocksdb::ColumnFamilyHandle> meta_;
   rocksdb::WriteBatchWithIndex batch_;  // the writes since the last commit
+  rocksdb::WriteBatch restored_;        // or the restored writes since then
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
   std::optional<Offset> committed_offset_;

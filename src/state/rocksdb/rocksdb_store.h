@@ -2,9 +2,11 @@
 //
 // Writes between two commits are buffered in an indexed batch in memory and reach RocksDB only
 // at commit(), together with the changelog offset, in one atomic write (WAL on). Reads see the
-// batch over the database. So the directory always holds the state of the last commit: a crash
-// or a close without commit loses exactly the uncommitted writes, and restoration resumes from
-// committed_offset().
+// batch over the database. Restoration's writes (restore()) go to a plain batch instead, which
+// costs no indexing; until the commit that writes them, get(), scan() and put() fail with
+// kFailedPrecondition, and restore() fails after a put() (KeyValueBytesStore::restore). So the
+// directory always holds the state of the last commit: a crash or a close without commit loses
+// exactly the uncommitted writes, and restoration resumes from committed_offset().
 //
 // RocksDB headers stay in rocksdb_store.cc; nothing here includes <rocksdb/...>.
 #pragma once

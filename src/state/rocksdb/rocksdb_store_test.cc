@@ -165,6 +165,30 @@ TEST(RocksDbStore, CommitWithoutOffsetPersistsDataAndClearsTheOffset) {
   EXPECT_EQ(scan_all(*store), (Entries{{"a", "1"}, {"b", "2"}}));
 }
 
+TEST(RocksDbStore, RestoredWritesLandWithTheirOffsetAtCommitAndAreReadableOnlyThen) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  {
+    auto store = open_store(dir.path());
+    ASSERT_TRUE(store->put("gone", "0").ok());
+    ASSERT_TRUE(store->commit(Offset(1)).ok());
+    ASSERT_TRUE(store->restore("a", "1").ok());
+    ASSERT_TRUE(store->restore("a", "2").ok());
+    ASSERT_TRUE(store->restore("gone", std::nullopt).ok());
+    EXPECT_EQ(store->get("a").error().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(store->put("b", "1").code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(store->scan({}, [](auto, auto) { return true; }).code(),
+              StatusCode::kFailedPrecondition);
+    ASSERT_TRUE(store->commit(Offset(4)).ok());
+    EXPECT_EQ(store->get("a").value(), "2");
+    ASSERT_TRUE(store->restore("c", "3").ok());  // destroyed uncommitted: lost
+  }
+  auto store = open_store(dir.path());
+  EXPECT_EQ(store->committed_offset(), Offset(4));
+  EXPECT_EQ(scan_all(*store), (Entries{{"a", "2"}}));
+  ASSERT_TRUE(store->put("b", "1").ok());
+  EXPECT_EQ(store->restore("c", "3").code(), StatusCode::kFailedPrecondition);
+}
+
 TEST(RocksDbStore, OpeningADirectoryAnotherStoreHoldsFails) {
   brook::testing::ScratchDir dir("rocksdb-store");
   auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);

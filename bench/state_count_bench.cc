@@ -1,0 +1,335 @@
+// Count per key (local state, DESIGN.md pattern 2) as a Streams application over the embedded
+// log, next to hand-written loops over the same storage, measured in the same run.
+//
+//   Input:     BROOK_COUNT_RECORDS records (default 3 M) in topic "in", 1 partition (one task,
+//              one store), keys "key-0000000".. (11 bytes) drawn uniformly at random from
+//              BROOK_COUNT_KEYS keys (default 1 M; std::mt19937_64, seed 42: state_workload.h),
+//              16-byte values. Written once, untimed. (At 10 M records one Brook RocksDB run
+//              takes about 3 minutes on 2 cores, hence 3 M: about 95% of the keys occur, each
+//              about 3 times; docs/performance.md has figures for both sizes.)
+//   Brook:     stream<string, string>("in").group_by_key().count({.name = "counts", .type})
+//              .to_stream().to("out"); 1 stream thread, at_least_once, commit.interval.ms=100,
+//              defaults otherwise: record cache 10 MiB (about 64 k of the 1 M keys, so random
+//              keys mostly miss it and each write-down goes to the store, the changelog and
+//              "out"), RocksDB memory 256 MiB. Timed from RUNNING (store open) until every
+//              record is processed and committed (lag 0). A fresh application.id per run: its
+//              own store directory and changelog. The store holds [8-byte timestamp][8-byte
+//              count] per key (a timestamped store, as in Kafka Streams).
+//   Cases:     CountRocksDb (record cache on), CountRocksDb_NoCache (off), CountInMemory.
+//   Baselines: CountRocksDb: raw RocksDB with Brook's options (rocksdb_baseline.h), WAL on, no
+//              fsync: per record Get, increment, Put of an 8-byte big-endian count, the same
+//              keys in the same order, from memory. CountRocksDb_App: the hand-written app:
+//              Consumer::poll of "in", the same Get/Put, Producer::send of the count to "out",
+//              a flush after each poll and an offset commit every 100 ms (no changelog: Brook
+//              also writes each change to its changelog topic). CountInMemory: ++counts[key] on
+//              a std::unordered_map<std::string, std::int64_t>, from memory. CountInMemory_App:
+//              the hand-written app with that map instead of RocksDB.
+// Each Brook run and each baseline checks, untimed, that it counted every key right. All runs
+// are wall-clock (UseManualTime), one iteration, 3 repetitions (the median is compared).
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/embedded/embedded_log.h"
+#include "brook/kstream.h"
+#include "brook/streams.h"
+#include "brook/streams_builder.h"
+#include "compare.h"
+#include "rocksdb_baseline.h"
+#include "state_workload.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using brook::bench::BenchDir;
+using brook::bench::StateWorkload;
+using brook::internal::TopicPartition;
+using Clock = std::chrono::steady_clock;
+
+const std::int64_t kRecords = brook::bench::env_or("BROOK_COUNT_RECORDS", 3'000'000);
+const std::int64_t kKeys = brook::bench::env_or("BROOK_COUNT_KEYS", 1'000'000);
+constexpr auto kCommitInterval = 100ms;
+constexpr std::size_t kValueBytes = 16;
+
+const StateWorkload& workload() {
+  static const StateWorkload w = brook::bench::make_workload(kRecords, kKeys);
+  return w;
+}
+
+// Numbers the runs of the process, for fresh application ids and consumer groups.
+int next_run() {
+  static int runs = 0;
+  return ++runs;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The data dir, with topic "in" holding the workload (written on first use).
+class Data {
+ public:
+  static Data& get() {
+    static Data data;
+    return data;
+  }
+  const fs::path& dir() const { return dir_.path(); }
+
+  // Empties "out", drops the changelogs and the state of earlier runs.
+  void reset() {
+    auto log = open();
+    auto topics = log->admin().list_topics();
+    for (const auto& topic : topics.value_or(std::vector<std::string>{})) {
+      if (topic.ends_with("-changelog") || topic == "out") (void)log->admin().delete_topic(topic);
+    }
+    (void)log->admin().create_topic({"out", 1});
+    fs::remove_all(dir() / "state");
+  }
+
+ private:
+  Data() : dir_("count-bench") {
+    auto log = open();
+    (void)log->admin().create_topic({"in", 1});
+    auto producer = std::move(*log->make_producer({}));
+    const std::string value(kValueBytes, 'v');
+    const auto& w = workload();
+    for (std::int64_t i = 0; i < kRecords; ++i) {
+      (void)producer->send({.topic = "in",
+                            .timestamp = brook::Timestamp(i),
+                            .key = w.keys[w.sequence[i]],
+                            .value = value});
+    }
+    (void)producer->flush();
+  }
+  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
+    return std::move(*brook::internal::open_embedded_log(
+        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+  }
+
+  BenchDir dir_;
+};
+
+// Why `count(key)` does not give every key its count in the workload; empty if it does.
+template <class Count>
+std::string check_counts(std::int64_t entries, Count count) {
+  const auto& w = workload();
+  if (entries != w.distinct()) {
+    return "counted " + std::to_string(entries) + " keys, expected " + std::to_string(w.distinct());
+  }
+  for (std::size_t i = 0; i < w.keys.size(); ++i) {
+    if (w.totals[i] > 0 && count(w.keys[i]) != static_cast<std::int64_t>(w.totals[i])) {
+      return "wrong count of " + w.keys[i];
+    }
+  }
+  return "";
+}
+
+void run_brook(benchmark::State& state, brook::StoreType type, bool caching) {
+  for (auto _ : state) {
+    Data& data = Data::get();
+    data.reset();
+    brook::StreamsBuilder builder;
+    builder.stream<std::string, std::string>("in")
+        .group_by_key()
+        .count({.name = "counts", .type = type, .caching = caching})
+        .to_stream()
+        .to("out");
+    brook::Streams app(*builder.build(),
+                       {{"application.id", "count-" + std::to_string(next_run())},
+                        {"data.dir", data.dir().string()},
+                        {"num.stream.threads", "1"},
+                        {"commit.interval.ms", std::to_string(kCommitInterval.count())}});
+    // Timed from RUNNING: opening the data dir and the store is startup, not processing.
+    std::atomic<Clock::time_point> start{};
+    app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
+      if (to == brook::Streams::State::kRunning) {
+        auto none = Clock::time_point{};
+        start.compare_exchange_strong(none, Clock::now());
+      }
+    });
+    if (auto s = app.start(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
+    while (true) {
+      auto lag = app.lag();
+      if (!lag) return state.SkipWithError(lag.error().to_string().c_str());
+      if (*lag == 0) break;
+      std::this_thread::sleep_for(5ms);
+    }
+    state.SetIterationTime(seconds_since(start.load()));
+    auto counts = app.store<std::string, std::int64_t>("counts");
+    if (!counts) return state.SkipWithError(counts.error().to_string().c_str());
+    auto all = counts->all();
+    if (!all) return state.SkipWithError(all.error().to_string().c_str());
+    std::unordered_map<std::string, std::int64_t> by_key;
+    for (auto& kv : *all) by_key.emplace(std::move(kv.key), kv.value);
+    auto wrong = check_counts(static_cast<std::int64_t>(all->size()),
+                              [&](const std::string& key) { return by_key[key]; });
+    if (!wrong.empty()) return state.SkipWithError(wrong.c_str());
+    if (auto s = app.close(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);
+}
+
+void BM_BrookCountRocksDb(benchmark::State& state) {
+  run_brook(state, brook::StoreType::kRocksDb, true);
+}
+void BM_BrookCountRocksDb_NoCache(benchmark::State& state) {
+  run_brook(state, brook::StoreType::kRocksDb, false);
+}
+void BM_BrookCountInMemory(benchmark::State& state) {
+  run_brook(state, brook::StoreType::kInMemory, true);
+}
+
+// The count of `key` in `db`; 0 if absent, -1 on an error.
+std::int64_t get_count(rocksdb::DB& db, const std::string& key, std::string& scratch) {
+  auto s = db.Get(rocksdb::ReadOptions(), key, &scratch);
+  if (s.IsNotFound()) return 0;
+  return s.ok() ? brook::bench::from_big_endian(scratch) : -1;
+}
+
+// Counts `key` in `db`: Get, increment, Put. The new count; -1 on an error.
+std::int64_t increment(rocksdb::DB& db, const std::string& key, std::string& scratch) {
+  const std::int64_t count = get_count(db, key, scratch);
+  if (count < 0) return -1;
+  const auto stored = brook::bench::big_endian(count + 1);
+  auto s = db.Put(rocksdb::WriteOptions(), key, rocksdb::Slice(stored.data(), stored.size()));
+  return s.ok() ? count + 1 : -1;
+}
+
+std::string check_db(rocksdb::DB& db) {
+  std::string scratch;
+  std::int64_t entries = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++entries;
+  return check_counts(entries, [&](const std::string& key) { return get_count(db, key, scratch); });
+}
+
+void BM_BaselineCountRocksDb(benchmark::State& state) {
+  const auto& w = workload();
+  for (auto _ : state) {
+    BenchDir dir("count-bench-raw");
+    auto db = brook::bench::open_raw_rocksdb(dir.path());
+    std::string scratch;
+    const auto start = Clock::now();
+    for (std::uint32_t key : w.sequence) {
+      if (increment(*db, w.keys[key], scratch) < 0) return state.SkipWithError("RocksDB failed");
+    }
+    state.SetIterationTime(seconds_since(start));
+    if (auto wrong = check_db(*db); !wrong.empty()) return state.SkipWithError(wrong.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);
+}
+
+// One timed run of the hand-written app on a reset data dir: Consumer::poll of "in", then per
+// record `count(key)` (the key's new count; negative on an error) and Producer::send of it to
+// "out"; a flush after each poll and an offset commit every kCommitInterval. False (and the
+// benchmark skipped) on an error.
+template <class Count>
+bool run_app(benchmark::State& state, Count count) {
+  auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
+  auto consumer =
+      std::move(*log->make_consumer({.group_id = "baseline-" + std::to_string(next_run())}));
+  auto producer = std::move(*log->make_producer({}));
+  const TopicPartition in{"in", brook::Partition(0)};
+  (void)consumer->assign({in});
+  const auto start = Clock::now();
+  auto last_commit = start;
+  brook::Offset next(0);
+  while (next.value() < kRecords) {
+    auto records = consumer->poll(100ms);
+    if (!records) {
+      state.SkipWithError(records.error().to_string().c_str());
+      return false;
+    }
+    for (auto& r : *records) {
+      const std::int64_t n = count(*r.key);
+      if (n < 0) {
+        state.SkipWithError("counting failed");
+        return false;
+      }
+      const auto bytes = brook::bench::big_endian(n);
+      (void)producer->send({.topic = "out",
+                            .timestamp = r.timestamp,
+                            .key = std::move(r.key),
+                            .value = std::string(bytes.data(), bytes.size())});
+      next = brook::Offset(r.offset.value() + 1);
+    }
+    if (auto s = producer->flush(); !s.ok()) {
+      state.SkipWithError(s.to_string().c_str());
+      return false;
+    }
+    if (Clock::now() - last_commit >= kCommitInterval) {
+      (void)consumer->commit({{in, next}});
+      last_commit = Clock::now();
+    }
+  }
+  (void)consumer->commit({{in, next}});
+  state.SetIterationTime(seconds_since(start));
+  return true;
+}
+
+void BM_BaselineCountRocksDb_App(benchmark::State& state) {
+  for (auto _ : state) {
+    Data::get().reset();
+    auto db = brook::bench::open_raw_rocksdb(Data::get().dir() / "state" / "baseline");
+    std::string scratch;
+    if (!run_app(state, [&](const std::string& key) { return increment(*db, key, scratch); })) {
+      return;
+    }
+    if (auto wrong = check_db(*db); !wrong.empty()) return state.SkipWithError(wrong.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);
+}
+
+std::string check_map(std::unordered_map<std::string, std::int64_t>& counts) {
+  return check_counts(static_cast<std::int64_t>(counts.size()),
+                      [&](const std::string& key) { return counts[key]; });
+}
+
+void BM_BaselineCountInMemory(benchmark::State& state) {
+  const auto& w = workload();
+  for (auto _ : state) {
+    std::unordered_map<std::string, std::int64_t> counts;
+    const auto start = Clock::now();
+    for (std::uint32_t key : w.sequence) ++counts[w.keys[key]];
+    state.SetIterationTime(seconds_since(start));
+    if (auto wrong = check_map(counts); !wrong.empty()) return state.SkipWithError(wrong.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);
+}
+
+void BM_BaselineCountInMemory_App(benchmark::State& state) {
+  for (auto _ : state) {
+    Data::get().reset();
+    std::unordered_map<std::string, std::int64_t> counts;
+    if (!run_app(state, [&](const std::string& key) { return ++counts[key]; })) return;
+    if (auto wrong = check_map(counts); !wrong.empty()) return state.SkipWithError(wrong.c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * kRecords);
+}
+
+// One iteration is a pass over the whole input; main() makes it 3 repetitions (not compare.h's 5).
+void configure(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_BrookCountRocksDb)->Apply(configure);
+BENCHMARK(BM_BrookCountRocksDb_NoCache)->Apply(configure);
+BENCHMARK(BM_BrookCountInMemory)->Apply(configure);
+BENCHMARK(BM_BaselineCountRocksDb)->Apply(configure);
+BENCHMARK(BM_BaselineCountRocksDb_App)->Apply(configure);
+BENCHMARK(BM_BaselineCountInMemory)->Apply(configure);
+BENCHMARK(BM_BaselineCountInMemory_App)->Apply(configure);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return brook::bench::run_and_compare(argc, argv, {"--benchmark_repetitions=3"});
+}

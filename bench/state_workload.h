@@ -1,0 +1,88 @@
+// The workload of the state benchmarks (state_count_bench, state_restore_bench): a sequence of
+// records whose keys are drawn uniformly at random, with a fixed seed, from a set of distinct
+// keys, so that every run and every side of a comparison sees the same keys in the same order.
+#pragma once
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace brook::bench {
+
+// The integer in environment variable `name`, else `fallback`.
+inline std::int64_t env_or(const char* name, std::int64_t fallback) {
+  const char* env = std::getenv(name);
+  return env ? std::atoll(env) : fallback;
+}
+
+struct StateWorkload {
+  std::vector<std::string> keys;          // "key-0000000", "key-0000001", ...: 11 bytes
+  std::vector<std::uint32_t> sequence;    // the key (index into keys) of each record
+  std::vector<std::uint32_t> occurrence;  // each record's count of its key so far, from 1
+  std::vector<std::uint32_t> totals;      // each key's final count (0: never drawn)
+
+  // The index of a key of `keys`; -1 for anything else.
+  static std::int64_t index_of(std::string_view key) {
+    std::int64_t index = -1;
+    if (!key.starts_with("key-")) return -1;
+    auto [end, ec] = std::from_chars(key.data() + 4, key.data() + key.size(), index);
+    return ec == std::errc() && end == key.data() + key.size() ? index : -1;
+  }
+  std::int64_t distinct() const {
+    std::int64_t n = 0;
+    for (auto total : totals) n += total > 0;
+    return n;
+  }
+};
+
+// `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.
+inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
+  StateWorkload w;
+  w.keys.reserve(keys);
+  char buf[32];
+  for (std::int64_t i = 0; i < keys; ++i) {
+    std::snprintf(buf, sizeof buf, "key-%07lld", static_cast<long long>(i));
+    w.keys.emplace_back(buf);
+  }
+  std::mt19937_64 random(42);
+  std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(keys - 1));
+  w.totals.assign(keys, 0);
+  w.sequence.reserve(records);
+  w.occurrence.reserve(records);
+  for (std::int64_t i = 0; i < records; ++i) {
+    const std::uint32_t key = pick(random);
+    w.sequence.push_back(key);
+    w.occurrence.push_back(++w.totals[key]);
+  }
+  return w;
+}
+
+// A directory under $BROOK_BENCH_DIR, else the system's temporary directory, made empty on
+// construction and removed on destruction.
+class BenchDir {
+ public:
+  explicit BenchDir(const std::string& name) {
+    const char* base = std::getenv("BROOK_BENCH_DIR");
+    path_ = std::filesystem::path(base ? base : std::filesystem::temp_directory_path().c_str()) /
+            ("brook-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~BenchDir() { std::filesystem::remove_all(path_); }
+  BenchDir(const BenchDir&) = delete;
+  BenchDir& operator=(const BenchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace brook::bench

@@ -44,15 +44,17 @@
 #include "compare.h"
 #include "rocksdb_baseline.h"
 #include "state_workload.h"
+#include "streams_timing.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::BenchDir;
+using brook::bench::Clock;
+using brook::bench::seconds_since;
 using brook::bench::StateWorkload;
 using brook::internal::TopicPartition;
-using Clock = std::chrono::steady_clock;
 
 const std::int64_t kRecords = brook::bench::env_or("BROOK_COUNT_RECORDS", 3'000'000);
 const std::int64_t kKeys = brook::bench::env_or("BROOK_COUNT_KEYS", 1'000'000);
@@ -68,10 +70,6 @@ const StateWorkload& workload() {
 int next_run() {
   static int runs = 0;
   return ++runs;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // The data dir, with topic "in" holding the workload (written on first use).
@@ -147,22 +145,9 @@ void run_brook(benchmark::State& state, brook::StoreType type, bool caching) {
                         {"data.dir", data.dir().string()},
                         {"num.stream.threads", "1"},
                         {"commit.interval.ms", std::to_string(kCommitInterval.count())}});
-    // Timed from RUNNING: opening the data dir and the store is startup, not processing.
-    std::atomic<Clock::time_point> start{};
-    app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
-      if (to == brook::Streams::State::kRunning) {
-        auto none = Clock::time_point{};
-        start.compare_exchange_strong(none, Clock::now());
-      }
-    });
-    if (auto s = app.start(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
-    while (true) {
-      auto lag = app.lag();
-      if (!lag) return state.SkipWithError(lag.error().to_string().c_str());
-      if (*lag == 0) break;
-      std::this_thread::sleep_for(5ms);
-    }
-    state.SetIterationTime(seconds_since(start.load()));
+    auto seconds = brook::bench::run_until_idle(app);
+    if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
+    state.SetIterationTime(*seconds);
     auto counts = app.store<std::string, std::int64_t>("counts");
     if (!counts) return state.SkipWithError(counts.error().to_string().c_str());
     auto all = counts->all();

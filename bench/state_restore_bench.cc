@@ -41,15 +41,17 @@
 #include "compare.h"
 #include "rocksdb_baseline.h"
 #include "state_workload.h"
+#include "streams_timing.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::BenchDir;
+using brook::bench::Clock;
+using brook::bench::seconds_since;
 using brook::bench::StateWorkload;
 using brook::internal::TopicPartition;
-using Clock = std::chrono::steady_clock;
 
 const std::int64_t kRecords = brook::bench::env_or("BROOK_RESTORE_RECORDS", 10'000'000);
 const std::int64_t kKeys = brook::bench::env_or("BROOK_RESTORE_KEYS", 1'000'000);
@@ -60,10 +62,6 @@ constexpr const char* kChangelog = "restore-bench-counts-changelog";
 const StateWorkload& workload() {
   static const StateWorkload w = brook::bench::make_workload(kRecords, kKeys);
   return w;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // The changelog value of record `i`: [timestamp i][its key's count so far], big-endian.

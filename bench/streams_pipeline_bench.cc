@@ -24,13 +24,14 @@
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "compare.h"
+#include "streams_timing.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using brook::bench::Clock;
 using brook::internal::TopicPartition;
-using Clock = std::chrono::steady_clock;
 
 constexpr int kPartitions = 4;
 // 1 M records; the smoke test sets BROOK_PIPELINE_RECORDS lower (sanitizer builds are slow).
@@ -79,23 +80,9 @@ void BM_BrookMapFilterPipeline(benchmark::State& state) {
                                           {"data.dir", input.dir().string()},
                                           {"num.stream.threads", "1"},
                                           {"commit.interval.ms", "20"}});
-    // Timed from RUNNING: opening the data dir (which scans its segments) is startup, not
-    // processing, and the baseline opens it untimed too.
-    std::atomic<Clock::time_point> start{};
-    app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
-      if (to == brook::Streams::State::kRunning) {
-        auto none = Clock::time_point{};
-        start.compare_exchange_strong(none, Clock::now());
-      }
-    });
-    if (auto s = app.start(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
-    while (true) {
-      auto lag = app.lag();
-      if (!lag) return state.SkipWithError(lag.error().to_string().c_str());
-      if (*lag == 0) break;
-      std::this_thread::sleep_for(5ms);
-    }
-    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start.load()).count());
+    auto seconds = brook::bench::run_until_idle(app);
+    if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
+    state.SetIterationTime(*seconds);
     (void)app.close();
   }
   state.SetItemsProcessed(state.iterations() * kRecords);

@@ -119,6 +119,16 @@ TEST_F(StateTest, ChangelogTopicIsCompactedWithOnePartitionPerTask) {
   });
 }
 
+TEST_F(StateTest, AChangelogWithAnotherPartitionCountStopsTheStartNamingIt) {
+  create_topics({{"counter-counts-changelog", 2}});  // the input has 4 partitions
+  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
+  auto status = app.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(),
+              HasSubstr("internal topic counter-counts-changelog has 2 partitions, the topology "
+                        "needs 4"));
+}
+
 TEST_F(StateTest, QueriesAnswerFromEveryTaskAndNameAMissingStore) {
   produce("in", words(0, 1000));
   Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));

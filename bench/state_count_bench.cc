@@ -300,18 +300,13 @@ void BM_BaselineCountInMemory_App(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kRecords);
 }
 
-// One iteration is a pass over the whole input; main() makes it 3 repetitions (not compare.h's 5).
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-}
-
-BENCHMARK(BM_BrookCountRocksDb)->Apply(configure);
-BENCHMARK(BM_BrookCountRocksDb_NoCache)->Apply(configure);
-BENCHMARK(BM_BrookCountInMemory)->Apply(configure);
-BENCHMARK(BM_BaselineCountRocksDb)->Apply(configure);
-BENCHMARK(BM_BaselineCountRocksDb_App)->Apply(configure);
-BENCHMARK(BM_BaselineCountInMemory)->Apply(configure);
-BENCHMARK(BM_BaselineCountInMemory_App)->Apply(configure);
+BENCHMARK(BM_BrookCountRocksDb)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BrookCountRocksDb_NoCache)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BrookCountInMemory)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineCountRocksDb)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineCountRocksDb_App)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineCountInMemory)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineCountInMemory_App)->Apply(brook::bench::one_timed_iteration);
 
 }  // namespace
 

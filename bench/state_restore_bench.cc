@@ -246,17 +246,12 @@ void BM_BaselineRestoreRocksDb_App(benchmark::State& state) { restore_raw_rocksd
 void BM_BaselineRestoreInMemory(benchmark::State& state) { restore_map(state, false); }
 void BM_BaselineRestoreInMemory_App(benchmark::State& state) { restore_map(state, true); }
 
-// One iteration is a whole restoration; main() makes it 3 repetitions (not compare.h's 5).
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-}
-
-BENCHMARK(BM_BrookRestoreRocksDb)->Apply(configure);
-BENCHMARK(BM_BrookRestoreInMemory)->Apply(configure);
-BENCHMARK(BM_BaselineRestoreRocksDb)->Apply(configure);
-BENCHMARK(BM_BaselineRestoreRocksDb_App)->Apply(configure);
-BENCHMARK(BM_BaselineRestoreInMemory)->Apply(configure);
-BENCHMARK(BM_BaselineRestoreInMemory_App)->Apply(configure);
+BENCHMARK(BM_BrookRestoreRocksDb)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BrookRestoreInMemory)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineRestoreRocksDb)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineRestoreRocksDb_App)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineRestoreInMemory)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BaselineRestoreInMemory_App)->Apply(brook::bench::one_timed_iteration);
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 // keys, so that every run and every side of a comparison sees the same keys in the same order.
 #pragma once
 
+#include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -84,5 +85,11 @@ class BenchDir {
  private:
   std::filesystem::path path_;
 };
+
+// One iteration is one whole run (a pass over the input, a whole restoration) that the
+// benchmark times itself; main() asks for 3 repetitions (not compare.h's 5).
+inline void one_timed_iteration(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+}
 
 }  // namespace brook::bench

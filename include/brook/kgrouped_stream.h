@@ -57,12 +57,10 @@ class KGroupedStream {
   template <class VA, class F>
   KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
     auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KSTREAM-AGGREGATE");
-    auto input =
-        KStream<K, V>(graph_, node_, rekeyed_)
-            .repartitioned_if_needed(
-                (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
-                grouped_.partitions, grouped_.key_serde ? grouped_.key_serde : default_serde<K>(),
-                grouped_.value_serde ? grouped_.value_serde : default_serde<V>());
+    auto input = KStream<K, V>(graph_, node_, rekeyed_)
+                     .repartitioned_if_needed(
+                         (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
+                         grouped_.partitions, grouped_.key_serde, grouped_.value_serde);
     return KTable<K, VA>(graph_,
                          internal::add_aggregate<K, V, VA>(*graph_, "KSTREAM-AGGREGATE", store,
                                                            input.node_name(), f),

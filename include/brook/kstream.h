@@ -161,11 +161,9 @@ class KStream {
   // spreading it by key over `partitions` partitions. Starts a new sub-topology.
   KStream repartition(Repartitioned<K, V> options = {}) const {
     const auto name = graph_->name_for(options.name, "KSTREAM-REPARTITION");
-    auto key_serde = options.key_serde ? options.key_serde : default_serde<K>();
-    auto value_serde = options.value_serde ? options.value_serde : default_serde<V>();
-    return KStream(graph_,
-                   internal::add_repartition<K, V>(*graph_, node_, name + "-repartition",
-                                                   options.partitions, key_serde, value_serde));
+    return KStream(graph_, internal::add_repartition<K, V>(*graph_, node_, name + "-repartition",
+                                                           options.partitions, options.key_serde,
+                                                           options.value_serde));
   }
 
   // A table of the latest value per key. With a std::optional value type, nullopt deletes

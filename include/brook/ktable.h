@@ -150,8 +150,7 @@ class KGroupedTable {
     if (value_serde) change_serde = std::make_shared<const internal::ChangeSerde<V>>(value_serde);
     auto source = internal::add_repartition<K, internal::Change<V>>(
         *graph_, node_, (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
-        grouped_.partitions, grouped_.key_serde ? grouped_.key_serde : default_serde<K>(),
-        change_serde);
+        grouped_.partitions, grouped_.key_serde, change_serde);
     return KTable<K, VA>(graph_,
                          internal::add_aggregate<K, internal::Change<V>, VA>(
                              *graph_, "KTABLE-AGGREGATE", store, source, f),
@@ -168,8 +167,7 @@ KTable<K, internal::UnwrappedT<V>> KStream<K, V>::to_table(
     Materialized<K, internal::UnwrappedT<V>> materialized) const {
   using VT = internal::UnwrappedT<V>;
   auto store = internal::add_table_store<K, VT>(*graph_, materialized, "KSTREAM-TOTABLE");
-  auto input =
-      repartitioned_if_needed(store + "-repartition", 0, default_serde<K>(), default_serde<V>());
+  auto input = repartitioned_if_needed(store + "-repartition", 0, nullptr, nullptr);
   auto node = internal::add_processor<K, V, K, internal::Change<VT>>(
       *graph_, "KSTREAM-TOTABLE", "", {input.node_name()},
       [store] { return std::make_unique<internal::TableSourceProcessor<K, V>>(store); }, {store});

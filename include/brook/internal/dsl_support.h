@@ -96,8 +96,8 @@ std::string add_aggregate(GraphBuilder& graph, std::string_view prefix, const st
 }
 
 // Writes the records of node `parent` to the internal topic <application.id>-<topic> and
-// reads them back; the reading source's name. This is where a sub-topology ends and the next
-// begins.
+// reads them back, with the given serdes or the types' defaults; the reading source's name. This is
+// where a sub-topology ends and the next begins.
 template <class K, class V>
 std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             const std::string& topic, std::int32_t partitions,
@@ -105,8 +105,8 @@ std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             SerdePtr<SerdeTargetT<V>> value_serde) {
   const std::string sink = topic + "-sink";
   const std::string source = topic + "-source";
-  if (!key_serde) missing_serde<K>(graph, sink, "repartition", "key", "Grouped");
-  if (!value_serde) missing_serde<V>(graph, sink, "repartition", "value", "Grouped");
+  key_serde = serde_or_default<K>(graph, key_serde, sink, "repartition", "key", "Grouped");
+  value_serde = serde_or_default<V>(graph, value_serde, sink, "repartition", "value", "Grouped");
   graph.add({.name = sink,
              .kind = NodeKind::kSink,
              .parents = {parent},

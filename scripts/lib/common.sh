@@ -5,7 +5,8 @@
 BROOK_APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev
+  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev
+  kcat maven openjdk-17-jdk-headless
   clang-format-16 clang-tidy-16
 )
 # LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins

@@ -4,8 +4,11 @@
 #   scripts/test.sh              RelWithDebInfo build in build-test, plus the format check
 #   scripts/test.sh --sanitize   Debug build with ASan + UBSan in build-asan
 #
-# Installs the missing apt packages first (scripts/lib/common.sh). Exits non-zero if the
-# build, any test or the format check fails.
+# Installs the missing apt packages first (scripts/lib/common.sh). Before ctest, starts a
+# local Apache Kafka broker for the Kafka tests (scripts/kafka.sh, one KRaft node on
+# 127.0.0.1:$BROOK_KAFKA_PORT, default 19092), exports its address as BROOK_KAFKA_BOOTSTRAP,
+# and stops it on exit, whatever happens. Exits non-zero if the build, the broker's start,
+# any test or the format check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
@@ -45,6 +48,12 @@ else
   dir=build-test
   brook_build "$dir" RelWithDebInfo -DBROOK_SANITIZE=OFF
 fi
+
+# A real broker for the Kafka tests, stopped (and its data deleted) however this script ends.
+trap '"$BROOK_ROOT/scripts/kafka.sh" stop || true' EXIT
+BROOK_KAFKA_BOOTSTRAP="$("$BROOK_ROOT/scripts/kafka.sh" start | tail -1)"
+export BROOK_KAFKA_BOOTSTRAP
+echo "Kafka broker at $BROOK_KAFKA_BOOTSTRAP"
 
 # CI reads ctest's closing lines: leave its output alone. A test that hangs fails after
 # 300 s (a test's own TIMEOUT property overrides this) instead of eating CI's time.

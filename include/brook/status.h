@@ -20,6 +20,8 @@ enum class StatusCode {
   kIoError,             // the operating system or a backend failed
   kFailedPrecondition,  // the object is not in a state that allows the call
   kInternal,            // a bug in Brook
+  kTaskMigrated,        // the task's partitions moved to another instance (or its producer was
+                        // fenced): its uncommitted work is dropped and the group rejoined
 };
 
 // Returns the name of a code, e.g. "InvalidArgument".
@@ -42,6 +44,7 @@ class [[nodiscard]] Status {
     return {StatusCode::kFailedPrecondition, std::move(m)};
   }
   static Status internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  static Status task_migrated(std::string m) { return {StatusCode::kTaskMigrated, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

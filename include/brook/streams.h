@@ -19,7 +19,13 @@
 //   state.dir                 where RocksDB stores live (default <data.dir>/state)
 //   statestore.cache.max.bytes  record cache of all threads together (default 10485760)
 //   rocksdb.memory.max.bytes  block cache + memtables of all RocksDB stores (default 268435456)
-//   bootstrap.servers         the Kafka backend (not available in this build: an error)
+//   bootstrap.servers         host:port,...: run on this Kafka cluster instead of the embedded
+//                             log; instances with the same application.id share its partitions
+//   group.instance.id         Kafka: static membership (a restart within the session timeout
+//                             keeps its partitions); unique per instance; also names the
+//                             instance's transactional producers
+//   kafka.<name>              Kafka: a librdkafka setting for every client (security.protocol...)
+//   producer.<name>, consumer.<name>   Kafka: a librdkafka setting for producers / consumers only
 //
 // Thread safety: every method may be called from any thread.
 #pragma once

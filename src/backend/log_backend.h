@@ -37,10 +37,12 @@ struct TopicDescription {
   std::map<std::string, std::string> configs;
 };
 
-// Which offset list_offset() returns: the first stored, the next to be written, or the
+// Which offset list_offset() returns: the first stored; the end read_committed readers reach
+// (the last stable offset: before the first record of a transaction still open); the next
+// offset to be written (the high watermark, past the records of open transactions); or the
 // first whose timestamp is >= a time.
 struct OffsetSpec {
-  enum class Kind { kEarliest, kLatest, kTimestamp } kind = Kind::kLatest;
+  enum class Kind { kEarliest, kLatest, kHighWatermark, kTimestamp } kind = Kind::kLatest;
   Timestamp timestamp{0};
 };
 
@@ -65,6 +67,14 @@ struct ProducerConfig {
   std::string transactional_id;
 };
 
+// The consumer-group state that offsets sent to a transaction are committed under: a member
+// that was fenced out of the group (an older generation) cannot commit them. Each backend
+// accepts only its own.
+class GroupMetadata {
+ public:
+  virtual ~GroupMetadata() = default;
+};
+
 class Producer {
  public:
   virtual ~Producer() = default;
@@ -76,9 +86,11 @@ class Producer {
   virtual Status flush() = 0;
 
   virtual Status begin_transaction() = 0;
-  // Commits `offsets` (the next offset to read per partition) for `group` with the transaction.
+  // Commits `offsets` (the next offset to read per partition) for the group with the
+  // transaction. kTaskMigrated if the member was fenced out of the group or the producer by a
+  // newer one with its transactional id: the transaction must be aborted.
   virtual Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
-                                             const std::string& group) = 0;
+                                             const GroupMetadata& group) = 0;
   virtual Status commit_transaction() = 0;
   virtual Status abort_transaction() = 0;
 };
@@ -90,11 +102,17 @@ class RebalanceListener {
   virtual ~RebalanceListener() = default;
   virtual void on_partitions_revoked(const std::vector<TopicPartition>& partitions) = 0;
   virtual void on_partitions_assigned(const std::vector<TopicPartition>& partitions) = 0;
+  // The member lost `partitions` without a chance to commit (it missed the group's session
+  // timeout): what was processed since the last commit must be dropped, not committed.
+  virtual void on_partitions_lost(const std::vector<TopicPartition>& partitions) = 0;
 };
 
 struct ConsumerConfig {
   std::string group_id;   // required for subscribe() and commit()
   std::string client_id;  // orders members in assignments
+  // Non-empty: static membership (Kafka's group.instance.id): a restart within the session
+  // timeout gets the same partitions back without a rebalance. Unique per consumer.
+  std::string group_instance_id;
   bool read_committed = true;
   std::size_t max_poll_records = 1000;
 };
@@ -112,12 +130,19 @@ class Consumer {
   // Records of the assigned partitions from each one's position, waiting up to `timeout` for
   // some. Each partition starts at its committed offset, else the earliest.
   virtual Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) = 0;
+  // Only for partitions given to assign().
   virtual Status seek(const TopicPartition& partition, Offset offset) = 0;
+  // The next offset poll() reads from the partition: one past the last record returned, and
+  // past transaction markers, aborted records and compaction gaps once poll() has reached the
+  // readable end (the last stable offset). kFailedPrecondition while not known yet.
   virtual Result<Offset> position(const TopicPartition& partition) const = 0;
-  // Commits the next offsets to read, synchronously.
+  // Commits the next offsets to read, synchronously. kTaskMigrated if the member is no longer
+  // in the group's current generation (its partitions moved).
   virtual Status commit(const std::map<TopicPartition, Offset>& offsets) = 0;
   virtual Result<std::optional<Offset>> committed(const TopicPartition& partition) = 0;
-  // Leaves the group (its partitions go to the other members).
+  // This member's current group state, for Producer::send_offsets_to_transaction().
+  virtual std::unique_ptr<GroupMetadata> group_metadata() const = 0;
+  // Leaves the group (its partitions go to the other members) without calling the listener.
   virtual Status close() = 0;
 };
 

@@ -14,6 +14,7 @@ std::string_view to_string(StatusCode code) {
     case StatusCode::kIoError: return "IoError";
     case StatusCode::kFailedPrecondition: return "FailedPrecondition";
     case StatusCode::kInternal: return "Internal";
+    case StatusCode::kTaskMigrated: return "TaskMigrated";
   }
   return "Unknown";
 }

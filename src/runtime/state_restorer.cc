@@ -31,7 +31,9 @@ Result<bool> StateRestorer::add(StreamTask& task) {
     const TopicPartition& tp = *store->changelog();
     auto earliest = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
     if (!earliest) return error(std::move(earliest.error()));
-    auto end = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
+    // The high watermark, not the stable end: a transaction the previous owner left open (or
+    // just committed, markers pending) is waited for, so nothing it committed is missed.
+    auto end = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark});
     if (!end) return error(std::move(end.error()));
     const Offset start = std::max(store->committed_offset().value_or(*earliest), *earliest);
     if (start >= *end) continue;
@@ -78,13 +80,10 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
   const auto deadline = std::chrono::steady_clock::now() + budget;
   std::vector<TaskId> ready;
   while (busy() && std::chrono::steady_clock::now() < deadline) {
-    auto records = consumer_->poll(std::chrono::milliseconds(0));
+    // Short waits: a remote log delivers in fetches, an empty read moves positions to the end.
+    auto records = consumer_->poll(std::chrono::milliseconds(10));
     if (!records) return error(std::move(records.error()));
     if (auto s = apply_batch(*records); !s.ok()) return error(std::move(s));
-    if (records->empty()) {
-      // Nothing left to read below the ends: the tail was compacted away (expired tombstones).
-      for (auto& [tp, r] : partitions_) r.position = r.end;
-    }
     std::vector<TaskId> finished;
     for (auto it = partitions_.begin(); it != partitions_.end();) {
       if (it->second.position < it->second.end) {

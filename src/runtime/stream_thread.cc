@@ -32,26 +32,55 @@ StreamThread::~StreamThread() {
 }
 
 Status StreamThread::start() {
-  const std::string client = fmt::format("{}-StreamThread-{}", config_.application_id, index_);
-  auto consumer = backend_.make_consumer({.group_id = config_.application_id,
-                                          .client_id = client,
-                                          .read_committed = true,
-                                          .max_poll_records = config_.max_poll_records});
-  if (!consumer) return consumer.error();
-  auto producer = backend_.make_producer(
-      {.client_id = client,
-       .transactional_id =
-           config_.exactly_once ? fmt::format("{}-{}", config_.application_id, index_) : ""});
-  if (!producer) return producer.error();
+  if (auto s = make_clients(); !s.ok()) return s;
   auto restore_consumer = backend_.make_consumer(
-      {.client_id = client + "-restore", .read_committed = true, .max_poll_records = 10'000});
+      {.client_id = client_id() + "-restore", .read_committed = true, .max_poll_records = 10'000});
   if (!restore_consumer) return restore_consumer.error();
   restorer_ = std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
                                               metrics_, restore_listener_);
-  consumer_ = std::move(*consumer);
-  producer_ = std::move(*producer);
   thread_ = std::thread([this] { run(); });
   return {};
+}
+
+std::string StreamThread::client_id() const {
+  return fmt::format("{}-StreamThread-{}", config_.application_id, index_);
+}
+
+Status StreamThread::make_clients() {
+  // Static members and transactional producers need names unique across the instances.
+  const std::string& instance = config_.group_instance_id;
+  auto consumer = backend_.make_consumer(
+      {.group_id = config_.application_id,
+       .client_id = client_id(),
+       .group_instance_id = instance.empty() ? "" : fmt::format("{}-{}", instance, index_),
+       .read_committed = true,
+       .max_poll_records = config_.max_poll_records});
+  if (!consumer) return consumer.error();
+  std::string transactional_id;
+  if (config_.exactly_once) {
+    transactional_id =
+        fmt::format("{}-{}{}", config_.application_id,
+                    config_.process_id.empty() ? "" : config_.process_id + "-", index_);
+  }
+  producer_.reset();  // the old one's transactional id is reused
+  auto producer =
+      backend_.make_producer({.client_id = client_id(), .transactional_id = transactional_id});
+  if (!producer) return producer.error();
+  consumer_ = std::move(*consumer);
+  producer_ = std::move(*producer);
+  return {};
+}
+
+Status StreamThread::rejoin(const Status& cause) {
+  log(LogLevel::kWarn, "stream thread {}: {}; dropping uncommitted work and rejoining the group",
+      index_, cause.to_string());
+  fatal_ = {};
+  if (config_.exactly_once) (void)producer_->abort_transaction();  // fenced: made anew below
+  close_tasks();
+  committed_.clear();
+  (void)consumer_->close();
+  if (auto s = make_clients(); !s.ok()) return s;
+  return subscribe();
 }
 
 Status StreamThread::join() {
@@ -73,7 +102,7 @@ void StreamThread::run() {
   set_phase(Phase::kStopped);
 }
 
-Status StreamThread::loop() {
+Status StreamThread::subscribe() {
   std::vector<std::string> topics;
   for (const auto& [topic, sub] : subtopology_of_topic_) topics.push_back(topic);
   if (auto s = consumer_->subscribe(topics, this); !s.ok()) return s;
@@ -81,39 +110,48 @@ Status StreamThread::loop() {
     if (auto s = producer_->begin_transaction(); !s.ok()) return s;
   }
   set_phase(Phase::kRebalancing);
+  return {};
+}
+
+Status StreamThread::loop() {
+  if (auto s = subscribe(); !s.ok()) return s;
   last_commit_ = std::chrono::steady_clock::now();
   while (!stop_.load()) {
-    if (auto s = restore(); !s.ok()) return s;
-    auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
-    if (!fatal_.ok()) return fatal_;
-    if (!records) return records.error();
-    StreamTask* target = nullptr;  // records come in runs from one partition
-    TopicPartition run;
-    for (auto& record : *records) {
-      if (target == nullptr || record.partition != run.partition || record.topic != run.topic) {
-        run = {record.topic, record.partition};
-        target =
-            tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
-      }
-      target->add_record(std::move(record));
-    }
-    if (auto s = process_buffered(); !s.ok()) return s;
-    // At least once: output is written as soon as it is produced (offsets follow at commit);
-    // exactly once: it lands with the transaction.
-    if (!config_.exactly_once) {
-      if (auto s = producer_->flush(); !s.ok()) return s;
-    }
-    for (auto& [id, task] : tasks_) {
-      if (restoring_.contains(id)) continue;
-      if (auto s = task->punctuate_wall_clock(); !s.ok()) return s;
-    }
-    if (!fatal_.ok()) return fatal_;
-    if (std::chrono::steady_clock::now() - last_commit_ >= config_.commit_interval) {
-      if (auto s = commit(); !s.ok()) return s;
-    }
+    Status s = step();
+    if (s.code() == StatusCode::kTaskMigrated) s = rejoin(s);
+    if (!s.ok()) return s;
   }
   if (auto s = commit(); !s.ok()) return s;
   close_tasks();
+  return {};
+}
+
+Status StreamThread::step() {
+  if (auto s = restore(); !s.ok()) return s;
+  auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
+  if (!fatal_.ok()) return fatal_;
+  if (!records) return records.error();
+  StreamTask* target = nullptr;  // records come in runs from one partition
+  TopicPartition run;
+  for (auto& record : *records) {
+    if (target == nullptr || record.partition != run.partition || record.topic != run.topic) {
+      run = {record.topic, record.partition};
+      target = tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
+    }
+    target->add_record(std::move(record));
+  }
+  if (auto s = process_buffered(); !s.ok()) return s;
+  // At least once: output is written as soon as it is produced (offsets follow at commit);
+  // exactly once: it lands with the transaction.
+  if (!config_.exactly_once) {
+    if (auto s = producer_->flush(); !s.ok()) return s;
+  }
+  for (auto& [id, task] : tasks_) {
+    if (restoring_.contains(id)) continue;
+    if (auto s = task->punctuate_wall_clock(); !s.ok()) return s;
+  }
+  if (!fatal_.ok()) return fatal_;
+  if (std::chrono::steady_clock::now() - last_commit_ >= config_.commit_interval) return commit();
   return {};
 }
 
@@ -150,20 +188,13 @@ Status StreamThread::commit() {
     if (auto s = task->flush_state(); !s.ok()) return s;
   }
   if (!fatal_.ok()) return fatal_;
-  std::map<TopicPartition, Offset> offsets;
-  for (const auto& [id, task] : tasks_) {
-    for (const auto& [partition, next] : task->consumed()) {
-      auto& last = committed_[partition];
-      if (last == next) continue;
-      last = next;
-      offsets[{partition.first, Partition(partition.second)}] = next;
-    }
-  }
+  const auto offsets = offsets_to_commit();
   last_commit_ = std::chrono::steady_clock::now();
   // Output and changelog writes first; then the stores, with the changelog offsets they
   // reached; then (at least once) the input offsets.
   if (config_.exactly_once) {
-    if (auto s = producer_->send_offsets_to_transaction(offsets, config_.application_id); !s.ok()) {
+    if (auto s = producer_->send_offsets_to_transaction(offsets, *consumer_->group_metadata());
+        !s.ok()) {
       return s;
     }
     if (auto s = producer_->commit_transaction(); !s.ok()) return s;
@@ -171,7 +202,8 @@ Status StreamThread::commit() {
     return s;
   }
   auto changelog_end = [this](const TopicPartition& tp) {
-    return backend_.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
+    // Past this thread's records just committed, whose markers may still be on their way.
+    return backend_.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark});
   };
   for (auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;
@@ -182,8 +214,34 @@ Status StreamThread::commit() {
   } else if (!offsets.empty()) {
     if (auto s = consumer_->commit(offsets); !s.ok()) return s;
   }
+  for (const auto& [tp, offset] : offsets) committed_[tp] = offset;
   purge_repartition_topics(offsets);
   return {};
+}
+
+std::map<TopicPartition, Offset> StreamThread::offsets_to_commit() {
+  std::map<TopicPartition, Offset> offsets;
+  for (const auto& [id, task] : tasks_) {
+    if (restoring_.contains(id)) continue;
+    for (const auto& [partition, next] : task->consumed()) {
+      offsets[{partition.first, Partition(partition.second)}] = next;
+    }
+  }
+  for (const auto& tp : consumer_->assignment()) {
+    auto task = tasks_.find({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
+    if (task == tasks_.end() || restoring_.contains(task->first) || task->second->buffered() > 0) {
+      continue;
+    }
+    auto position = consumer_->position(tp);
+    if (!position) continue;
+    auto [it, added] = offsets.emplace(tp, *position);
+    if (!added && *position > it->second) it->second = *position;
+  }
+  std::erase_if(offsets, [&](const auto& entry) {
+    auto last = committed_.find(entry.first);
+    return last != committed_.end() && last->second == entry.second;
+  });
+  return offsets;
 }
 
 void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets) {
@@ -219,12 +277,21 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     if (sub == subtopology_of_topic_.end()) continue;
     auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
     if (it == tasks_.end()) continue;
-    for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
+    for (const auto& [partition, offset] : it->second->consumed()) {
+      committed_.erase({partition.first, Partition(partition.second)});
+    }
     if (restoring_.erase(it->first) > 0) {
       if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
     }
     it->second->close();
     tasks_.erase(it);
+  }
+}
+
+void StreamThread::on_partitions_lost(const std::vector<TopicPartition>& partitions) {
+  // Others own them now: nothing of this thread's open work may be committed.
+  if (fatal_.ok()) {
+    fatal_ = Status::task_migrated(fmt::format("lost {} partitions", partitions.size()));
   }
 }
 

@@ -41,12 +41,26 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // RebalanceListener, called inside poll() on this thread.
   void on_partitions_revoked(const std::vector<TopicPartition>& partitions) override;
   void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
+  void on_partitions_lost(const std::vector<TopicPartition>& partitions) override;
   // RecordCollector: sink output of this thread's tasks.
   void send(ProducerRecord&& record) override;
 
  private:
   void run();
   Status loop();
+  // The main consumer (subscribed) and the producer, made afresh by rejoin().
+  Status make_clients();
+  std::string client_id() const;
+  // Subscribes to the source topics (and begins a transaction under exactly once).
+  Status subscribe();
+  // One pass of the loop: restore, poll, process, punctuate, commit when due.
+  Status step();
+  // After kTaskMigrated: drops every task's uncommitted work (aborting the transaction),
+  // leaves the group and joins it again, so the tasks restart from their committed state.
+  Status rejoin(const Status& cause);
+  // The next offset to read per input partition of the running tasks: after the last record
+  // processed, and past transaction markers once everything read has been processed.
+  std::map<TopicPartition, Offset> offsets_to_commit();
   Status restore();
   Status process_buffered();
   Status commit();
@@ -71,7 +85,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   std::unique_ptr<StateRestorer> restorer_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
   std::set<TaskId> restoring_;  // tasks whose stores are not restored yet: they wait
-  std::map<std::pair<std::string, std::int32_t>, Offset> committed_;
+  std::map<TopicPartition, Offset> committed_;  // the last offsets committed
   std::chrono::steady_clock::time_point last_commit_;
   Status fatal_;  // set by callbacks; stops the loop
   std::atomic<bool> stop_ = false;

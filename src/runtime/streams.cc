@@ -7,9 +7,11 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <random>
 #include <utility>
 
 #include "backend/embedded/embedded_log.h"
+#include "backend/kafka/kafka_backend.h"
 #include "core/log.h"
 #include "runtime/local_store_query.h"
 #include "runtime/store_registry.h"
@@ -227,6 +229,29 @@ Streams::~Streams() {
   while (state() != State::kNotRunning) (void)close();
 }
 
+namespace {
+
+// The embedded log in data.dir, or the Kafka cluster at bootstrap.servers. On Kafka, names
+// the process for its transactional producers: its group.instance.id, else a random id.
+Result<std::unique_ptr<internal::LogBackend>> open_backend(internal::StreamsConfig& config) {
+  if (config.bootstrap_servers.empty()) {
+    auto log = internal::open_embedded_log({.data_dir = config.data_dir, .fsync = config.fsync});
+    if (!log) return error(log.error());
+    return std::unique_ptr<internal::LogBackend>(std::move(*log));
+  }
+  config.process_id = config.group_instance_id;
+  if (config.process_id.empty()) {
+    config.process_id =
+        fmt::format("{:016x}", std::random_device()() * 0x100000000ULL ^ std::random_device()());
+  }
+  return internal::open_kafka_backend({.bootstrap_servers = config.bootstrap_servers,
+                                       .common = config.kafka,
+                                       .producer = config.kafka_producer,
+                                       .consumer = config.kafka_consumer});
+}
+
+}  // namespace
+
 Status Streams::start() {
   if (state() != State::kCreated) {
     return Status::failed_precondition("Streams::start() may be called once, in CREATED");
@@ -239,8 +264,7 @@ Status Streams::start() {
   auto config = internal::parse_streams_config(impl_->raw_config);
   if (!config) return fail(config.error());
   impl_->config = std::move(*config);
-  auto backend = internal::open_embedded_log(
-      {.data_dir = impl_->config.data_dir, .fsync = impl_->config.fsync});
+  auto backend = open_backend(impl_->config);
   if (!backend) return fail(backend.error());
   impl_->backend = std::move(*backend);
   if (auto s = impl_->check_topics(); !s.ok()) return fail(s);

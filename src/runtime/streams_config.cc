@@ -92,9 +92,15 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       integer(key, value, 1 << 20,
               [&](auto v) { config.rocksdb_memory_bytes = static_cast<std::size_t>(v); });
     } else if (key == "bootstrap.servers") {
-      errors.push_back(
-          "bootstrap.servers: the Kafka backend is not available in this build yet; leave it "
-          "out to run on the embedded log");
+      config.bootstrap_servers = value;
+    } else if (key == "group.instance.id") {
+      config.group_instance_id = value;
+    } else if (key.starts_with("kafka.")) {
+      config.kafka[key.substr(6)] = value;
+    } else if (key.starts_with("producer.")) {
+      config.kafka_producer[key.substr(9)] = value;
+    } else if (key.starts_with("consumer.")) {
+      config.kafka_consumer[key.substr(9)] = value;
     } else {
       errors.push_back(fmt::format("unknown configuration key '{}'", key));
     }

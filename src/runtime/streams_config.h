@@ -24,6 +24,15 @@ struct StreamsConfig {
   std::string state_dir;                                 // default <data_dir>/state
   std::size_t cache_max_bytes = 10 * 1024 * 1024;        // record caches of all threads together
   std::size_t rocksdb_memory_bytes = 256 * 1024 * 1024;  // block cache + memtables, all stores
+  // Kafka backend (empty bootstrap_servers: the embedded log).
+  std::string bootstrap_servers;
+  std::string group_instance_id;                      // static membership; also names producers
+  std::map<std::string, std::string> kafka;           // kafka.* settings, for every client
+  std::map<std::string, std::string> kafka_producer;  // producer.*
+  std::map<std::string, std::string> kafka_consumer;  // consumer.*
+  // Set by Streams::start(), not parsed: what tells this instance's transactional producers
+  // from those of other instances of the application (empty on the embedded log).
+  std::string process_id;
 };
 
 // Every unknown key and bad value is reported, all in one Status.

@@ -39,6 +39,11 @@ struct EmbeddedState {
   Status apply(const TransactionEntry& entry);
 };
 
+struct EmbeddedGroupMetadata final : GroupMetadata {
+  explicit EmbeddedGroupMetadata(std::string id) : group_id(std::move(id)) {}
+  std::string group_id;
+};
+
 class EmbeddedAdmin final : public Admin {
  public:
   explicit EmbeddedAdmin(EmbeddedState& state) : state_(state) {}
@@ -62,7 +67,7 @@ class EmbeddedProducer final : public Producer {
   Status flush() override;
   Status begin_transaction() override;
   Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
-                                     const std::string& group) override;
+                                     const GroupMetadata& group) override;
   Status commit_transaction() override;
   Status abort_transaction() override;
 
@@ -97,6 +102,9 @@ class EmbeddedConsumer final : public Consumer {
       : state_(state), config_(std::move(config)) {}
   ~EmbeddedConsumer() override;
   Status subscribe(const std::vector<std::string>& topics, RebalanceListener* listener) override;
+  std::unique_ptr<GroupMetadata> group_metadata() const override {
+    return std::make_unique<EmbeddedGroupMetadata>(config_.group_id);
+  }
   Status assign(const std::vector<TopicPartition>& partitions) override;
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;

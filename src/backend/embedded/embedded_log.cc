@@ -163,7 +163,8 @@ Result<Offset> EmbeddedAdmin::list_offset(const TopicPartition& tp, OffsetSpec s
   const auto& log = *(*slot)->log;
   switch (spec.kind) {
     case OffsetSpec::Kind::kEarliest: return log.start_offset();
-    case OffsetSpec::Kind::kLatest: return log.end_offset();
+    case OffsetSpec::Kind::kLatest:  // transactions land whole at commit: nothing is open
+    case OffsetSpec::Kind::kHighWatermark: return log.end_offset();
     case OffsetSpec::Kind::kTimestamp: return log.offset_for_timestamp(spec.timestamp);
   }
   return error(Status::internal("unknown offset spec"));
@@ -277,10 +278,10 @@ Status EmbeddedProducer::begin_transaction() {
 }
 
 Status EmbeddedProducer::send_offsets_to_transaction(
-    const std::map<TopicPartition, Offset>& offsets, const std::string& group) {
+    const std::map<TopicPartition, Offset>& offsets, const GroupMetadata& group) {
   if (auto s = check_transaction("send_offsets_to_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
-  auto& stored = pending_.offsets[group];
+  auto& stored = pending_.offsets[static_cast<const EmbeddedGroupMetadata&>(group).group_id];
   for (const auto& [tp, offset] : offsets) stored[tp] = offset;
   return {};
 }
@@ -376,7 +377,10 @@ std::vector<ConsumerRecord> EmbeddedConsumer::fetch() {
   std::advance(it, next_partition_ % n);
   for (std::size_t i = 0; i < n && out.size() < config_.max_poll_records; ++i) {
     auto& [tp, a] = *it;
+    const Offset end = a.slot->log->end_offset();  // before the read: appends may follow
     auto records = a.slot->log->read(a.position, per_partition * 256);
+    // Nothing left below the end (a compacted tail): the position moves to the end.
+    if (records && records->empty() && a.position < end) a.position = end;
     if (records) {
       for (auto& r : *records) {
         if (out.size() >= config_.max_poll_records) break;

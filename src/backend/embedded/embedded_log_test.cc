@@ -147,10 +147,13 @@ TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "a"}).ok());
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(1), .value = "b"}).ok());
   EXPECT_TRUE(values("out").empty());  // nothing visible before commit
-  ASSERT_TRUE(p->send_offsets_to_transaction({{{"in", Partition(0)}, Offset(7)}}, "g").ok());
+  auto group = consumer("g");
+  ASSERT_TRUE(
+      p->send_offsets_to_transaction({{{"in", Partition(0)}, Offset(7)}}, *group->group_metadata())
+          .ok());
   ASSERT_TRUE(p->commit_transaction().ok());
   EXPECT_THAT(values("out"), ElementsAre("a", "b"));
-  EXPECT_EQ(*consumer("g")->committed({"in", Partition(0)}), Offset(7));
+  EXPECT_EQ(*group->committed({"in", Partition(0)}), Offset(7));
 
   ASSERT_TRUE(p->begin_transaction().ok());
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "c"}).ok());

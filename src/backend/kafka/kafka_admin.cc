@@ -1,0 +1,203 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <thread>
+
+#include "backend/kafka/kafka_clients.h"
+
+namespace brook::internal {
+namespace {
+
+struct AdminOptionsDeleter {
+  void operator()(rd_kafka_AdminOptions_t* options) const {
+    rd_kafka_AdminOptions_destroy(options);
+  }
+};
+using AdminOptions = std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter>;
+
+AdminOptions make_options(rd_kafka_t* handle, std::chrono::milliseconds timeout) {
+  AdminOptions options(rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_ANY));
+  std::array<char, 256> problem{};
+  (void)rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()),
+                                                  problem.data(), problem.size());
+  (void)rd_kafka_AdminOptions_set_operation_timeout(
+      options.get(), static_cast<int>(timeout.count()), problem.data(), problem.size());
+  return options;
+}
+
+// The error of the one topic a CreateTopics/DeleteTopics result holds.
+Status topic_result_status(const rd_kafka_topic_result_t* const* results, std::size_t count,
+                           std::string_view what) {
+  if (count != 1) return Status::io_error(fmt::format("{}: no result", what));
+  const rd_kafka_resp_err_t code = rd_kafka_topic_result_error(results[0]);
+  if (code == RD_KAFKA_RESP_ERR_NO_ERROR) return {};
+  const char* message = rd_kafka_topic_result_error_string(results[0]);
+  return kafka_status(code, fmt::format("{} ({})", what, message ? message : ""));
+}
+
+}  // namespace
+
+Result<KafkaEvent> KafkaAdmin::await_result(rd_kafka_queue_t* queue, std::string_view what) {
+  // The request's own timeouts bound the wait; the extra second covers their delivery.
+  KafkaEvent event(rd_kafka_queue_poll(queue, static_cast<int>(timeout_.count()) + 1000));
+  if (!event) return error(Status::io_error(fmt::format("{}: no answer from Kafka", what)));
+  if (auto code = rd_kafka_event_error(event.get()); code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(
+        kafka_status(code, fmt::format("{} ({})", what, rd_kafka_event_error_string(event.get()))));
+  }
+  return event;
+}
+
+Status KafkaAdmin::create_topic(const NewTopic& topic) {
+  const std::string what = "creating topic " + topic.name;
+  std::array<char, 256> problem{};
+  rd_kafka_NewTopic_t* request = rd_kafka_NewTopic_new(topic.name.c_str(), topic.partitions, -1,
+                                                       problem.data(), problem.size());
+  if (request == nullptr) {
+    return Status::invalid_argument(fmt::format("{}: {}", what, problem.data()));
+  }
+  for (const auto& [name, value] : topic.configs) {
+    (void)rd_kafka_NewTopic_set_config(request, name.c_str(), value.c_str());
+  }
+  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
+  auto options = make_options(handle_.get(), timeout_);
+  rd_kafka_CreateTopics(handle_.get(), &request, 1, options.get(), queue.get());
+  rd_kafka_NewTopic_destroy(request);
+  auto event = await_result(queue.get(), what);
+  if (!event) return event.error();
+  std::size_t count = 0;
+  const auto* results =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event->get()), &count);
+  if (auto s = topic_result_status(results, count, what); !s.ok()) return s;
+  // Created on the controller; wait until metadata (what clients see) has it too.
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (true) {
+    auto partitions = partition_count(topic.name);
+    if (partitions) return {};
+    if (partitions.error().code() != StatusCode::kNotFound ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return partitions.error();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // metadata has no notification
+  }
+}
+
+Status KafkaAdmin::delete_topic(const std::string& name) {
+  const std::string what = "deleting topic " + name;
+  rd_kafka_DeleteTopic_t* request = rd_kafka_DeleteTopic_new(name.c_str());
+  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
+  auto options = make_options(handle_.get(), timeout_);
+  rd_kafka_DeleteTopics(handle_.get(), &request, 1, options.get(), queue.get());
+  rd_kafka_DeleteTopic_destroy(request);
+  auto event = await_result(queue.get(), what);
+  if (!event) return event.error();
+  std::size_t count = 0;
+  const auto* results =
+      rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(event->get()), &count);
+  return topic_result_status(results, count, what);
+}
+
+Result<std::vector<std::string>> KafkaAdmin::list_topics() {
+  const rd_kafka_metadata_t* metadata = nullptr;
+  if (auto code = rd_kafka_metadata(handle_.get(), 1, nullptr, &metadata,
+                                    static_cast<int>(timeout_.count()));
+      code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(kafka_status(code, "listing topics"));
+  }
+  std::vector<std::string> names;
+  for (int i = 0; i < metadata->topic_cnt; ++i) {
+    std::string name = metadata->topics[i].topic;
+    if (!name.starts_with("__")) names.push_back(std::move(name));  // Kafka's own topics
+  }
+  rd_kafka_metadata_destroy(metadata);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<std::int32_t> KafkaAdmin::partition_count(const std::string& topic) {
+  return topic_partitions(handle_.get(), topic, timeout_);
+}
+
+Result<std::map<std::string, std::string>> KafkaAdmin::topic_configs(const std::string& name) {
+  const std::string what = "reading the configs of topic " + name;
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name.c_str());
+  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
+  auto options = make_options(handle_.get(), timeout_);
+  rd_kafka_DescribeConfigs(handle_.get(), &resource, 1, options.get(), queue.get());
+  rd_kafka_ConfigResource_destroy(resource);
+  auto event = await_result(queue.get(), what);
+  if (!event) return error(event.error());
+  std::size_t count = 0;
+  const auto* resources = rd_kafka_DescribeConfigs_result_resources(
+      rd_kafka_event_DescribeConfigs_result(event->get()), &count);
+  if (count != 1) return error(Status::io_error(what + ": no result"));
+  if (auto code = rd_kafka_ConfigResource_error(resources[0]); code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(kafka_status(code, what));
+  }
+  std::map<std::string, std::string> configs;  // the ones set on the topic itself
+  std::size_t entries = 0;
+  const auto* config = rd_kafka_ConfigResource_configs(resources[0], &entries);
+  for (std::size_t i = 0; i < entries; ++i) {
+    if (rd_kafka_ConfigEntry_source(config[i]) != RD_KAFKA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG) {
+      continue;
+    }
+    const char* value = rd_kafka_ConfigEntry_value(config[i]);
+    configs[rd_kafka_ConfigEntry_name(config[i])] = value ? value : "";
+  }
+  return configs;
+}
+
+Result<TopicDescription> KafkaAdmin::describe_topic(const std::string& name) {
+  auto partitions = partition_count(name);
+  if (!partitions) return error(partitions.error());
+  auto configs = topic_configs(name);
+  if (!configs) return error(configs.error());
+  return TopicDescription{.name = name, .partitions = *partitions, .configs = std::move(*configs)};
+}
+
+Result<Offset> KafkaAdmin::list_offset(const TopicPartition& partition, OffsetSpec spec) {
+  const auto timeout = static_cast<int>(timeout_.count());
+  const std::string what = "listing offsets of " + partition.to_string();
+  if (spec.kind == OffsetSpec::Kind::kTimestamp) {
+    PartitionList list = make_offset_list({{partition, Offset(spec.timestamp.value())}});
+    if (auto code = rd_kafka_offsets_for_times(handle_.get(), list.get(), timeout);
+        code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return error(kafka_status(code, what));
+    }
+    const auto& found = list->elems[0];
+    if (found.err != RD_KAFKA_RESP_ERR_NO_ERROR) return error(kafka_status(found.err, what));
+    if (found.offset >= 0) return Offset(found.offset);
+    spec.kind = OffsetSpec::Kind::kLatest;  // no record at or after the time
+  }
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  rd_kafka_t* handle =
+      spec.kind == OffsetSpec::Kind::kHighWatermark ? uncommitted_.get() : handle_.get();
+  if (auto code = rd_kafka_query_watermark_offsets(
+          handle, partition.topic.c_str(), partition.partition.value(), &low, &high, timeout);
+      code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(kafka_status(code, what));
+  }
+  return Offset(spec.kind == OffsetSpec::Kind::kEarliest ? low : high);
+}
+
+Status KafkaAdmin::delete_records_before(const TopicPartition& partition, Offset offset) {
+  const std::string what =
+      fmt::format("deleting records of {} before {}", partition.to_string(), offset.value());
+  PartitionList list = make_offset_list({{partition, offset}});
+  rd_kafka_DeleteRecords_t* request = rd_kafka_DeleteRecords_new(list.get());
+  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
+  auto options = make_options(handle_.get(), timeout_);
+  rd_kafka_DeleteRecords(handle_.get(), &request, 1, options.get(), queue.get());
+  rd_kafka_DeleteRecords_destroy(request);
+  auto event = await_result(queue.get(), what);
+  if (!event) return event.error();
+  const auto* offsets =
+      rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(event->get()));
+  if (offsets == nullptr || offsets->cnt != 1) return Status::io_error(what + ": no result");
+  return kafka_status(offsets->elems[0].err, what);
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,116 @@
+// Admin, Producer and Consumer on Apache Kafka through librdkafka. Private to backend/kafka.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/kafka/rdkafka_support.h"
+
+namespace brook::internal {
+
+struct KafkaGroupMetadata final : GroupMetadata {
+  explicit KafkaGroupMetadata(rd_kafka_consumer_group_metadata_t* m) : metadata(m) {}
+  ~KafkaGroupMetadata() override { rd_kafka_consumer_group_metadata_destroy(metadata); }
+  KafkaGroupMetadata(const KafkaGroupMetadata&) = delete;
+  KafkaGroupMetadata& operator=(const KafkaGroupMetadata&) = delete;
+  rd_kafka_consumer_group_metadata_t* metadata;
+};
+
+// Admin calls on a read_committed consumer handle, whose offset queries answer the last stable
+// offset (as read_committed consumers see the end), and a read_uncommitted one for the high
+// watermark.
+class KafkaAdmin final : public Admin {
+ public:
+  KafkaAdmin(KafkaHandle handle, KafkaHandle uncommitted, std::chrono::milliseconds timeout)
+      : handle_(std::move(handle)), uncommitted_(std::move(uncommitted)), timeout_(timeout) {}
+  Status create_topic(const NewTopic& topic) override;
+  Status delete_topic(const std::string& name) override;
+  Result<std::vector<std::string>> list_topics() override;
+  Result<TopicDescription> describe_topic(const std::string& name) override;
+  Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) override;
+  Status delete_records_before(const TopicPartition& partition, Offset offset) override;
+
+  // The partition count of `topic`, or kNotFound (what metadata says now).
+  Result<std::int32_t> partition_count(const std::string& topic);
+
+ private:
+  // Runs an admin request that posts its result to `queue`; returns the result event.
+  Result<KafkaEvent> await_result(rd_kafka_queue_t* queue, std::string_view what);
+  Result<std::map<std::string, std::string>> topic_configs(const std::string& name);
+
+  KafkaHandle handle_;
+  KafkaHandle uncommitted_;
+  std::chrono::milliseconds timeout_;
+};
+
+class KafkaProducer final : public Producer {
+ public:
+  static Result<std::unique_ptr<KafkaProducer>> open(const KafkaClientSettings& settings,
+                                                     const ProducerConfig& config);
+  ~KafkaProducer() override;
+  Status send(ProducerRecord record) override;
+  Status flush() override;
+  Status begin_transaction() override;
+  Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+                                     const GroupMetadata& group) override;
+  Status commit_transaction() override;
+  Status abort_transaction() override;
+
+ private:
+  explicit KafkaProducer(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
+  // The first delivery failure since the last call, as a Status (ok if none).
+  Status take_failure();
+  // kNotFound unless the cluster knows `topic` (asked once per topic: librdkafka would hold
+  // records for an unknown topic until they time out).
+  Status check_topic(const std::string& topic);
+
+  KafkaHandle handle_;
+  std::set<std::string, std::less<>> known_topics_;
+  std::chrono::milliseconds timeout_;
+  Status failure_;  // the first record the cluster refused, until reported
+};
+
+class KafkaConsumer final : public Consumer {
+ public:
+  static Result<std::unique_ptr<KafkaConsumer>> open(const KafkaClientSettings& settings,
+                                                     const ConsumerConfig& config);
+  ~KafkaConsumer() override;
+  Status subscribe(const std::vector<std::string>& topics, RebalanceListener* listener) override;
+  Status assign(const std::vector<TopicPartition>& partitions) override;
+  std::vector<TopicPartition> assignment() const override;
+  Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
+  Status seek(const TopicPartition& partition, Offset offset) override;
+  Result<Offset> position(const TopicPartition& partition) const override;
+  Status commit(const std::map<TopicPartition, Offset>& offsets) override;
+  Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
+  std::unique_ptr<GroupMetadata> group_metadata() const override;
+  Status close() override;
+
+ private:
+  KafkaConsumer(ConsumerConfig config, std::chrono::milliseconds timeout)
+      : config_(std::move(config)), timeout_(timeout) {}
+  static void on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t event,
+                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  void rebalance(rd_kafka_resp_err_t event, rd_kafka_topic_partition_list_t* partitions);
+  // Hands librdkafka what assign() and seek() changed since the last poll, with every known
+  // position (a partition without one starts at its committed offset, else the earliest).
+  Status apply_assignment();
+  // Adds `message` to `out`, or notes what it signals (end of partition, an error).
+  Status take(KafkaMessage message, std::vector<ConsumerRecord>& out);
+
+  ConsumerConfig config_;
+  std::chrono::milliseconds timeout_;
+  KafkaHandle handle_;
+  RebalanceListener* listener_ = nullptr;
+  bool subscribed_ = false;
+  bool closed_ = false;
+  std::uint64_t rebalances_ = 0;                              // assignment changes so far
+  std::map<TopicPartition, std::optional<Offset>> assigned_;  // -> position, once known
+  bool assignment_changed_ = false;                           // by assign() or seek() since poll()
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,246 @@
+#include <fmt/format.h>
+
+#include "backend/kafka/kafka_clients.h"
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+Headers to_headers(rd_kafka_message_t* message) {
+  Headers out;
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(message, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR) return out;
+  const char* name = nullptr;
+  const void* value = nullptr;
+  std::size_t size = 0;
+  for (std::size_t i = 0;
+       rd_kafka_header_get_all(headers, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR;
+       ++i) {
+    out.add(name,
+            value ? std::optional<std::string>(std::string(static_cast<const char*>(value), size))
+                  : std::nullopt);
+  }
+  return out;
+}
+
+std::optional<std::string> bytes(const void* data, std::size_t size) {
+  if (data == nullptr) return std::nullopt;
+  return std::string(static_cast<const char*>(data), size);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::open(const KafkaClientSettings& settings,
+                                                           const ConsumerConfig& config) {
+  // Offsets are committed by Brook only; a partition without one starts at the beginning;
+  // the end of a partition is reported (positions past transaction markers); range
+  // assignment keeps co-partitioned partitions together.
+  std::map<std::string, std::string> properties = {
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"enable.partition.eof", "true"},
+      {"partition.assignment.strategy", "range"},
+      {"isolation.level", config.read_committed ? "read_committed" : "read_uncommitted"}};
+  for (const auto* layer : {&settings.common, &settings.consumer}) {
+    for (const auto& [name, value] : *layer) properties[name] = value;
+  }
+  if (!config.client_id.empty()) properties["client.id"] = config.client_id;
+  // librdkafka's consumer API needs a group even to read assigned partitions: one of its own,
+  // never joined, that commit() refuses.
+  properties["group.id"] = config.group_id.empty()
+                               ? fmt::format("brook-unjoined-{}", static_cast<void*>(&properties))
+                               : config.group_id;
+  if (!config.group_instance_id.empty()) properties["group.instance.id"] = config.group_instance_id;
+
+  std::unique_ptr<KafkaConsumer> consumer(new KafkaConsumer(config, settings.timeout));
+  auto handle = make_handle(
+      RD_KAFKA_CONSUMER, properties,
+      [](rd_kafka_conf_t* conf, void*) { rd_kafka_conf_set_rebalance_cb(conf, on_rebalance); },
+      consumer.get());
+  if (!handle) return error(handle.error());
+  consumer->handle_ = std::move(*handle);
+  rd_kafka_poll_set_consumer(consumer->handle_.get());
+  return consumer;
+}
+
+KafkaConsumer::~KafkaConsumer() { (void)close(); }
+
+Status KafkaConsumer::subscribe(const std::vector<std::string>& topics,
+                                RebalanceListener* listener) {
+  if (config_.group_id.empty()) return Status::invalid_argument("subscribe() needs a group id");
+  std::vector<TopicPartition> any_partition;
+  for (const auto& topic : topics) any_partition.push_back({topic, Partition(-1)});
+  PartitionList list = make_partition_list(any_partition);
+  listener_ = listener;
+  subscribed_ = true;
+  return kafka_status(rd_kafka_subscribe(handle_.get(), list.get()), "subscribing");
+}
+
+void KafkaConsumer::on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t event,
+                                 rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  static_cast<KafkaConsumer*>(opaque)->rebalance(event, partitions);
+}
+
+void KafkaConsumer::rebalance(rd_kafka_resp_err_t event,
+                              rd_kafka_topic_partition_list_t* partitions) {
+  ++rebalances_;
+  const auto changed = to_partitions(partitions);
+  if (event == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    for (const auto& tp : changed) assigned_[tp] = std::nullopt;
+    if (auto s = kafka_status(rd_kafka_assign(handle_.get(), partitions), "assigning partitions");
+        !s.ok()) {
+      log(LogLevel::kError, "{}", s.to_string());
+    }
+    if (listener_ != nullptr) listener_->on_partitions_assigned(changed);
+    return;
+  }
+  if (listener_ != nullptr) {
+    if (rd_kafka_assignment_lost(handle_.get())) {
+      listener_->on_partitions_lost(changed);
+    } else {
+      listener_->on_partitions_revoked(changed);
+    }
+  }
+  for (const auto& tp : changed) assigned_.erase(tp);
+  (void)rd_kafka_assign(handle_.get(), nullptr);
+}
+
+Status KafkaConsumer::assign(const std::vector<TopicPartition>& partitions) {
+  if (subscribed_) return Status::failed_precondition("assign() on a subscribed consumer");
+  assigned_.clear();
+  for (const auto& tp : partitions) assigned_[tp] = std::nullopt;
+  assignment_changed_ = true;
+  return {};
+}
+
+std::vector<TopicPartition> KafkaConsumer::assignment() const {
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, position] : assigned_) out.push_back(tp);
+  return out;
+}
+
+Status KafkaConsumer::seek(const TopicPartition& partition, Offset offset) {
+  if (subscribed_ || !assigned_.contains(partition)) {
+    return Status::failed_precondition("seek() on a partition not given to assign(): " +
+                                       partition.to_string());
+  }
+  assigned_[partition] = offset;
+  assignment_changed_ = true;
+  return {};
+}
+
+Status KafkaConsumer::apply_assignment() {
+  if (!assignment_changed_) return {};
+  assignment_changed_ = false;
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size())));
+  for (const auto& [tp, position] : assigned_) {
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
+        position ? position->value() : RD_KAFKA_OFFSET_INVALID;
+  }
+  return kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
+}
+
+Status KafkaConsumer::take(KafkaMessage message, std::vector<ConsumerRecord>& out) {
+  const TopicPartition tp{message->rkt ? rd_kafka_topic_name(message->rkt) : "",
+                          Partition(message->partition)};
+  auto position = assigned_.find(tp);
+  if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+    if (position != assigned_.end()) position->second = Offset(message->offset);
+    return {};
+  }
+  if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    const Status status = kafka_status(
+        message->err, fmt::format("reading {}: {}", tp.topic.empty() ? "Kafka" : tp.to_string(),
+                                  rd_kafka_message_errstr(message.get())));
+    // librdkafka retries connection problems itself; these only need saying.
+    if (status.code() == StatusCode::kIoError && !rd_kafka_fatal_error(handle_.get(), nullptr, 0)) {
+      log(LogLevel::kWarn, "{}", status.to_string());
+      return {};
+    }
+    return status;
+  }
+  if (position == assigned_.end()) return {};  // of a partition revoked meanwhile
+  position->second = Offset(message->offset + 1);
+  rd_kafka_timestamp_type_t type{};
+  out.push_back({.topic = tp.topic,
+                 .partition = tp.partition,
+                 .offset = Offset(message->offset),
+                 .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),
+                 .key = bytes(message->key, message->key_len),
+                 .value = bytes(message->payload, message->len),
+                 .headers = to_headers(message.get())});
+  return {};
+}
+
+Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::milliseconds timeout) {
+  if (auto s = apply_assignment(); !s.ok()) return error(s);
+  std::vector<ConsumerRecord> out;
+  const std::uint64_t rebalances = rebalances_;
+  auto wait = static_cast<int>(timeout.count());
+  while (out.size() < config_.max_poll_records) {
+    KafkaMessage message(rd_kafka_consumer_poll(handle_.get(), wait));
+    if (rebalances_ != rebalances) {
+      // Records read before the assignment changed may belong to revoked partitions.
+      std::erase_if(out, [&](const ConsumerRecord& r) {
+        return !assigned_.contains({r.topic, r.partition});
+      });
+      if (message) (void)take(std::move(message), out);
+      break;
+    }
+    if (!message) break;
+    if (auto s = take(std::move(message), out); !s.ok()) return error(s);
+    wait = 0;  // then only what has already arrived
+  }
+  return out;
+}
+
+Result<Offset> KafkaConsumer::position(const TopicPartition& partition) const {
+  auto it = assigned_.find(partition);
+  if (it == assigned_.end()) {
+    return error(
+        Status::failed_precondition("position() of unassigned partition " + partition.to_string()));
+  }
+  if (!it->second) {
+    return error(Status::failed_precondition("no position yet for " + partition.to_string()));
+  }
+  return *it->second;
+}
+
+Status KafkaConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {
+  if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
+  if (offsets.empty()) return {};
+  PartitionList list = make_offset_list(offsets);
+  return kafka_status(rd_kafka_commit(handle_.get(), list.get(), 0), "committing offsets");
+}
+
+Result<std::optional<Offset>> KafkaConsumer::committed(const TopicPartition& partition) {
+  PartitionList list = make_partition_list({partition});
+  if (auto s = kafka_status(
+          rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count())),
+          "reading the committed offset of " + partition.to_string());
+      !s.ok()) {
+    return error(s);
+  }
+  const auto& entry = list->elems[0];
+  if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(
+        kafka_status(entry.err, "reading the committed offset of " + partition.to_string()));
+  }
+  if (entry.offset < 0) return std::optional<Offset>();
+  return std::optional<Offset>(Offset(entry.offset));
+}
+
+std::unique_ptr<GroupMetadata> KafkaConsumer::group_metadata() const {
+  return std::make_unique<KafkaGroupMetadata>(rd_kafka_consumer_group_metadata(handle_.get()));
+}
+
+Status KafkaConsumer::close() {
+  if (closed_ || !handle_) return {};
+  closed_ = true;
+  listener_ = nullptr;  // leaving the group revokes everything; Brook has closed its tasks
+  assigned_.clear();
+  return kafka_status(rd_kafka_consumer_close(handle_.get()), "closing the consumer");
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,163 @@
+#include <fmt/format.h>
+
+#include "backend/kafka/kafka_clients.h"
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+rd_kafka_headers_t* to_kafka_headers(const Headers& headers) {
+  if (headers.empty()) return nullptr;
+  rd_kafka_headers_t* out = rd_kafka_headers_new(headers.size());
+  for (const auto& header : headers) {
+    const auto& value = header.value;
+    (void)rd_kafka_header_add(out, header.key.data(), static_cast<ssize_t>(header.key.size()),
+                              value ? value->data() : nullptr,
+                              value ? static_cast<ssize_t>(value->size()) : 0);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSettings& settings,
+                                                           const ProducerConfig& config) {
+  // Idempotent (no duplicates or reordering on retries) and partitioned as the Java client
+  // partitions keyed records; user settings may override the rest.
+  std::map<std::string, std::string> properties = {{"enable.idempotence", "true"},
+                                                   {"partitioner", "murmur2_random"}};
+  if (!config.transactional_id.empty()) {
+    // As Kafka Streams: a transaction left open by a crashed instance blocks read_committed
+    // readers of its partitions until this timeout aborts it.
+    properties["transaction.timeout.ms"] = "10000";
+  }
+  for (const auto* layer : {&settings.common, &settings.producer}) {
+    for (const auto& [name, value] : *layer) properties[name] = value;
+  }
+  if (!config.client_id.empty()) properties["client.id"] = config.client_id;
+  if (!config.transactional_id.empty()) properties["transactional.id"] = config.transactional_id;
+
+  std::unique_ptr<KafkaProducer> producer(new KafkaProducer(settings.timeout));
+  auto handle = make_handle(
+      RD_KAFKA_PRODUCER, properties,
+      [](rd_kafka_conf_t* conf, void*) { rd_kafka_conf_set_dr_msg_cb(conf, on_delivery); },
+      producer.get());
+  if (!handle) return error(handle.error());
+  producer->handle_ = std::move(*handle);
+  if (!config.transactional_id.empty()) {
+    if (auto s =
+            kafka_status(rd_kafka_init_transactions(producer->handle_.get(),
+                                                    static_cast<int>(settings.timeout.count())),
+                         "initialising transactional producer " + config.transactional_id);
+        !s.ok()) {
+      return error(s);
+    }
+  }
+  return producer;
+}
+
+KafkaProducer::~KafkaProducer() {
+  if (!handle_ || rd_kafka_outq_len(handle_.get()) == 0) return;
+  // A transactional producer's unfinished transaction is aborted by the cluster; plain
+  // records already sent are delivered, not dropped.
+  if (rd_kafka_flush(handle_.get(), static_cast<int>(timeout_.count())) !=
+      RD_KAFKA_RESP_ERR_NO_ERROR) {
+    log(LogLevel::kError, "Kafka producer closed with {} records not acknowledged",
+        rd_kafka_outq_len(handle_.get()));
+  }
+}
+
+void KafkaProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
+  if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  auto* producer = static_cast<KafkaProducer*>(opaque);
+  if (!producer->failure_.ok()) return;  // the first failure is the one reported
+  producer->failure_ = kafka_status(
+      message->err, fmt::format("writing a record to {}-{}", rd_kafka_topic_name(message->rkt),
+                                message->partition));
+}
+
+Status KafkaProducer::take_failure() { return std::exchange(failure_, Status()); }
+
+Status KafkaProducer::check_topic(const std::string& topic) {
+  if (known_topics_.contains(topic)) return {};
+  if (auto partitions = topic_partitions(handle_.get(), topic, timeout_); !partitions) {
+    return partitions.error();
+  }
+  known_topics_.insert(topic);
+  return {};
+}
+
+Status KafkaProducer::send(ProducerRecord record) {
+  if (auto s = check_topic(record.topic); !s.ok()) return s;
+  rd_kafka_headers_t* headers = to_kafka_headers(record.headers);
+  // librdkafka's macros cast their arguments: plain values only.
+  const std::int32_t partition =
+      record.partition ? record.partition->value() : RD_KAFKA_PARTITION_UA;
+  const void* key = record.key ? record.key->data() : nullptr;
+  const std::size_t key_size = record.key ? record.key->size() : 0;
+  void* value = record.value ? record.value->data() : nullptr;
+  const std::size_t value_size = record.value ? record.value->size() : 0;
+  const std::int64_t timestamp = record.timestamp.value();
+  while (true) {
+    const rd_kafka_resp_err_t code = rd_kafka_producev(
+        handle_.get(), RD_KAFKA_V_TOPIC(record.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_size),
+        RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_TIMESTAMP(timestamp),
+        RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_END);
+    if (code == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+      rd_kafka_poll(handle_.get(), 10);  // deliveries make room
+      continue;
+    }
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      if (headers != nullptr) rd_kafka_headers_destroy(headers);  // still ours
+      return kafka_status(code, "sending a record to " + record.topic);
+    }
+    break;
+  }
+  rd_kafka_poll(handle_.get(), 0);  // delivery reports
+  return take_failure();
+}
+
+Status KafkaProducer::flush() {
+  if (rd_kafka_flush(handle_.get(), static_cast<int>(timeout_.count())) ==
+      RD_KAFKA_RESP_ERR__TIMED_OUT) {
+    return Status::io_error(fmt::format("{} records not acknowledged by Kafka within {} ms",
+                                        rd_kafka_outq_len(handle_.get()), timeout_.count()));
+  }
+  return take_failure();
+}
+
+Status KafkaProducer::begin_transaction() {
+  return kafka_status(rd_kafka_begin_transaction(handle_.get()), "beginning a transaction");
+}
+
+Status KafkaProducer::send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+                                                  const GroupMetadata& group) {
+  if (offsets.empty()) return {};
+  PartitionList list = make_offset_list(offsets);
+  return kafka_status(
+      rd_kafka_send_offsets_to_transaction(handle_.get(), list.get(),
+                                           static_cast<const KafkaGroupMetadata&>(group).metadata,
+                                           static_cast<int>(timeout_.count())),
+      "sending offsets to the transaction");
+}
+
+Status KafkaProducer::commit_transaction() {
+  if (auto s = kafka_status(
+          rd_kafka_commit_transaction(handle_.get(), static_cast<int>(timeout_.count())),
+          "committing a transaction");
+      !s.ok()) {
+    return s;
+  }
+  return take_failure();
+}
+
+Status KafkaProducer::abort_transaction() {
+  Status s =
+      kafka_status(rd_kafka_abort_transaction(handle_.get(), static_cast<int>(timeout_.count())),
+                   "aborting a transaction");
+  (void)take_failure();  // the aborted records (reported as purged) are gone on purpose
+  return s;
+}
+
+}  // namespace brook::internal

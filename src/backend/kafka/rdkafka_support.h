@@ -1,0 +1,71 @@
+// Ownership and error helpers over librdkafka's C API, shared by the Kafka clients. Private to
+// backend/kafka (the only code that includes librdkafka).
+#pragma once
+
+#include <librdkafka/rdkafka.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/log_backend.h"
+
+namespace brook::internal {
+
+struct HandleDeleter {
+  void operator()(rd_kafka_t* handle) const { rd_kafka_destroy(handle); }
+};
+struct PartitionListDeleter {
+  void operator()(rd_kafka_topic_partition_list_t* list) const {
+    rd_kafka_topic_partition_list_destroy(list);
+  }
+};
+struct EventDeleter {
+  void operator()(rd_kafka_event_t* event) const { rd_kafka_event_destroy(event); }
+};
+struct QueueDeleter {
+  void operator()(rd_kafka_queue_t* queue) const { rd_kafka_queue_destroy(queue); }
+};
+struct MessageDeleter {
+  void operator()(rd_kafka_message_t* message) const { rd_kafka_message_destroy(message); }
+};
+using KafkaHandle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
+using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
+using KafkaEvent = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
+using KafkaQueue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
+using KafkaMessage = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
+
+// Where the clients of one backend connect, and how long a blocking call may take.
+struct KafkaClientSettings {
+  std::map<std::string, std::string> common;    // bootstrap.servers and kafka.* settings
+  std::map<std::string, std::string> producer;  // producer.* settings
+  std::map<std::string, std::string> consumer;  // consumer.* settings
+  std::chrono::milliseconds timeout{30'000};
+};
+
+// A client handle from `properties` (librdkafka names); `configure` may add callbacks to the
+// configuration first. Messages of librdkafka's own log go to Brook's log. kInvalidArgument
+// naming the property librdkafka refused.
+Result<KafkaHandle> make_handle(rd_kafka_type_t type,
+                                const std::map<std::string, std::string>& properties,
+                                void (*configure)(rd_kafka_conf_t*, void*) = nullptr,
+                                void* opaque = nullptr);
+
+// `what` failed with `error`: the Status code that fits (kTaskMigrated for a fenced producer or
+// a member of an old generation, kNotFound for an unknown topic, kIoError otherwise).
+Status kafka_status(rd_kafka_resp_err_t error, std::string_view what);
+// The same for an error object, which it destroys; ok for nullptr.
+Status kafka_status(rd_kafka_error_t* error, std::string_view what);
+
+// The partition count of `topic` as the cluster's metadata says now; kNotFound if unknown.
+Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
+                                      std::chrono::milliseconds timeout);
+
+PartitionList make_partition_list(const std::vector<TopicPartition>& partitions);
+PartitionList make_offset_list(const std::map<TopicPartition, Offset>& offsets);
+std::vector<TopicPartition> to_partitions(const rd_kafka_topic_partition_list_t* list);
+
+}  // namespace brook::internal

@@ -181,19 +181,30 @@ struct Streams::Impl {
         }
       }
     }
+    // Creates `topic`, or checks the one there (another instance may be creating it now).
     auto ensure = [&](const internal::NewTopic& topic) -> Status {
-      auto existing = admin.describe_topic(topic.name);
-      if (!existing) {
-        log(internal::LogLevel::kInfo, "application {}: creating internal topic {} ({} partitions)",
+      auto created = admin.create_topic(topic);
+      if (created.ok()) {
+        log(internal::LogLevel::kInfo, "application {}: created internal topic {} ({} partitions)",
             config.application_id, topic.name, topic.partitions);
-        return admin.create_topic(topic);
+        return {};
       }
+      if (created.code() != StatusCode::kAlreadyExists) return created;
+      auto existing = admin.describe_topic(topic.name);
+      if (!existing) return existing.error();
       if (existing->partitions != topic.partitions) {
         return Status::invalid_argument(fmt::format(
             "internal topic {} has {} partitions, the topology needs {}: the input topics changed "
             "since it was created; delete the application's internal topics and state to "
             "reprocess",
             topic.name, existing->partitions, topic.partitions));
+      }
+      const auto policy = existing->configs.find("cleanup.policy");
+      const std::string have = policy == existing->configs.end() ? "delete" : policy->second;
+      if (have != topic.configs.at("cleanup.policy")) {
+        return Status::invalid_argument(
+            fmt::format("internal topic {} has cleanup.policy={}, Brook needs {}", topic.name, have,
+                        topic.configs.at("cleanup.policy")));
       }
       return {};
     };

@@ -1,0 +1,33 @@
+// A stateful Streams application on Kafka for the scale-out and failover tests, run as a
+// child process until SIGTERM:
+//   kafka_count_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE
+// Counts the records per key of INPUT in the RocksDB store "counts" (no record cache) and
+// writes every new count to OUTPUT. One stream thread; short session and transaction timeouts so
+// that a killed instance's partitions move within seconds.
+#include <cstdio>
+
+#include "brook/streams.h"
+#include "brook/streams_builder.h"
+
+int main(int argc, char** argv) {
+  if (argc != 7) {
+    std::fprintf(stderr, "usage: %s BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE\n",
+                 argv[0]);
+    return 2;
+  }
+  brook::StreamsBuilder builder;
+  builder.stream<std::string, std::string>(argv[3])
+      .group_by_key()
+      .count({.name = "counts", .caching = false})
+      .to_stream()
+      .to(argv[4]);
+  brook::Streams app(*builder.build(), {{"bootstrap.servers", argv[1]},
+                                        {"application.id", argv[2]},
+                                        {"state.dir", argv[5]},
+                                        {"processing.guarantee", argv[6]},
+                                        {"commit.interval.ms", "100"},
+                                        {"consumer.session.timeout.ms", "6000"},
+                                        {"consumer.heartbeat.interval.ms", "1000"},
+                                        {"producer.transaction.timeout.ms", "6000"}});
+  return app.run_until_signal();
+}

@@ -8,12 +8,30 @@
 namespace examples {
 namespace {
 
+// The flags that take a value, and the config key each sets.
+constexpr std::pair<std::string_view, const char*> kValueFlags[] = {
+    {"--data-dir", "data.dir"},
+    {"--bootstrap-servers", "bootstrap.servers"},
+    {"--group-instance-id", "group.instance.id"},
+    {"--application-id", "application.id"},
+    {"--threads", "num.stream.threads"},
+};
+
 int usage(const char* program, std::string_view problem) {
   std::fprintf(stderr,
-               "%s: %.*s\nusage: %s [--data-dir DIR] [--threads N] [--exactly-once] "
+               "%s: %.*s\nusage: %s [--data-dir DIR | --bootstrap-servers HOST:PORT[,...]] "
+               "[--group-instance-id ID] [--application-id ID] [--threads N] [--exactly-once] "
                "[--until-idle]\n",
                program, static_cast<int>(problem.size()), problem.data(), program);
   return 2;
+}
+
+// The config key a value flag sets, or nullptr if `arg` is not one.
+const char* config_key_of(std::string_view arg) {
+  for (const auto& [flag, key] : kValueFlags) {
+    if (arg == flag) return key;
+  }
+  return nullptr;
 }
 
 // Runs until the application has processed and committed everything in its input topics.
@@ -44,11 +62,14 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
       config["processing.guarantee"] = "exactly_once_v2";
     } else if (arg == "--until-idle") {
       until_idle = true;
-    } else if ((arg == "--data-dir" || arg == "--threads") && i + 1 < argc) {
-      config[arg == "--data-dir" ? "data.dir" : "num.stream.threads"] = argv[++i];
+    } else if (const char* key = config_key_of(arg); key != nullptr && i + 1 < argc) {
+      config[key] = argv[++i];
     } else {
       return usage(argv[0], "unknown or incomplete argument '" + std::string(arg) + "'");
     }
+  }
+  if (config.contains("data.dir") && config.contains("bootstrap.servers")) {
+    return usage(argv[0], "--data-dir and --bootstrap-servers name two logs: give one");
   }
   // Idle is judged from committed offsets: commit often enough to notice it promptly.
   if (until_idle) config.emplace("commit.interval.ms", "100");

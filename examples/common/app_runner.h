@@ -1,11 +1,19 @@
 // run_app: the main() of every example. Runs a topology as a real Streams application on the
-// embedded log, with a few command-line flags:
-//   --data-dir DIR     the embedded log's directory (default ./brook-data)
-//   --threads N        stream threads (default 2)
-//   --exactly-once     processing.guarantee=exactly_once_v2
-//   --until-idle       stop once every input record is processed and committed (demos,
-//                      tests); commits every 100 ms unless configured otherwise
-// Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code.
+// embedded log or on a Kafka cluster, with a few command-line flags:
+//   --data-dir DIR              the embedded log's directory (default ./brook-data)
+//   --bootstrap-servers H:P,..  run on this Kafka cluster instead (bootstrap.servers)
+//   --group-instance-id ID      Kafka: static membership (group.instance.id), unique per
+//                               instance
+//   --application-id ID         application.id instead of the example's own: its consumer
+//                               group and the prefix of its internal topics (side-by-side
+//                               runs, tests on a shared cluster)
+//   --threads N                 stream threads (default 2)
+//   --exactly-once              processing.guarantee=exactly_once_v2
+//   --until-idle                stop once every input record is processed and committed
+//                               (demos, tests); commits every 100 ms unless configured
+//                               otherwise
+// Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code: 2 for an
+// unknown or incomplete flag.
 #pragma once
 
 #include <brook/brook.h>

@@ -1,5 +1,5 @@
 // Converts the JSON trades in topic trades-json to Avro in trades-avro, as a Streams app on the
-// embedded log; malformed trades go to trades-dead-letter. Flags: see examples/common.
+// embedded log or Kafka; malformed trades go to trades-dead-letter. Flags: see examples/common.
 #include "app_runner.h"
 #include "json_to_avro.h"
 

@@ -1,5 +1,5 @@
-// Routes the log lines of topic `logs` as a Streams app on the embedded log: ERROR lines to
-// logs-high-priority, the rest to logs-low-priority. Flags: see examples/common.
+// Routes the log lines of topic `logs` as a Streams app on the embedded log or Kafka: ERROR lines
+// to logs-high-priority, the rest to logs-low-priority. Flags: see examples/common.
 #include "app_runner.h"
 #include "log_router.h"
 

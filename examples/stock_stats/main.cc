@@ -1,5 +1,5 @@
 // Computes daily statistics per stock symbol from the trades in topic `trades` into the
-// compacted topic stock-stats, as a Streams app on the embedded log. Flags: see
+// compacted topic stock-stats, as a Streams app on the embedded log or Kafka. Flags: see
 // examples/common.
 #include "app_runner.h"
 #include "stock_stats.h"

@@ -1,5 +1,5 @@
 // Ranks the day's top 10 gainers among the stocks traded in topic `trades` into the compacted
-// topic top-gainers, as a Streams app on the embedded log. Flags: see examples/common.
+// topic top-gainers, as a Streams app on the embedded log or Kafka. Flags: see examples/common.
 #include "app_runner.h"
 #include "top_gainers.h"
 

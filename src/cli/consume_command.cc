@@ -30,9 +30,10 @@ constexpr std::string_view kUsage = R"(usage: brook consume TOPIC [options]
 Prints the records of TOPIC to stdout, one per line: the value, preceded by the fields chosen
 with --print-* in the order partition, offset, timestamp, key, separated by TABs. A null key
 or value prints as "null". Keys and values are written byte for byte, unescaped: binary data
-or values containing newlines or TABs print as they are. Stops after --timeout-ms without a
-new record, after --max records, or on Ctrl-C (SIGINT) or SIGTERM; prints "consumed N records
-from TOPIC" to stderr at the end.
+or values containing newlines or TABs print as they are. Reads every partition up to the end
+it had when the command started (records of committed transactions only), then waits for new
+ones: stops after --timeout-ms without a new record, after --max records, or on Ctrl-C
+(SIGINT) or SIGTERM; prints "consumed N records from TOPIC" to stderr at the end.
 
 Where it starts:
   without --group       at the end of each partition (only records written from now on), or
@@ -40,22 +41,26 @@ Where it starts:
   with --group G        at G's committed offsets (the beginning where G has none; so
                         --from-beginning changes nothing). At the end commits, for G, the
                         offsets after the last record printed of each partition: the next
-                        consume with the same group continues from there.
+                        consume with the same group continues from there. G reads the
+                        partitions itself, without joining G's other members.
 
 The embedded data dir is locked by one process, so no other process can write while this
-one reads: without --from-beginning or --group there is nothing to print.
+one reads: without --from-beginning or --group there is nothing to print. On Kafka, records
+written while it waits are printed.
 
   --from-beginning      start at the first record of each partition
   --group G             read and commit as consumer group G
   --partition P         read only partition P (default: every partition)
   --max N               stop after printing N records
-  --timeout-ms MS       stop after MS milliseconds without a new record (default 1000; 0: stop
-                        as soon as everything there is has been printed)
+  --timeout-ms MS       once at the end, stop after MS milliseconds without a new record
+                        (default 1000; 0: stop as soon as the end is reached)
   --print-partition     print the partition number
   --print-offset        print the offset
   --print-timestamp     print the timestamp (ms since the Unix epoch)
   --print-key           print the key
   --data-dir DIR        the embedded data dir (default ./brook-data)
+  --bootstrap-servers HOST:PORT[,HOST:PORT...]
+                        the Kafka cluster to read from instead
 
 example:
   brook consume scores --from-beginning --print-key
@@ -63,6 +68,7 @@ example:
 
 constexpr OptionSpec kOptions[] = {
     kDataDirOption,
+    kBootstrapServersOption,
     {.name = "from-beginning"},
     {.name = "group", .takes_value = true},
     {.name = "partition", .takes_value = true},
@@ -143,18 +149,25 @@ std::string format_record(const ConsumeOptions& options, const ConsumerRecord& r
   return line;
 }
 
-// The partitions to read, positioned where `options` says to start.
-Result<std::unique_ptr<internal::Consumer>> make_consumer(internal::EmbeddedLog& log,
-                                                          const ConsumeOptions& options) {
+// A consumer of the partitions to read, positioned where `options` says to start, and the end
+// of each: the last stable offset when the command started.
+struct Reader {
+  std::unique_ptr<internal::Consumer> consumer;
+  std::map<TopicPartition, Offset> end;
+};
+
+Result<Reader> make_reader(internal::LogBackend& log, const ConsumeOptions& options) {
   auto description = log.admin().describe_topic(options.topic);
   if (!description) return error(description.error());
-  std::vector<TopicPartition> partitions;
+  Reader reader;
   for (std::int32_t p = 0; p < description->partitions; ++p) {
-    if (!options.partition || options.partition->value() == p) {
-      partitions.push_back({options.topic, Partition(p)});
-    }
+    if (options.partition && options.partition->value() != p) continue;
+    const TopicPartition tp{options.topic, Partition(p)};
+    auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+    if (!end) return error(end.error());
+    reader.end.emplace(tp, *end);
   }
-  if (partitions.empty()) {
+  if (reader.end.empty()) {
     return error(Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
                                                       options.topic, options.partition->value(),
                                                       description->partitions)));
@@ -162,35 +175,55 @@ Result<std::unique_ptr<internal::Consumer>> make_consumer(internal::EmbeddedLog&
   // With a group id, assign() starts each partition at the group's committed offset.
   auto consumer = log.make_consumer({.group_id = options.group, .client_id = "brook-cli"});
   if (!consumer) return error(consumer.error());
-  if (auto s = (*consumer)->assign(partitions); !s.ok()) return error(s);
+  reader.consumer = std::move(*consumer);
+  std::vector<TopicPartition> partitions;
+  for (const auto& [tp, end] : reader.end) partitions.push_back(tp);
+  if (auto s = reader.consumer->assign(partitions); !s.ok()) return error(s);
   if (options.group.empty() && !options.from_beginning) {
-    for (const auto& tp : partitions) {
-      auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-      if (!end) return error(end.error());
-      if (auto s = (*consumer)->seek(tp, *end); !s.ok()) return error(s);
+    for (const auto& [tp, end] : reader.end) {
+      if (auto s = reader.consumer->seek(tp, end); !s.ok()) return error(s);
     }
   }
-  return std::move(*consumer);
+  return reader;
 }
 
-Status consume(internal::EmbeddedLog& log, const ConsumeOptions& options) {
-  auto consumer = make_consumer(log, options);
-  if (!consumer) return consumer.error();
+// Whether the consumer has read every partition up to its end. An empty poll does not say so
+// (on Kafka a fetch may still be on its way); the position does, once past the end's
+// transaction markers.
+Result<bool> reached_end(const Reader& reader) {
+  for (const auto& [tp, end] : reader.end) {
+    auto position = reader.consumer->position(tp);
+    if (!position && position.error().code() == StatusCode::kFailedPrecondition) return false;
+    if (!position) return error(position.error());
+    if (*position < end) return false;
+  }
+  return true;
+}
+
+Status consume(internal::LogBackend& log, const ConsumeOptions& options) {
+  auto reader = make_reader(log, options);
+  if (!reader) return reader.error();
+  internal::Consumer& consumer = *reader->consumer;
   install_stop_handlers();
   std::map<TopicPartition, Offset> next;  // after the last printed record of each partition
   std::int64_t printed = 0;
-  auto last_record = std::chrono::steady_clock::now();
+  // When the end was reached, or the last record after it arrived: --timeout-ms counts from
+  // there.
+  std::optional<std::chrono::steady_clock::time_point> idle_since;
   while (!stop_requested && printed < options.max) {
-    const auto idle = std::chrono::steady_clock::now() - last_record;
-    const auto wait =
-        std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(options.timeout - idle),
-                   0ms, std::chrono::milliseconds(kPollSlice));
-    auto records = (*consumer)->poll(wait);
-    if (!records) return records.error();
-    if (records->empty()) {
-      if (std::chrono::steady_clock::now() - last_record >= options.timeout) break;
-      continue;
+    if (!idle_since) {
+      auto at_end = reached_end(*reader);
+      if (!at_end) return at_end.error();
+      if (*at_end) idle_since = std::chrono::steady_clock::now();
     }
+    auto wait = std::chrono::milliseconds(kPollSlice);
+    if (idle_since) {
+      const auto left = options.timeout - (std::chrono::steady_clock::now() - *idle_since);
+      if (left <= 0ms) break;
+      wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(left));
+    }
+    auto records = consumer.poll(wait);
+    if (!records) return records.error();
     for (const auto& record : *records) {
       const std::string line = format_record(options, record);
       if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
@@ -199,15 +232,15 @@ Status consume(internal::EmbeddedLog& log, const ConsumeOptions& options) {
       next[{record.topic, record.partition}] = Offset(record.offset.value() + 1);
       if (++printed == options.max) break;
     }
-    last_record = std::chrono::steady_clock::now();
+    if (idle_since && !records->empty()) idle_since = std::chrono::steady_clock::now();
   }
   // What was printed must be out before the group moves past it.
   if (std::fflush(stdout) != 0) return Status::io_error("cannot write to stdout");
   if (!options.group.empty() && !next.empty()) {
-    if (auto s = (*consumer)->commit(next); !s.ok()) return s;
+    if (auto s = consumer.commit(next); !s.ok()) return s;
   }
   fmt::print(stderr, "consumed {} from {}\n", count_of(printed, "record"), options.topic);
-  return (*consumer)->close();
+  return consumer.close();
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// The `brook` command: topics, produce and consume on an embedded data dir, and the demo.
+// The `brook` command: topics, produce and consume on an embedded data dir or a Kafka cluster,
+// and the demo.
 #include <fmt/format.h>
 
 #include <span>
@@ -17,7 +18,8 @@ constexpr std::string_view kUsage = R"(usage: brook <command> [options]
 
 Works on an embedded data dir: --data-dir DIR, default ./brook-data. One process at a time
 may open a data dir; while another holds it, a command fails with "... is locked by another
-process".
+process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, topics, produce and
+consume work on that Kafka cluster (giving both options is a usage error).
 
 commands:
   topics list                       list topics
@@ -32,7 +34,7 @@ commands:
 Run 'brook <command> --help' for the options of a command.
 
 exit status: 0 success, 1 the log refused (e.g. unknown topic, existing topic, locked data
-dir; printed as "brook: <status>"), 2 bad command line.
+dir, unreachable cluster; printed as "brook: <status>"), 2 bad command line.
 )";
 
 constexpr std::string_view kDemoUsage = R"(usage: brook demo [--data-dir DIR]

@@ -30,6 +30,8 @@ stderr.
   --key-separator SEP   what separates key from value (default a TAB; any non-empty string)
   --null-marker STR     a key or value equal to STR is sent as null (a value: a tombstone)
   --data-dir DIR        the embedded data dir (default ./brook-data)
+  --bootstrap-servers HOST:PORT[,HOST:PORT...]
+                        the Kafka cluster to write to instead
 
 example:
   printf 'alice\t1\nbob\t2\nno key here\n' | brook produce scores
@@ -37,6 +39,7 @@ example:
 
 constexpr OptionSpec kOptions[] = {
     kDataDirOption,
+    kBootstrapServersOption,
     {.name = "partition", .takes_value = true},
     {.name = "timestamp", .takes_value = true},
     {.name = "key-separator", .takes_value = true},
@@ -94,7 +97,7 @@ ProducerRecord to_record(const ProduceOptions& options, const std::string& line)
   return record;
 }
 
-Status produce(internal::EmbeddedLog& log, const ProduceOptions& options) {
+Status produce(internal::LogBackend& log, const ProduceOptions& options) {
   // Unknown topic or partition: fail before reading any input.
   auto description = log.admin().describe_topic(options.topic);
   if (!description) return description.error();

@@ -13,7 +13,7 @@
 namespace brook::cli {
 namespace {
 
-using internal::EmbeddedLog;
+using internal::LogBackend;
 
 constexpr std::string_view kTopicsUsage = R"(usage: brook topics <subcommand> [options]
 
@@ -23,52 +23,66 @@ subcommands:
   describe [NAME]       print a topic's partitions, configs and offsets (every topic without NAME)
   delete NAME           delete a topic and its records
 
-options of every subcommand:
-  --data-dir DIR        the embedded data dir (default ./brook-data)
+options of every subcommand (one of them):
+  --data-dir DIR                the embedded data dir (default ./brook-data)
+  --bootstrap-servers HOST:PORT[,HOST:PORT...]
+                                the Kafka cluster to work on instead
 
 Run 'brook topics <subcommand> --help' for details.
 )";
 
-constexpr std::string_view kListUsage = R"(usage: brook topics list [--data-dir DIR]
+constexpr std::string_view kListUsage =
+    R"(usage: brook topics list [--data-dir DIR | --bootstrap-servers HOST:PORT]
 
-Prints the name of every topic, one per line, sorted.
+Prints the name of every topic, one per line, sorted (on Kafka without its internal
+topics, those starting with "__").
 )";
 
 constexpr std::string_view kCreateUsage =
-    R"(usage: brook topics create NAME --partitions N [--config KEY=VALUE]... [--data-dir DIR]
+    R"(usage: brook topics create NAME --partitions N [--config KEY=VALUE]...
+                          [--data-dir DIR | --bootstrap-servers HOST:PORT]
 
 Creates topic NAME (ASCII letters, digits, '.', '_', '-') with N partitions. Creates the
-data dir if it does not exist.
+data dir if it does not exist. On Kafka the topic gets the broker's default replication
+factor.
 
   --partitions N        number of partitions (required, >= 1)
-  --config KEY=VALUE    a topic config; repeat for several:
+  --config KEY=VALUE    a topic config; repeat for several (on Kafka any topic config the
+                        broker accepts; the embedded log knows these):
                           cleanup.policy       delete (default) | compact | compact,delete
                           retention.ms         delete segments older than this (-1: keep, default)
                           retention.bytes      keep at most this many bytes per partition (-1: keep)
                           delete.retention.ms  how long compaction keeps tombstones (default 1 day)
                           segment.bytes        segment file size (>= 1024, default 64 MiB)
   --data-dir DIR        the embedded data dir (default ./brook-data)
+  --bootstrap-servers HOST:PORT[,HOST:PORT...]
+                        the Kafka cluster to create it on instead
 )";
 
-constexpr std::string_view kDescribeUsage = R"(usage: brook topics describe [NAME] [--data-dir DIR]
+constexpr std::string_view kDescribeUsage =
+    R"(usage: brook topics describe [NAME] [--data-dir DIR | --bootstrap-servers HOST:PORT]
 
-Prints topic NAME (every topic without NAME): a line with its partition count and configs,
-then one line per partition with its start offset (the first stored record) and end offset
-(the next to be written). Fields are tab-separated:
+Prints topic NAME (every topic without NAME): a line with its partition count and configs
+(those set on the topic), then one line per partition with its start offset (the first
+stored record) and end offset (the end read_committed consumers reach: the next to be
+written unless a transaction is open). Fields are tab-separated:
 
   Topic: orders	Partitions: 2	Configs: cleanup.policy=compact
   	Partition: 0	Start: 0	End: 12
   	Partition: 1	Start: 0	End: 9
 )";
 
-constexpr std::string_view kDeleteUsage = R"(usage: brook topics delete NAME [--data-dir DIR]
+constexpr std::string_view kDeleteUsage =
+    R"(usage: brook topics delete NAME [--data-dir DIR | --bootstrap-servers HOST:PORT]
 
-Deletes topic NAME and every record in it.
+Deletes topic NAME and every record in it. Kafka deletes in the background: for a moment
+after this returns, the topic may still be listed.
 )";
 
-constexpr OptionSpec kDataDirOnly[] = {kDataDirOption};
+constexpr OptionSpec kLogOnly[] = {kDataDirOption, kBootstrapServersOption};
 constexpr OptionSpec kCreateOptions[] = {
     kDataDirOption,
+    kBootstrapServersOption,
     {.name = "partitions", .takes_value = true},
     {.name = "config", .takes_value = true, .repeatable = true},
 };
@@ -96,7 +110,7 @@ Result<internal::NewTopic> new_topic(const ParsedArgs& args) {
   return topic;
 }
 
-Status describe(EmbeddedLog& log, const std::string& name) {
+Status describe(LogBackend& log, const std::string& name) {
   auto description = log.admin().describe_topic(name);
   if (!description) return description.error();
   std::vector<std::string> configs;
@@ -126,8 +140,8 @@ auto positionals(std::span<const std::string_view> names, std::size_t required) 
 }
 
 int topics_list(std::span<const std::string> args) {
-  return run_command("topics list", kListUsage, args, kDataDirOnly, false, positionals({}, 0),
-                     [](EmbeddedLog& log, const ParsedArgs&) -> Status {
+  return run_command("topics list", kListUsage, args, kLogOnly, false, positionals({}, 0),
+                     [](LogBackend& log, const ParsedArgs&) -> Status {
                        auto names = log.admin().list_topics();
                        if (!names) return names.error();
                        for (const auto& name : *names) fmt::print("{}\n", name);
@@ -137,7 +151,7 @@ int topics_list(std::span<const std::string> args) {
 
 int topics_create(std::span<const std::string> args) {
   return run_command("topics create", kCreateUsage, args, kCreateOptions, true, new_topic,
-                     [](EmbeddedLog& log, const internal::NewTopic& topic) -> Status {
+                     [](LogBackend& log, const internal::NewTopic& topic) -> Status {
                        if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
                        fmt::print("created topic {} with {}\n", topic.name,
                                   count_of(topic.partitions, "partition"));
@@ -146,9 +160,9 @@ int topics_create(std::span<const std::string> args) {
 }
 
 int topics_describe(std::span<const std::string> args) {
-  return run_command("topics describe", kDescribeUsage, args, kDataDirOnly, false,
+  return run_command("topics describe", kDescribeUsage, args, kLogOnly, false,
                      positionals(kName, 0),
-                     [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+                     [](LogBackend& log, const ParsedArgs& parsed) -> Status {
                        if (!parsed.positionals().empty()) {
                          return describe(log, parsed.positionals()[0]);
                        }
@@ -162,9 +176,8 @@ int topics_describe(std::span<const std::string> args) {
 }
 
 int topics_delete(std::span<const std::string> args) {
-  return run_command("topics delete", kDeleteUsage, args, kDataDirOnly, false,
-                     positionals(kName, 1),
-                     [](EmbeddedLog& log, const ParsedArgs& parsed) -> Status {
+  return run_command("topics delete", kDeleteUsage, args, kLogOnly, false, positionals(kName, 1),
+                     [](LogBackend& log, const ParsedArgs& parsed) -> Status {
                        const auto& name = parsed.positionals()[0];
                        if (auto s = log.admin().delete_topic(name); !s.ok()) return s;
                        fmt::print("deleted topic {}\n", name);

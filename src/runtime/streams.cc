@@ -211,7 +211,9 @@ struct Streams::Impl {
     for (const auto& topic : data.repartition_topics) {
       if (auto s = ensure({.name = topic.name,
                            .partitions = partitions.at(topic.name),
-                           .configs = {{"cleanup.policy", "delete"}}});
+                           // Purged after each commit, never by age (old event times
+                           // would expire at once), as in Kafka Streams.
+                           .configs = {{"cleanup.policy", "delete"}, {"retention.ms", "-1"}}});
           !s.ok()) {
         return s;
       }

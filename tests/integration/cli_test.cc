@@ -1,21 +1,16 @@
 // The `brook` command, run as a real process on a fresh embedded data dir.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gmock/gmock.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "backend/log_backend.h"
 #include "embedded_fixture.h"
-
-extern char** environ;
+#include "run_process.h"
 
 namespace brook::testing {
 namespace {
@@ -23,18 +18,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
+using CliResult = ProcessResult;
 
 class CliTest : public EmbeddedFixture {
  protected:
@@ -52,36 +36,15 @@ class CliTest : public EmbeddedFixture {
   }
 
   // Runs `brook args...` with `input` on stdin; waits for it to exit.
-  CliResult run_brook(const std::vector<std::string>& args, const std::string& input = "") {
-    CliResult result;
+  CliResult run_brook(std::vector<std::string> args, const std::string& input = "") {
 #ifdef BROOK_CLI_PATH
-    const std::string in = io_ / "stdin", out = io_ / "stdout", err = io_ / "stderr";
-    std::ofstream(in, std::ios::binary) << input;
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, in.c_str(), O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> strings = {BROOK_CLI_PATH};
-    strings.insert(strings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : strings) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, BROOK_CLI_PATH, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(rc, 0) << "cannot run " << BROOK_CLI_PATH;
-    if (rc != 0) return result;
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = read_file(out);
-    result.err = read_file(err);
+    args.insert(args.begin(), BROOK_CLI_PATH);
+    return run_process(args, input, io_);
 #else
     (void)args;
     (void)input;
+    return {};
 #endif
-    return result;
   }
 
   // `brook args... --data-dir <the test's dir>`.

@@ -1,0 +1,315 @@
+// The `brook` command on the shared Kafka broker (tests/kafka_cluster.h), and its
+// interoperability with Kafka's own clients: kcat and the Java console producer and consumer.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend/log_backend.h"
+#include "kafka_cluster.h"
+#include "kafka_tools.h"
+#include "run_process.h"
+#include "scratch_dir.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> lines) {
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+class KafkaCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef BROOK_CLI_PATH
+    GTEST_SKIP() << "the brook command is built only with BROOK_BUILD_EXAMPLES";
+#endif
+    bootstrap_ = kafka_bootstrap();
+    ASSERT_FALSE(bootstrap_.empty());
+    std::filesystem::create_directories(io_.path());
+  }
+  void TearDown() override {
+    for (const auto& topic : topics_) (void)brook({"topics", "delete", topic});
+  }
+
+  // Runs `argv` with `input` on stdin; waits for it to exit.
+  ProcessResult run(const std::vector<std::string>& argv, const std::string& input = "") {
+    return run_process(argv, input, io_.path());
+  }
+
+  // Runs `brook args...` with `input` on stdin.
+  ProcessResult run_brook(std::vector<std::string> args, const std::string& input = "") {
+#ifdef BROOK_CLI_PATH
+    args.insert(args.begin(), BROOK_CLI_PATH);
+#endif
+    return run(args, input);
+  }
+
+  // `brook args... --bootstrap-servers <the broker>`.
+  ProcessResult brook(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.end(), {"--bootstrap-servers", bootstrap_});
+    return run_brook(args, input);
+  }
+
+  // Creates a topic named uniquely after `prefix` with `brook topics create`, deleted at the
+  // end of the test; returns its name.
+  std::string create(const std::string& prefix, int partitions) {
+    const std::string topic = unique_name(prefix);
+    topics_.push_back(topic);
+    auto r = brook({"topics", "create", topic, "--partitions", std::to_string(partitions)});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return topic;
+  }
+
+  // `brook consume TOPIC --from-beginning --timeout-ms 0 extra...`: everything there is.
+  ProcessResult consume_all(const std::string& topic, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"consume", topic, "--from-beginning", "--timeout-ms", "0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return brook(args);
+  }
+
+  std::string bootstrap_;
+  ScratchDir io_{"brook-kafka-cli"};
+  std::vector<std::string> topics_;
+};
+
+TEST_F(KafkaCliTest, CreatesListsDescribesAndDeletesTopics) {
+  const std::string topic = unique_name("cli-orders");
+  topics_.push_back(topic);
+  auto created = brook({"topics", "create", topic, "--partitions", "3", "--config",
+                        "cleanup.policy=compact", "--config", "retention.ms=60000"});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, fmt::format("created topic {} with 3 partitions\n", topic));
+
+  auto list = brook({"topics", "list"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(lines_of(list.out), ::testing::Contains(topic));
+
+  ASSERT_EQ(brook({"produce", topic}, "k\tv\nk\tw\n").exit_code, 0);
+  const int p = internal::partition_for_key("k", 3).value();
+  std::string expected = fmt::format(
+      "Topic: {}\tPartitions: 3\tConfigs: cleanup.policy=compact retention.ms=60000\n", topic);
+  for (int i = 0; i < 3; ++i) {
+    expected += fmt::format("\tPartition: {}\tStart: 0\tEnd: {}\n", i, i == p ? 2 : 0);
+  }
+  auto describe = brook({"topics", "describe", topic});
+  EXPECT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_EQ(describe.out, expected);
+
+  auto deleted = brook({"topics", "delete", topic});
+  EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, fmt::format("deleted topic {}\n", topic));
+  // Kafka deletes in the background: the topic leaves the metadata soon after.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto now = brook({"topics", "list"});
+    ASSERT_EQ(now.exit_code, 0) << now.err;
+    if (!::testing::Matches(::testing::Contains(topic))(lines_of(now.out))) return;
+  }
+  ADD_FAILURE() << topic << " is still listed 30 s after its deletion";
+}
+
+TEST_F(KafkaCliTest, ProducesLinesWithAndWithoutKeysAndConsumesThemBack) {
+  const std::string topic = create("cli-events", 1);
+  auto produced = brook({"produce", topic, "--timestamp", "42"}, "a\t1\nb\t2\tx\nplain\n\n");
+  EXPECT_EQ(produced.exit_code, 0) << produced.err;
+  EXPECT_EQ(produced.err, fmt::format("produced 4 records to {}\n", topic));
+
+  auto all_fields = consume_all(
+      topic, {"--print-partition", "--print-offset", "--print-timestamp", "--print-key"});
+  EXPECT_EQ(all_fields.exit_code, 0) << all_fields.err;
+  EXPECT_EQ(all_fields.out,
+            "0\t0\t42\ta\t1\n"
+            "0\t1\t42\tb\t2\tx\n"
+            "0\t2\t42\tnull\tplain\n"
+            "0\t3\t42\tnull\t\n");
+  EXPECT_EQ(all_fields.err, fmt::format("consumed 4 records from {}\n", topic));
+}
+
+TEST_F(KafkaCliTest, ProducesToAPartitionWithNullMarkerAndConsumesOnePartition) {
+  const std::string topic = create("cli-table", 2);
+  auto produced =
+      brook({"produce", topic, "--partition", "1", "--null-marker", "NULL"}, "a\t1\nb\tNULL\n");
+  ASSERT_EQ(produced.exit_code, 0) << produced.err;
+  auto consumed = consume_all(topic, {"--print-partition", "--print-key"});
+  EXPECT_EQ(consumed.out, "1\ta\t1\n1\tb\tnull\n");
+  auto only_zero = consume_all(topic, {"--partition", "0"});
+  EXPECT_EQ(only_zero.exit_code, 0) << only_zero.err;
+  EXPECT_EQ(only_zero.out, "");
+}
+
+TEST_F(KafkaCliTest, GroupConsumeCommitsWhatItPrinted) {
+  const std::string topic = create("cli-group", 2);
+  ASSERT_EQ(brook({"produce", topic, "--partition", "0"}, "a\nb\nc\n").exit_code, 0);
+  ASSERT_EQ(brook({"produce", topic, "--partition", "1"}, "d\ne\n").exit_code, 0);
+  const std::vector<std::string> group = {"consume",           topic,           "--group",
+                                          unique_name("g"),    "--timeout-ms",  "0",
+                                          "--print-partition", "--print-offset"};
+  auto first_args = group;
+  first_args.insert(first_args.end(), {"--max", "1"});
+  auto first = brook(first_args);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(lines_of(first.out).size(), 1u);
+
+  auto rest = brook(group);
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  auto lines = lines_of(first.out + rest.out);
+  EXPECT_EQ(sorted(lines),
+            (std::vector<std::string>{"0\t0\ta", "0\t1\tb", "0\t2\tc", "1\t0\td", "1\t1\te"}));
+
+  auto again = brook(group);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, "");  // nothing new for the group
+}
+
+TEST_F(KafkaCliTest, ConsumeWithoutFromBeginningPrintsOnlyNewRecords) {
+  const std::string topic = create("cli-tail", 1);
+  ASSERT_EQ(brook({"produce", topic}, "old\n").exit_code, 0);
+  auto consumed = brook({"consume", topic, "--timeout-ms", "0"});
+  EXPECT_EQ(consumed.exit_code, 0) << consumed.err;
+  EXPECT_EQ(consumed.out, "");
+}
+
+TEST_F(KafkaCliTest, UnknownTopicIsAnErrorNamingIt) {
+  const std::string topic = unique_name("cli-nope");
+  auto consume = brook({"consume", topic});
+  EXPECT_EQ(consume.exit_code, 1);
+  EXPECT_THAT(consume.err, StartsWith("brook: NotFound: "));
+  EXPECT_THAT(consume.err, HasSubstr(topic));
+
+  auto produce = brook({"produce", topic}, "v\n");
+  EXPECT_EQ(produce.exit_code, 1);
+  EXPECT_THAT(produce.err, HasSubstr(topic));
+
+  auto describe = brook({"topics", "describe", topic});
+  EXPECT_EQ(describe.exit_code, 1);
+  EXPECT_THAT(describe.err, HasSubstr(topic));
+
+  const std::string existing = create("cli-twice", 1);
+  auto twice = brook({"topics", "create", existing, "--partitions", "1"});
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_THAT(twice.err, StartsWith("brook: AlreadyExists: "));
+  EXPECT_THAT(twice.err, HasSubstr(existing));
+}
+
+TEST_F(KafkaCliTest, DataDirWithBootstrapServersIsAUsageError) {
+  for (const auto& command : std::vector<std::vector<std::string>>{
+           {"topics", "list"}, {"produce", "t"}, {"consume", "t"}}) {
+    auto args = command;
+    args.insert(args.end(), {"--data-dir", io_.path().string()});
+    auto r = brook(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--data-dir and --bootstrap-servers name two logs"));
+    EXPECT_EQ(r.out, "");
+  }
+  auto empty = run_brook({"topics", "list", "--bootstrap-servers="});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, StartsWith("brook topics list: --bootstrap-servers must not be empty"));
+}
+
+// "KEY:VALUE" lines for `count` keys, values telling who wrote them.
+std::string keyed_lines(const std::string& writer, int count) {
+  std::string lines;
+  for (int i = 0; i < count; ++i) lines += fmt::format("key-{}:{}-{}\n", i, writer, i);
+  return lines;
+}
+
+TEST_F(KafkaCliTest, ReadsWhatKcatAndTheJavaProducerWrote) {
+  const std::string topic = create("cli-from-others", 3);
+  const auto kcat = run(kcat_producer(bootstrap_, topic), keyed_lines("kcat", 10));
+  ASSERT_EQ(kcat.exit_code, 0) << kcat.err;
+  const auto java = run(java_console_producer(bootstrap_, topic), keyed_lines("java", 10));
+  ASSERT_EQ(java.exit_code, 0) << java.err;
+
+  auto consumed = consume_all(topic, {"--print-key"});
+  ASSERT_EQ(consumed.exit_code, 0) << consumed.err;
+  std::vector<std::string> expected;
+  for (const auto& line : lines_of(keyed_lines("kcat", 10) + keyed_lines("java", 10))) {
+    expected.push_back(line.substr(0, line.find(':')) + "\t" + line.substr(line.find(':') + 1));
+  }
+  EXPECT_EQ(sorted(lines_of(consumed.out)), sorted(expected));
+}
+
+TEST_F(KafkaCliTest, KcatAndTheJavaConsumerReadWhatBrookWrote) {
+  const std::string topic = create("cli-to-others", 3);
+  std::string input;
+  std::vector<std::string> expected;  // KEY:VALUE
+  for (int i = 0; i < 12; ++i) {
+    input += fmt::format("key-{}\tvalue {}: with a colon\n", i, i);
+    expected.push_back(fmt::format("key-{}:value {}: with a colon", i, i));
+  }
+  ASSERT_EQ(brook({"produce", topic}, input).exit_code, 0);
+
+  auto kcat = run(kcat_consumer(bootstrap_, topic));
+  ASSERT_EQ(kcat.exit_code, 0) << kcat.err;
+  std::vector<std::string> kcat_lines;
+  for (const auto& line : lines_of(kcat.out)) {
+    const auto last = line.rfind(':');  // KEY:VALUE:PARTITION
+    const std::string key = line.substr(0, line.find(':'));
+    EXPECT_EQ(std::stoi(line.substr(last + 1)), internal::partition_for_key(key, 3).value())
+        << line;
+    kcat_lines.push_back(line.substr(0, last));
+  }
+  EXPECT_EQ(sorted(kcat_lines), sorted(expected));
+
+  auto java = run(java_console_consumer(bootstrap_, topic, 12));
+  ASSERT_EQ(java.exit_code, 0) << java.err;
+  EXPECT_EQ(sorted(lines_of(java.out)), sorted(expected));
+}
+
+// Every client puts a key in the partition murmur2 picks, as the Java client does.
+TEST_F(KafkaCliTest, KcatJavaAndBrookPartitionKeysIdentically) {
+  const std::string by_kcat = create("cli-part-kcat", 6);
+  const std::string by_java = create("cli-part-java", 6);
+  const std::string by_brook = create("cli-part-brook", 6);
+  constexpr int kKeys = 60;
+  std::string brook_input;
+  for (int i = 0; i < kKeys; ++i) brook_input += fmt::format("key-{}\tbrook-{}\n", i, i);
+  ASSERT_EQ(run(kcat_producer(bootstrap_, by_kcat), keyed_lines("kcat", kKeys)).exit_code, 0);
+  ASSERT_EQ(run(java_console_producer(bootstrap_, by_java), keyed_lines("java", kKeys)).exit_code,
+            0);
+  ASSERT_EQ(brook({"produce", by_brook}, brook_input).exit_code, 0);
+
+  std::map<std::string, std::map<std::string, int>> partitions;  // writer -> key -> partition
+  for (const auto& [writer, topic] :
+       {std::pair{"kcat", by_kcat}, std::pair{"java", by_java}, std::pair{"brook", by_brook}}) {
+    auto consumed = consume_all(topic, {"--print-partition", "--print-key"});
+    ASSERT_EQ(consumed.exit_code, 0) << consumed.err;
+    for (const auto& line : lines_of(consumed.out)) {
+      const auto tab = line.find('\t');
+      const std::string key = line.substr(tab + 1, line.find('\t', tab + 1) - tab - 1);
+      partitions[writer][key] = std::stoi(line.substr(0, tab));
+    }
+    EXPECT_EQ(partitions[writer].size(), static_cast<std::size_t>(kKeys)) << writer;
+  }
+  std::set<int> used;
+  for (int i = 0; i < kKeys; ++i) {
+    const std::string key = fmt::format("key-{}", i);
+    const int expected = internal::partition_for_key(key, 6).value();
+    used.insert(expected);
+    EXPECT_EQ(partitions["kcat"][key], expected) << key;
+    EXPECT_EQ(partitions["java"][key], expected) << key;
+    EXPECT_EQ(partitions["brook"][key], expected) << key;
+  }
+  EXPECT_EQ(used.size(), 6u);  // the keys cover every partition: the check means something
+}
+
+}  // namespace
+}  // namespace brook::testing

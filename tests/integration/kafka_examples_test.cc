@@ -1,0 +1,326 @@
+// Every example program on the shared Kafka broker (tests/kafka_cluster.h) produces what it
+// produces on the embedded log, from the same input: each runs as a real process with
+// --bootstrap-servers and --until-idle, and once more with --data-dir.
+//
+// The examples' topic names are fixed in their topologies, so each test deletes and recreates
+// its topics on the broker and deletes them at the end; tests of different examples use
+// different topics (stock_stats and top_gainers share theirs, so they are one test). The
+// application id is unique per run (--application-id): the consumer group and the internal
+// topics never collide with another run's.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "backend/embedded/embedded_log.h"
+#include "backend/kafka/kafka_backend.h"
+#include "cli/demo_trades.h"
+#include "json_to_avro.h"
+#include "kafka_cluster.h"
+#include "kafka_tools.h"
+#include "log_router.h"
+#include "run_process.h"
+#include "scratch_dir.h"
+#include "stock_stats.h"
+#include "top_gainers.h"
+#include "topic_reader.h"
+
+namespace brook::testing {
+namespace {
+
+using internal::NewTopic;
+
+// A record as the examples' outputs are compared: key and value.
+struct KeyValue {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  friend bool operator==(const KeyValue&, const KeyValue&) = default;
+  friend std::ostream& operator<<(std::ostream& out, const KeyValue& kv) {
+    return out << kv.key.value_or("null") << " -> " << kv.value.value_or("null");
+  }
+};
+
+// Partition -> its records in offset order.
+using PartitionedRecords = std::map<int, std::vector<KeyValue>>;
+// Key -> its latest value: what a compacted topic stands for.
+using Table = std::map<std::string, std::string>;
+
+class KafkaExamplesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bootstrap_ = kafka_bootstrap();
+    ASSERT_FALSE(bootstrap_.empty());
+    auto kafka = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
+    ASSERT_TRUE(kafka) << kafka.error().to_string();
+    kafka_ = std::move(*kafka);
+    std::filesystem::create_directories(io_.path());
+  }
+
+  void TearDown() override {
+    if (!kafka_) return;
+    for (const auto& topic : topics_) (void)kafka_->admin().delete_topic(topic.name);
+    auto all = kafka_->admin().list_topics();
+    if (!all) return;
+    for (const auto& name : *all) {  // the internal topics of this run's applications
+      if (name.starts_with(application_prefix_)) (void)kafka_->admin().delete_topic(name);
+    }
+  }
+
+  // Creates `topics` on the embedded log and, anew and empty, on the broker. Kept forever:
+  // the examples' event times are long past Kafka's default retention of 7 days.
+  void create_topics(std::vector<NewTopic> topics) {
+    topics_ = std::move(topics);
+    for (auto& topic : topics_) topic.configs.emplace("retention.ms", "-1");
+    with_embedded([&](internal::LogBackend& log) {
+      for (const auto& topic : topics_) ASSERT_TRUE(log.admin().create_topic(topic).ok());
+    });
+    for (const auto& topic : topics_) (void)kafka_->admin().delete_topic(topic.name);
+    // Kafka deletes in the background: creating the name again fails until it is done.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (const auto& topic : topics_) {
+      while (true) {
+        const Status s = kafka_->admin().create_topic(topic);
+        if (s.ok()) break;
+        ASSERT_EQ(s.code(), StatusCode::kAlreadyExists) << s.to_string();
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+            << topic.name << " is still being deleted after 60 s";
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+    }
+  }
+
+  // Opens the embedded log (no example may be running on it), runs `fn` on it, closes it.
+  template <class Fn>
+  void with_embedded(Fn fn) {
+    auto log = internal::open_embedded_log(
+        {.data_dir = data_dir_.path(), .maintenance_interval = std::chrono::milliseconds(0)});
+    ASSERT_TRUE(log) << log.error().to_string();
+    fn(**log);
+  }
+
+  // Sends `records` through a producer of `log`.
+  static void send(internal::LogBackend& log, const std::vector<ProducerRecord>& records) {
+    auto producer = log.make_producer({.client_id = "test-input"});
+    ASSERT_TRUE(producer) << producer.error().to_string();
+    for (const auto& record : records) ASSERT_TRUE((*producer)->send(record).ok());
+    ASSERT_TRUE((*producer)->flush().ok());
+  }
+
+  // Writes `records` to the embedded log and to the broker.
+  void produce_to_both(const std::vector<ProducerRecord>& records) {
+    with_embedded([&](internal::LogBackend& log) { send(log, records); });
+    send(*kafka_, records);
+  }
+
+  // Runs the example program `name` with `flags` until it is idle; expects exit code 0.
+  void run_example(const std::string& name, std::vector<std::string> flags) {
+    flags.insert(flags.begin(), fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, name, name));
+    flags.push_back("--until-idle");
+    const auto r = run_process(flags, "", io_.path());
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  }
+
+  // Runs `name` on the embedded log, then on the broker as application `<id>-<name>` with
+  // `kafka_flags` (e.g. --exactly-once).
+  void run_on_both(const std::string& name, std::vector<std::string> kafka_flags = {}) {
+    run_example(name, {"--data-dir", data_dir_.path().string()});
+    kafka_flags.insert(kafka_flags.end(), {"--bootstrap-servers", bootstrap_, "--application-id",
+                                           application_prefix_ + name});
+    run_example(name, kafka_flags);
+  }
+
+  static PartitionedRecords records_of(internal::LogBackend& log, const std::string& topic) {
+    PartitionedRecords out;
+    for (const auto& [partition, records] : read_topic(log, topic)) {
+      auto& list = out[partition];
+      for (const auto& r : records) list.push_back({r.key, r.value});
+    }
+    return out;
+  }
+
+  // `topic` on the embedded log and on the broker.
+  std::pair<PartitionedRecords, PartitionedRecords> outputs(const std::string& topic) {
+    PartitionedRecords embedded;
+    with_embedded([&](internal::LogBackend& log) { embedded = records_of(log, topic); });
+    return {embedded, records_of(*kafka_, topic)};
+  }
+
+  static Table table_of(const PartitionedRecords& records) {
+    Table table;
+    for (const auto& [partition, list] : records) {
+      for (const auto& r : list) {
+        if (r.value) {
+          table.insert_or_assign(r.key.value_or(""), *r.value);
+        } else {
+          table.erase(r.key.value_or(""));
+        }
+      }
+    }
+    return table;
+  }
+
+  static std::size_t count(const PartitionedRecords& records) {
+    std::size_t n = 0;
+    for (const auto& [partition, list] : records) n += list.size();
+    return n;
+  }
+
+  std::string bootstrap_;
+  std::unique_ptr<internal::LogBackend> kafka_;
+  ScratchDir data_dir_{"brook-kafka-examples"};
+  ScratchDir io_{"brook-kafka-examples-io"};
+  const std::string application_prefix_ = unique_name("examples") + "-";
+  std::vector<NewTopic> topics_;
+};
+
+// log lines "TS LEVEL TEXT" from six hosts, a tenth of them ERROR.
+std::vector<ProducerRecord> log_lines(int count) {
+  const char* hosts[] = {"web-1", "web-2", "web-3", "web-4", "db-1", "db-2"};
+  const char* levels[] = {"INFO", "INFO", "WARN", "INFO", "INFO",
+                          "INFO", "INFO", "INFO", "INFO", "ERROR"};
+  std::mt19937 random(7);
+  std::vector<ProducerRecord> records;
+  for (int i = 0; i < count; ++i) {
+    records.push_back({.topic = log_router::kInputTopic,
+                       .timestamp = Timestamp(1'000 + i),
+                       .key = hosts[random() % 6],
+                       .value = fmt::format("{} {} request {} took {} ms", 1'000 + i,
+                                            levels[random() % 10], i, random() % 500)});
+  }
+  return records;
+}
+
+// log_router on Kafka, its input written by kcat and its output read by kcat, against
+// log_router on the embedded log.
+TEST_F(KafkaExamplesTest, LogRouterRoutesKcatsInputAsOnTheEmbeddedLog) {
+  create_topics({{log_router::kInputTopic, 4},
+                 {log_router::kHighPriorityTopic, 4},
+                 {log_router::kLowPriorityTopic, 4}});
+  const auto input = log_lines(400);
+  with_embedded([&](internal::LogBackend& log) { send(log, input); });
+  std::string kcat_input;
+  for (const auto& r : input) kcat_input += *r.key + ":" + *r.value + "\n";
+  const auto kcat =
+      run_process(kcat_producer(bootstrap_, log_router::kInputTopic), kcat_input, io_.path());
+  ASSERT_EQ(kcat.exit_code, 0) << kcat.err;
+
+  run_on_both("log_router");
+
+  std::size_t routed = 0;
+  for (const char* topic : {log_router::kHighPriorityTopic, log_router::kLowPriorityTopic}) {
+    const auto [embedded, kafka] = outputs(topic);
+    EXPECT_EQ(kafka, embedded) << topic;
+    routed += count(kafka);
+
+    const auto read = run_process(kcat_consumer(bootstrap_, topic), "", io_.path());
+    ASSERT_EQ(read.exit_code, 0) << read.err;
+    std::vector<std::string> expected;
+    for (const auto& [partition, list] : embedded) {
+      for (const auto& r : list)
+        expected.push_back(fmt::format("{}:{}:{}", *r.key, *r.value, partition));
+    }
+    std::vector<std::string> lines;
+    std::istringstream in(read.out);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    EXPECT_THAT(lines, ::testing::UnorderedElementsAreArray(expected)) << topic;
+  }
+  EXPECT_EQ(routed, input.size());
+}
+
+// Trades as JSON, a few malformed (truncated) or outside the Avro schema (side HOLD).
+std::vector<ProducerRecord> json_trades(int count) {
+  const char* symbols[] = {"ACME", "INIT", "GLOBX", "BRKX", "ZETA"};
+  std::mt19937 random(11);
+  std::vector<ProducerRecord> records;
+  for (int i = 0; i < count; ++i) {
+    const int roll = static_cast<int>(random() % 40);
+    const char* side = roll == 0 ? "HOLD" : (random() % 2 ? "BUY" : "SELL");
+    std::string json =
+        fmt::format(R"({{"symbol": "{}", "side": "{}", "price": {:.2f}, "volume": {}, "ts": {}}})",
+                    symbols[i % 5], side, 10.0 + random() % 1000 / 10.0, random() % 50 * 10, i);
+    if (roll == 1) json.resize(json.size() / 2);
+    records.push_back({.topic = json_to_avro::kInputTopic,
+                       .timestamp = Timestamp(1'000 + i),
+                       .key = symbols[i % 5],
+                       .value = std::move(json)});
+  }
+  return records;
+}
+
+TEST_F(KafkaExamplesTest, JsonToAvroConvertsAndDeadLettersAsOnTheEmbeddedLog) {
+  create_topics({{json_to_avro::kInputTopic, 4},
+                 {json_to_avro::kOutputTopic, 4},
+                 {json_to_avro::kDeadLetterTopic, 1}});
+  const auto input = json_trades(300);
+  produce_to_both(input);
+
+  run_on_both("json_to_avro");
+
+  const auto [avro_embedded, avro_kafka] = outputs(json_to_avro::kOutputTopic);
+  auto [dead_embedded, dead_kafka] = outputs(json_to_avro::kDeadLetterTopic);
+  EXPECT_EQ(avro_kafka, avro_embedded);
+  // The dead letters of all input partitions share one partition: their order there depends
+  // on how the tasks interleave, on either log.
+  for (auto* records : {&dead_embedded, &dead_kafka}) {
+    for (auto& [partition, list] : *records) {
+      std::sort(list.begin(), list.end(), [](const KeyValue& a, const KeyValue& b) {
+        return std::tie(a.key, a.value) < std::tie(b.key, b.value);
+      });
+    }
+  }
+  EXPECT_EQ(dead_kafka, dead_embedded);
+  EXPECT_GT(count(dead_kafka), 0u);  // the bad trades are there to be compared
+  EXPECT_EQ(count(avro_kafka) + count(dead_kafka), input.size());
+}
+
+// stock_stats and top_gainers (the stateful examples, exactly-once on Kafka) end with the
+// tables they end with on the embedded log, which are the recomputation from the trades.
+TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
+  const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
+  create_topics({{stock_stats::kInputTopic, 4},
+                 {stock_stats::kOutputTopic, 4, compacted},
+                 {top_gainers::kOutputTopic, 1, compacted}});
+  const auto trades = cli::generate_trades(42, 900);
+  std::vector<ProducerRecord> input;
+  for (const auto& t : trades) {
+    input.push_back({.topic = stock_stats::kInputTopic,
+                     .timestamp = Timestamp(t.timestamp),
+                     .key = t.trade.symbol,
+                     .value = nlohmann::json(t.trade).dump()});
+  }
+  produce_to_both(input);
+
+  run_on_both("stock_stats", {"--exactly-once"});
+  run_on_both("top_gainers", {"--exactly-once"});
+
+  const auto day_stats = cli::recompute_day_stats(trades);
+  const auto [stats_embedded, stats_kafka] = outputs(stock_stats::kOutputTopic);
+  const Table stats = table_of(stats_kafka);
+  EXPECT_EQ(stats, table_of(stats_embedded));
+  EXPECT_EQ(stats.size(), day_stats.size());
+  for (const auto& [key, json] : stats) {
+    EXPECT_EQ(nlohmann::json::parse(json).get<stock_stats::DayStats>(), day_stats.at(key)) << key;
+  }
+
+  const auto top = cli::recompute_top_gainers(day_stats);
+  const auto [top_embedded, top_kafka] = outputs(top_gainers::kOutputTopic);
+  const Table gainers = table_of(top_kafka);
+  EXPECT_EQ(gainers, table_of(top_embedded));
+  EXPECT_EQ(gainers.size(), top.size());
+  for (const auto& [day, json] : gainers) {
+    EXPECT_EQ(nlohmann::json::parse(json).get<std::vector<top_gainers::Gain>>(), top.at(day))
+        << day;
+  }
+}
+
+}  // namespace
+}  // namespace brook::testing

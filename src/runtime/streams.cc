@@ -70,6 +70,8 @@ struct Streams::Impl {
   std::shared_ptr<StateRestoreListener> restore_listener;
   std::unique_ptr<internal::LogBackend> backend;
   std::vector<std::unique_ptr<StreamThread>> threads;
+  std::mutex lag_mutex;                            // guards lag_reader
+  std::unique_ptr<internal::Consumer> lag_reader;  // reads the committed offsets for lag()
   Metrics metrics;
 
   std::mutex close_mutex;  // one close() at a time
@@ -336,6 +338,10 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
   }
   impl_->threads.clear();
+  {
+    std::lock_guard lag(impl_->lag_mutex);
+    impl_->lag_reader.reset();
+  }
   impl_->backend.reset();  // releases the data dir
   impl_->transition(State::kNotRunning);
   return impl_->failure;
@@ -379,8 +385,13 @@ Result<std::int64_t> Streams::lag() const {
   if (!impl_->backend || !impl_->resolved) {
     return error(Status::failed_precondition("the application is not running"));
   }
-  auto consumer = impl_->backend->make_consumer({.group_id = impl_->config.application_id});
-  if (!consumer) return error(consumer.error());
+  std::lock_guard lock(impl_->lag_mutex);
+  if (!impl_->lag_reader) {
+    auto consumer = impl_->backend->make_consumer({.group_id = impl_->config.application_id});
+    if (!consumer) return error(consumer.error());
+    impl_->lag_reader = std::move(*consumer);
+  }
+  auto& consumer = impl_->lag_reader;
   auto& admin = impl_->backend->admin();
   // Repartition topics count too. Sub-topologies are numbered upstream first, and a task
   // commits its input only after writing what it derived from it: once an upstream topic
@@ -397,7 +408,7 @@ Result<std::int64_t> Streams::lag() const {
       const internal::TopicPartition tp{topic, Partition(p)};
       auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
       if (!end) return error(end.error());
-      auto committed = (*consumer)->committed(tp);
+      auto committed = consumer->committed(tp);
       if (!committed) return error(committed.error());
       Offset from = *committed ? **committed : Offset(0);
       if (!*committed) {

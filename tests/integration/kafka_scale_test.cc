@@ -16,12 +16,10 @@
 #include "child_process.h"
 #include "kafka_cluster.h"
 #include "scratch_dir.h"
+#include "topic_reader.h"
 
 namespace brook::testing {
 namespace {
-
-using internal::OffsetSpec;
-using internal::TopicPartition;
 
 constexpr int kPartitions = 6;
 constexpr int kKeys = 600;
@@ -107,23 +105,9 @@ class KafkaScaleTest : public ::testing::Test {
   // Every count written per key, in output order (read_committed).
   std::map<std::string, std::vector<std::int64_t>> counts_written() {
     std::map<std::string, std::vector<std::int64_t>> out;
-    auto reader = backend_->make_consumer({.client_id = "scale-test-reader"});
-    EXPECT_TRUE(reader);
     const Int64Serde serde;
-    for (int p = 0; p < kPartitions; ++p) {
-      const TopicPartition tp{output_, Partition(p)};
-      const auto end = backend_->admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
-      EXPECT_TRUE(end && (*reader)->assign({tp}).ok());
-      const auto deadline = std::chrono::steady_clock::now() + kDeadline;
-      while (std::chrono::steady_clock::now() < deadline) {
-        auto position = (*reader)->position(tp);
-        if (position && *position >= *end) break;
-        auto records = (*reader)->poll(std::chrono::milliseconds(100));
-        EXPECT_TRUE(records);
-        for (const auto& r : *records) {
-          out[*r.key].push_back(*serde.deserialize(*r.value));
-        }
-      }
+    for (const auto& [partition, records] : read_topic(*backend_, output_)) {
+      for (const auto& r : records) out[*r.key].push_back(*serde.deserialize(*r.value));
     }
     return out;
   }

@@ -69,6 +69,7 @@ class KafkaProducer final : public Producer {
   Status check_topic(const std::string& topic);
 
   KafkaHandle handle_;
+  bool transactional_ = false;
   std::set<std::string, std::less<>> known_topics_;
   std::chrono::milliseconds timeout_;
   Status failure_;  // the first record the cluster refused, until reported

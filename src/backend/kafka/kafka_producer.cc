@@ -44,7 +44,8 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
       producer.get());
   if (!handle) return error(handle.error());
   producer->handle_ = std::move(*handle);
-  if (!config.transactional_id.empty()) {
+  producer->transactional_ = !config.transactional_id.empty();
+  if (producer->transactional_) {
     if (auto s =
             kafka_status(rd_kafka_init_transactions(producer->handle_.get(),
                                                     static_cast<int>(settings.timeout.count())),
@@ -57,9 +58,9 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
 }
 
 KafkaProducer::~KafkaProducer() {
-  if (!handle_ || rd_kafka_outq_len(handle_.get()) == 0) return;
   // A transactional producer's unfinished transaction is aborted by the cluster; plain
   // records already sent are delivered, not dropped.
+  if (!handle_ || transactional_ || rd_kafka_outq_len(handle_.get()) == 0) return;
   if (rd_kafka_flush(handle_.get(), static_cast<int>(timeout_.count())) !=
       RD_KAFKA_RESP_ERR_NO_ERROR) {
     log(LogLevel::kError, "Kafka producer closed with {} records not acknowledged",
@@ -71,9 +72,10 @@ void KafkaProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, 
   if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
   auto* producer = static_cast<KafkaProducer*>(opaque);
   if (!producer->failure_.ok()) return;  // the first failure is the one reported
-  producer->failure_ = kafka_status(
-      message->err, fmt::format("writing a record to {}-{}", rd_kafka_topic_name(message->rkt),
-                                message->partition));
+  producer->failure_ =
+      kafka_status(producer->handle_.get(), message->err,
+                   fmt::format("writing a record to {}-{}", rd_kafka_topic_name(message->rkt),
+                               message->partition));
 }
 
 Status KafkaProducer::take_failure() { return std::exchange(failure_, Status()); }
@@ -110,7 +112,7 @@ Status KafkaProducer::send(ProducerRecord record) {
     }
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
       if (headers != nullptr) rd_kafka_headers_destroy(headers);  // still ours
-      return kafka_status(code, "sending a record to " + record.topic);
+      return kafka_status(handle_.get(), code, "sending a record to " + record.topic);
     }
     break;
   }

@@ -105,6 +105,13 @@ Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& top
   return result;
 }
 
+Status kafka_status(rd_kafka_t* client, rd_kafka_resp_err_t error, std::string_view what) {
+  if (error != RD_KAFKA_RESP_ERR__FATAL) return kafka_status(error, what);
+  std::array<char, 512> reason{};
+  const auto cause = rd_kafka_fatal_error(client, reason.data(), reason.size());
+  return kafka_status(cause, fmt::format("{} (fatal: {})", what, reason.data()));
+}
+
 PartitionList make_partition_list(const std::vector<TopicPartition>& partitions) {
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const auto& tp : partitions) {

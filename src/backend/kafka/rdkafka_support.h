@@ -59,6 +59,9 @@ Result<KafkaHandle> make_handle(rd_kafka_type_t type,
 Status kafka_status(rd_kafka_resp_err_t error, std::string_view what);
 // The same for an error object, which it destroys; ok for nullptr.
 Status kafka_status(rd_kafka_error_t* error, std::string_view what);
+// The same for an error of `client`; a client's fatal error (ERR__FATAL) is told by its cause,
+// e.g. a fenced producer.
+Status kafka_status(rd_kafka_t* client, rd_kafka_resp_err_t error, std::string_view what);
 
 // The partition count of `topic` as the cluster's metadata says now; kNotFound if unknown.
 Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,

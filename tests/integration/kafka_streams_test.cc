@@ -1,0 +1,240 @@
+// Streams applications on a real Kafka broker, in this process: a fenced producer is replaced
+// and the application keeps running; changelogs compacted by the broker restore correctly;
+// static members restart without a rebalance; missing topics stop the start, named.
+#include <gmock/gmock.h>
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "backend/kafka/kafka_backend.h"
+#include "brook/serde.h"
+#include "brook/streams.h"
+#include "brook/streams_builder.h"
+#include "kafka_cluster.h"
+#include "scratch_dir.h"
+#include "topic_reader.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr auto kDeadline = std::chrono::seconds(60);
+
+// Counts the store restorations' records.
+class RestoreCounter final : public StateRestoreListener {
+ public:
+  void on_restore_end(const std::string&, TaskId, std::int64_t restored) override {
+    total += restored;
+  }
+  std::atomic<std::int64_t> total = 0;
+};
+
+class KafkaStreamsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bootstrap_ = kafka_bootstrap();
+    ASSERT_FALSE(bootstrap_.empty());
+    auto backend = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
+    ASSERT_TRUE(backend) << backend.error().to_string();
+    backend_ = std::move(*backend);
+  }
+
+  void create(const std::string& topic, std::int32_t partitions,
+              std::map<std::string, std::string> configs = {}) {
+    auto s = backend_->admin().create_topic(
+        {.name = topic, .partitions = partitions, .configs = std::move(configs)});
+    ASSERT_TRUE(s.ok()) << s.to_string();
+  }
+
+  void produce(const std::string& topic,
+               const std::vector<std::pair<std::string, std::string>>& kv) {
+    auto producer = backend_->make_producer({.client_id = "test"});
+    ASSERT_TRUE(producer);
+    for (const auto& [k, v] : kv)
+      ASSERT_TRUE((*producer)->send({.topic = topic, .key = k, .value = v}).ok());
+    ASSERT_TRUE((*producer)->flush().ok());
+  }
+
+  std::map<std::string, std::string> config(const std::string& app, const std::string& state) {
+    return {{"bootstrap.servers", bootstrap_},
+            {"application.id", app},
+            {"state.dir", (dir_.path() / state).string()},
+            {"commit.interval.ms", "100"},
+            {"consumer.session.timeout.ms", "6000"},
+            {"consumer.heartbeat.interval.ms", "1000"}};
+  }
+
+  // Waits until `app` has processed and committed all its input.
+  static void wait_idle(Streams& app) {
+    const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+    while (std::chrono::steady_clock::now() < deadline) {
+      ASSERT_NE(app.state(), Streams::State::kError);
+      auto lag = app.lag();
+      ASSERT_TRUE(lag) << lag.error().to_string();
+      if (*lag == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // lag moves on commits
+    }
+    FAIL() << "the application did not catch up within a minute";
+  }
+
+  std::vector<std::string> values(const std::string& topic) {
+    std::vector<std::string> out;
+    for (const auto& [p, records] : read_topic(*backend_, topic)) {
+      for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  ScratchDir dir_{"kafka-streams"};
+  std::string bootstrap_;
+  std::unique_ptr<internal::LogBackend> backend_;
+};
+
+Topology copy_topology(const std::string& in, const std::string& out) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>(in)
+      .map_values([](const std::string& v) { return v + "!"; })
+      .to(out);
+  return *builder.build();
+}
+
+TEST_F(KafkaStreamsTest, AMissingSourceTopicStopsTheStartNamingIt) {
+  const auto in = unique_name("missing-in");
+  const auto out = unique_name("out");
+  create(out, 1);
+  Streams app(copy_topology(in, out), config(unique_name("app"), "a"));
+  const Status s = app.start();
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_THAT(s.message(), HasSubstr("source topic '" + in + "' does not exist"));
+  EXPECT_EQ(app.state(), Streams::State::kError);
+}
+
+TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
+  const auto in = unique_name("fence-in");
+  const auto out = unique_name("fence-out");
+  create(in, 2);
+  create(out, 2);
+  const auto app_id = unique_name("fence-app");
+  auto settings = config(app_id, "a");
+  settings["processing.guarantee"] = "exactly_once_v2";
+  settings["group.instance.id"] = "one";  // the thread's transactional id: <app>-one-0
+  Streams app(copy_topology(in, out), settings);
+  ASSERT_TRUE(app.start().ok());
+  produce(in, {{"a", "1"}, {"b", "2"}});
+  wait_idle(app);
+
+  // Another producer with the thread's transactional id fences the thread's producer.
+  auto intruder =
+      backend_->make_producer({.client_id = "intruder", .transactional_id = app_id + "-one-0"});
+  ASSERT_TRUE(intruder) << intruder.error().to_string();
+  produce(in, {{"a", "3"}, {"b", "4"}, {"c", "5"}});
+  wait_idle(app);
+  EXPECT_NE(app.state(), Streams::State::kError);
+  EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!"));
+  EXPECT_TRUE(app.close().ok());
+}
+
+TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
+  const auto in = unique_name("compact-in");
+  const auto out = unique_name("compact-out");
+  const auto app_id = unique_name("compact-app");
+  create(in, 1);
+  create(out, 1);
+  // The changelog as Brook would create it, but rolled and cleaned within seconds.
+  create(app_id + "-counts-changelog", 1,
+         {{"cleanup.policy", "compact"},
+          {"segment.ms", "100"},
+          {"min.cleanable.dirty.ratio", "0.01"}});
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>(in)
+      .group_by_key()
+      .count({.name = "counts", .caching = false})
+      .to_stream()
+      .to(out);
+  const auto topology = *builder.build();
+  constexpr int kKeys = 10;
+  constexpr int kUpdates = 300;
+  {
+    Streams app(topology, config(app_id, "first"));
+    ASSERT_TRUE(app.start().ok());
+    for (int round = 0; round < 3; ++round) {  // segments roll between rounds
+      std::vector<std::pair<std::string, std::string>> batch;
+      for (int i = 0; i < kKeys * kUpdates / 3; ++i)
+        batch.emplace_back("k" + std::to_string(i % kKeys), "x");
+      produce(in, batch);
+      wait_idle(app);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // older than segment.ms
+    }
+    ASSERT_TRUE(app.close().ok());
+  }
+  // The broker's cleaner compacts the closed segments: far fewer records than written.
+  const auto changelog = app_id + "-counts-changelog";
+  std::size_t stored = kKeys * kUpdates;
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (stored >= kKeys * kUpdates / 2 && std::chrono::steady_clock::now() < deadline) {
+    stored = read_topic(*backend_, changelog)[0].size();
+    if (stored >= kKeys * kUpdates / 2) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ASSERT_LT(stored, kKeys * kUpdates / 2) << "the broker did not compact the changelog";
+
+  // A new instance without local state restores the compacted changelog: exact counts.
+  Streams again(topology, config(app_id, "second"));
+  auto restored = std::make_shared<RestoreCounter>();
+  again.set_restore_listener(restored);
+  ASSERT_TRUE(again.start().ok());
+  wait_idle(again);
+  const auto deadline2 = std::chrono::steady_clock::now() + kDeadline;
+  while (again.state() != Streams::State::kRunning &&
+         std::chrono::steady_clock::now() < deadline2) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // restoration ends RUNNING
+  }
+  auto store = again.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(store) << store.error().to_string();
+  for (int k = 0; k < kKeys; ++k) {
+    EXPECT_EQ(*store->get("k" + std::to_string(k)), kUpdates) << "k" << k;
+  }
+  EXPECT_LE(restored->total.load(), static_cast<std::int64_t>(stored));
+  EXPECT_TRUE(again.close().ok());
+}
+
+TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
+  const auto in = unique_name("static-in");
+  const auto out = unique_name("static-out");
+  create(in, 4);
+  create(out, 4);
+  const auto topology = copy_topology(in, out);
+  const auto app_id = unique_name("static-app");
+  auto with_instance = [&](const std::string& instance) {
+    auto settings = config(app_id, instance);
+    settings["group.instance.id"] = instance;
+    return settings;
+  };
+  Streams stays(topology, with_instance("stays"));
+  std::atomic<int> rebalances = 0;
+  stays.set_state_listener([&](Streams::State now, Streams::State) {
+    if (now == Streams::State::kRebalancing) ++rebalances;
+  });
+  auto restarts = std::make_unique<Streams>(topology, with_instance("restarts"));
+  ASSERT_TRUE(stays.start().ok());
+  ASSERT_TRUE(restarts->start().ok());
+  produce(in, {{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"}});
+  wait_idle(stays);
+  const int before = rebalances.load();
+
+  ASSERT_TRUE(restarts->close().ok());  // a static member does not leave the group
+  restarts = std::make_unique<Streams>(topology, with_instance("restarts"));
+  ASSERT_TRUE(restarts->start().ok());
+  produce(in, {{"a", "5"}, {"b", "6"}, {"c", "7"}, {"d", "8"}});
+  wait_idle(stays);
+  EXPECT_EQ(rebalances.load(), before) << "the other member had to give up its partitions";
+  EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!", "6!", "7!", "8!"));
+  EXPECT_TRUE(restarts->close().ok());
+  EXPECT_TRUE(stays.close().ok());
+}
+
+}  // namespace
+}  // namespace brook::testing

@@ -26,6 +26,11 @@ struct ErrorHandling {
   // serialisation at sinks. A failed punctuation has no record: kDeadLetter logs and counts.
   ErrorAction on_processing_error = ErrorAction::kFail;
   std::string dead_letter_topic;  // required if either action is kDeadLetter
+  // A record the log refuses: an unknown topic or partition, a record too large, and (at
+  // least once) a write the cluster failed after retries. kFail or kLogAndContinue (the
+  // record is dropped, logged and counted in dropped-records-total). Under exactly_once_v2
+  // a failed write aborts the transaction whatever this says.
+  ErrorAction on_production_error = ErrorAction::kFail;
 };
 
 inline constexpr std::string_view kErrorKindHeader = "__brook.errors.kind";

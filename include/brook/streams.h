@@ -14,6 +14,7 @@
 //   max.poll.records          default 1000
 //   default.deserialization.exception.handler   fail (default) | log-and-continue | dead-letter
 //   processing.exception.handler                fail (default) | log-and-continue | dead-letter
+//   default.production.exception.handler        fail (default) | log-and-continue
 //   errors.dead.letter.queue.topic.name         required with dead-letter
 //   log.fsync                 embedded log: fsync on every commit (default false)
 //   state.dir                 where RocksDB stores live (default <data.dir>/state)

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <compare>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,7 +66,16 @@ struct ProducerConfig {
   // commit_transaction() become visible to read_committed consumers together, with the
   // offsets sent to the transaction; abort (or a crash) discards them.
   std::string transactional_id;
+  // Called with each record the log refuses (unknown topic or partition, too large, a write
+  // that failed for good): ok drops the record and goes on; an error is returned by the
+  // producer's current or next call. Unset: every refusal is an error.
+  std::function<Status(const Status& refusal)> on_refused;
 };
+
+// What a producer of `config` makes of a refused record: its handler's answer, else the error.
+inline Status refuse(const ProducerConfig& config, Status refusal) {
+  return config.on_refused ? config.on_refused(refusal) : refusal;
+}
 
 // The consumer-group state that offsets sent to a transaction are committed under: a member
 // that was fenced out of the group (an older generation) cannot commit them. Each backend

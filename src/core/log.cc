@@ -33,6 +33,17 @@ bool log_enabled(LogLevel level) {
   return level >= kThreshold;
 }
 
+constexpr std::int64_t kLoggedInFull = 10;
+constexpr std::int64_t kLogInterval = 1000;
+
+bool worth_logging(std::int64_t occurrence) {
+  return occurrence <= kLoggedInFull || occurrence % kLogInterval == 0;
+}
+
+std::string_view rate_limit_note(std::int64_t occurrence) {
+  return occurrence == kLoggedInFull ? "; from now on only every 1000th is logged" : "";
+}
+
 void log_line(LogLevel level, std::string_view message) {
   std::fprintf(stderr, "brook %s %.*s\n", label(level).data(), static_cast<int>(message.size()),
                message.data());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string_view>
 
 namespace brook::internal {
@@ -12,6 +13,12 @@ enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 bool log_enabled(LogLevel level);
 void log_line(LogLevel level, std::string_view message);
+
+// Repeated errors are rate-limited so a flood of bad records cannot flood the log (metrics
+// count them all): the first 10 occurrences are logged, then every 1000th.
+bool worth_logging(std::int64_t occurrence);
+// "; from now on only every 1000th is logged" at the last occurrence logged in full, else "".
+std::string_view rate_limit_note(std::int64_t occurrence);
 
 template <class... Args>
 void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {

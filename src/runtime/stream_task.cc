@@ -9,9 +9,6 @@
 namespace brook::internal {
 namespace {
 
-constexpr std::int64_t kErrorsLoggedInFull = 10;
-constexpr std::int64_t kErrorLogInterval = 1000;
-
 MetricName task_metric(const char* name, TaskId id) {
   return {.group = "stream-task-metrics", .name = name, .tags = {{"task-id", id.to_string()}}};
 }
@@ -33,6 +30,10 @@ Status validate(const ErrorHandling& errors) {
   if (dead_letter && errors.dead_letter_topic.empty()) {
     return Status::invalid_argument(
         "error handling: ErrorAction::kDeadLetter needs ErrorHandling::dead_letter_topic");
+  }
+  if (errors.on_production_error == ErrorAction::kDeadLetter) {
+    return Status::invalid_argument(
+        "error handling: production errors can fail or log-and-continue, not dead-letter");
   }
   return {};
 }
@@ -236,12 +237,10 @@ Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const
     return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
                                                 id_.to_string(), kind, node, where, message));
   }
-  // Rate-limited: a flood of bad records must not flood the log (the metrics count them all).
-  if (++handled_errors_ <= kErrorsLoggedInFull || handled_errors_ % kErrorLogInterval == 0) {
+  if (worth_logging(++handled_errors_)) {
     log(LogLevel::kWarn, "task {}: {} error in node {} at {} ({}, error #{} of this task{}): {}",
         id_.to_string(), kind, node, where, action_name(action), handled_errors_,
-        handled_errors_ == kErrorsLoggedInFull ? "; from now on only every 1000th is logged" : "",
-        message);
+        rate_limit_note(handled_errors_), message);
   }
   if (action == ErrorAction::kDeadLetter && record != nullptr) {
     ProducerRecord dead{.topic = config_.errors.dead_letter_topic,

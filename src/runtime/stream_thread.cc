@@ -16,6 +16,9 @@ StreamThread::StreamThread(int index, const StreamsConfig& config,
       topology_(std::move(topology)),
       backend_(backend),
       metrics_(metrics),
+      dropped_(metrics.counter({.group = "stream-thread-metrics",
+                                .name = "dropped-records-total",
+                                .tags = {{"thread-id", std::to_string(index)}}})),
       state_(std::move(state)),
       restore_listener_(std::move(restore_listener)),
       on_phase_(std::move(on_phase)) {
@@ -63,8 +66,11 @@ Status StreamThread::make_clients() {
                     config_.process_id.empty() ? "" : config_.process_id + "-", index_);
   }
   producer_.reset();  // the old one's transactional id is reused
-  auto producer =
-      backend_.make_producer({.client_id = client_id(), .transactional_id = transactional_id});
+  ProducerConfig producer_config{.client_id = client_id(), .transactional_id = transactional_id};
+  if (config_.errors.on_production_error == ErrorAction::kLogAndContinue) {
+    producer_config.on_refused = [this](const Status& refusal) { return drop_refused(refusal); };
+  }
+  auto producer = backend_.make_producer(producer_config);
   if (!producer) return producer.error();
   consumer_ = std::move(*consumer);
   producer_ = std::move(*producer);
@@ -286,6 +292,15 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     it->second->close();
     tasks_.erase(it);
   }
+}
+
+Status StreamThread::drop_refused(const Status& refusal) {
+  const auto dropped = ++dropped_;
+  if (worth_logging(dropped)) {
+    log(LogLevel::kWarn, "stream thread {}: dropped a record the log refused (#{}{}): {}", index_,
+        dropped, rate_limit_note(dropped), refusal.to_string());
+  }
+  return {};
 }
 
 void StreamThread::on_partitions_lost(const std::vector<TopicPartition>& partitions) {

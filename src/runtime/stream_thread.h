@@ -58,6 +58,9 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // After kTaskMigrated: drops every task's uncommitted work (aborting the transaction),
   // leaves the group and joins it again, so the tasks restart from their committed state.
   Status rejoin(const Status& cause);
+  // production.exception.handler=log-and-continue: logs (rate-limited) and counts a record
+  // the log refused; ok, so the producer drops it.
+  Status drop_refused(const Status& refusal);
   // The next offset to read per input partition of the running tasks: after the last record
   // processed, and past transaction markers once everything read has been processed.
   std::map<TopicPartition, Offset> offsets_to_commit();
@@ -74,6 +77,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   std::shared_ptr<const TopologyData> topology_;
   LogBackend& backend_;
   Metrics& metrics_;
+  Metrics::Counter& dropped_;  // records the log refused, under log-and-continue
   StateConfig state_;
   std::shared_ptr<StateRestoreListener> restore_listener_;
   PhaseListener on_phase_;

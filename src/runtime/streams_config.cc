@@ -68,12 +68,15 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       integer(key, value, 1,
               [&](auto v) { config.max_poll_records = static_cast<std::size_t>(v); });
     } else if (key == "default.deserialization.exception.handler" ||
-               key == "processing.exception.handler") {
+               key == "processing.exception.handler" ||
+               key == "default.production.exception.handler") {
       auto action = to_action(key, value);
       if (!action) {
         errors.push_back(action.error().message());
       } else if (key == "processing.exception.handler") {
         config.errors.on_processing_error = *action;
+      } else if (key == "default.production.exception.handler") {
+        config.errors.on_production_error = *action;
       } else {
         config.errors.on_deserialization_error = *action;
       }

@@ -139,6 +139,30 @@ TEST_F(StreamsTest, AFatalProcessingErrorStopsTheApplicationInError) {
   EXPECT_THAT(status.message(), HasSubstr("boom"));
 }
 
+// Records routed to a topic that does not exist: refused by the log. log-and-continue drops
+// and counts them and the others go through; fail (the default) stops the application.
+TEST_F(StreamsTest, TheProductionErrorHandlerDropsOrFailsOnRecordsTheLogRefuses) {
+  create_topics({{"in", 1}, {"out", 1}});
+  produce("in", {{"k", "out"}, {"k", "nowhere"}, {"k", "out"}, {"k", "nowhere"}});
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in").to(
+      [](const std::string&, const std::string& topic) { return topic; });
+  const auto topology = *builder.build();
+  {
+    Streams app(topology, config({{"application.id", "continue"},
+                                  {"default.production.exception.handler", "log-and-continue"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    EXPECT_EQ(app.metrics().total("dropped-records-total"), 2);
+    EXPECT_TRUE(app.close().ok());
+  }
+  EXPECT_EQ(read_all("out").size(), 2u);
+  Streams app(topology, config({{"application.id", "fail"}}));
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  EXPECT_THAT(app.close().message(), HasSubstr("nowhere"));
+}
+
 // "in" is empty, but two records wait in the repartition topic that feeds the second
 // sub-topology, which fails on them: the application has not caught up.
 TEST_F(StreamsTest, LagCountsRecordsWaitingInRepartitionTopics) {

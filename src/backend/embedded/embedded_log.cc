@@ -212,15 +212,15 @@ Status EmbeddedProducer::send(ProducerRecord record) {
         fmt::format("producer {}: send() outside a transaction", config_.transactional_id));
   }
   auto buffer = buffer_of(record.topic);
-  if (!buffer) return buffer.error();
+  if (!buffer) return refuse(config_, buffer.error());
   TopicBuffer& topic = (*buffer)->second;
   Partition partition;
   if (record.partition) {
     partition = *record.partition;
     if (partition.value() < 0 || partition.value() >= topic.partitions) {
-      return Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
-                                                  record.topic, partition.value(),
-                                                  topic.partitions));
+      return refuse(config_, Status::invalid_argument(
+                                 fmt::format("topic '{}' has no partition {} (it has {})",
+                                             record.topic, partition.value(), topic.partitions)));
     }
   } else if (record.key) {
     partition = partition_for_key(*record.key, topic.partitions);

@@ -154,6 +154,31 @@ TEST_F(KafkaBackendTest, AnUnknownTopicIsNotFound) {
   EXPECT_THAT(s.message(), ::testing::HasSubstr(topic));
 }
 
+TEST_F(KafkaBackendTest, RefusedRecordsGoToTheHandlerWhichMayDropThem) {
+  const auto topic = create("refused", 1);
+  auto backend = open_kafka_backend(
+      {.bootstrap_servers = kafka_bootstrap(), .producer = {{"message.max.bytes", "2000"}}});
+  ASSERT_TRUE(backend);
+  std::vector<Status> refused;
+  auto p = (*backend)->make_producer({.on_refused = [&](const Status& s) {
+    refused.push_back(s);
+    return Status();
+  }});
+  ASSERT_TRUE(p);
+  EXPECT_TRUE((*p)->send({.topic = topic, .value = std::string(5000, 'x')}).ok());
+  EXPECT_TRUE((*p)->send({.topic = unique_name("missing"), .value = "x"}).ok());
+  EXPECT_TRUE((*p)->send({.topic = topic, .value = "small"}).ok());
+  EXPECT_TRUE((*p)->flush().ok());
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused[0].code(), StatusCode::kInvalidArgument) << refused[0].to_string();
+  EXPECT_EQ(refused[1].code(), StatusCode::kNotFound);
+  EXPECT_THAT(values(read_all({topic, Partition(0)})), ElementsAre("small"));
+
+  auto strict = (*backend)->make_producer({});  // no handler: a refusal is an error
+  EXPECT_EQ((*strict)->send({.topic = topic, .value = std::string(5000, 'x')}).code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST_F(KafkaBackendTest, TransactionsAreSeenWholeByReadCommittedConsumersAndEndsAreStable) {
   const auto out = create("tx-out", 1);
   const auto in = create("tx-in", 1);

@@ -60,7 +60,8 @@ class KafkaProducer final : public Producer {
   Status abort_transaction() override;
 
  private:
-  explicit KafkaProducer(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  KafkaProducer(ProducerConfig config, std::chrono::milliseconds timeout)
+      : config_(std::move(config)), timeout_(timeout) {}
   static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
   // The first delivery failure since the last call, as a Status (ok if none).
   Status take_failure();
@@ -68,8 +69,8 @@ class KafkaProducer final : public Producer {
   // records for an unknown topic until they time out).
   Status check_topic(const std::string& topic);
 
+  ProducerConfig config_;
   KafkaHandle handle_;
-  bool transactional_ = false;
   std::set<std::string, std::less<>> known_topics_;
   std::chrono::milliseconds timeout_;
   Status failure_;  // the first record the cluster refused, until reported

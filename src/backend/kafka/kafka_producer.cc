@@ -37,15 +37,14 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
   if (!config.transactional_id.empty()) properties["transactional.id"] = config.transactional_id;
 
-  std::unique_ptr<KafkaProducer> producer(new KafkaProducer(settings.timeout));
+  std::unique_ptr<KafkaProducer> producer(new KafkaProducer(config, settings.timeout));
   auto handle = make_handle(
       RD_KAFKA_PRODUCER, properties,
       [](rd_kafka_conf_t* conf, void*) { rd_kafka_conf_set_dr_msg_cb(conf, on_delivery); },
       producer.get());
   if (!handle) return error(handle.error());
   producer->handle_ = std::move(*handle);
-  producer->transactional_ = !config.transactional_id.empty();
-  if (producer->transactional_) {
+  if (!config.transactional_id.empty()) {
     if (auto s =
             kafka_status(rd_kafka_init_transactions(producer->handle_.get(),
                                                     static_cast<int>(settings.timeout.count())),
@@ -60,7 +59,9 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
 KafkaProducer::~KafkaProducer() {
   // A transactional producer's unfinished transaction is aborted by the cluster; plain
   // records already sent are delivered, not dropped.
-  if (!handle_ || transactional_ || rd_kafka_outq_len(handle_.get()) == 0) return;
+  if (!handle_ || !config_.transactional_id.empty() || rd_kafka_outq_len(handle_.get()) == 0) {
+    return;
+  }
   if (rd_kafka_flush(handle_.get(), static_cast<int>(timeout_.count())) !=
       RD_KAFKA_RESP_ERR_NO_ERROR) {
     log(LogLevel::kError, "Kafka producer closed with {} records not acknowledged",
@@ -69,13 +70,19 @@ KafkaProducer::~KafkaProducer() {
 }
 
 void KafkaProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque) {
-  if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  // Purged records belong to an aborted transaction: gone on purpose.
+  if (message->err == RD_KAFKA_RESP_ERR_NO_ERROR ||
+      message->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
+      message->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT) {
+    return;
+  }
   auto* producer = static_cast<KafkaProducer*>(opaque);
   if (!producer->failure_.ok()) return;  // the first failure is the one reported
   producer->failure_ =
-      kafka_status(producer->handle_.get(), message->err,
-                   fmt::format("writing a record to {}-{}", rd_kafka_topic_name(message->rkt),
-                               message->partition));
+      refuse(producer->config_,
+             kafka_status(producer->handle_.get(), message->err,
+                          fmt::format("writing a record to {}-{}",
+                                      rd_kafka_topic_name(message->rkt), message->partition)));
 }
 
 Status KafkaProducer::take_failure() { return std::exchange(failure_, Status()); }
@@ -90,7 +97,9 @@ Status KafkaProducer::check_topic(const std::string& topic) {
 }
 
 Status KafkaProducer::send(ProducerRecord record) {
-  if (auto s = check_topic(record.topic); !s.ok()) return s;
+  if (auto s = check_topic(record.topic); !s.ok()) {
+    return s.code() == StatusCode::kNotFound ? refuse(config_, s) : s;
+  }
   rd_kafka_headers_t* headers = to_kafka_headers(record.headers);
   // librdkafka's macros cast their arguments: plain values only.
   const std::int32_t partition =
@@ -112,7 +121,11 @@ Status KafkaProducer::send(ProducerRecord record) {
     }
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
       if (headers != nullptr) rd_kafka_headers_destroy(headers);  // still ours
-      return kafka_status(handle_.get(), code, "sending a record to " + record.topic);
+      const Status s = kafka_status(handle_.get(), code, "sending a record to " + record.topic);
+      // Refused up front (too large, no such partition) or the client itself failed.
+      return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound
+                 ? refuse(config_, s)
+                 : s;
     }
     break;
   }

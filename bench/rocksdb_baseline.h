@@ -70,4 +70,28 @@ inline std::int64_t from_big_endian(std::string_view bytes) {
   return static_cast<std::int64_t>(v);
 }
 
+// The count of `key` in `db` (an 8-byte big-endian value); 0 if absent, -1 on an error.
+inline std::int64_t get_count(rocksdb::DB& db, const std::string& key, std::string& scratch) {
+  auto s = db.Get(rocksdb::ReadOptions(), key, &scratch);
+  if (s.IsNotFound()) return 0;
+  return s.ok() ? from_big_endian(scratch) : -1;
+}
+
+// Counts `key` in `db`: Get, increment, Put. The new count; -1 on an error.
+inline std::int64_t increment(rocksdb::DB& db, const std::string& key, std::string& scratch) {
+  const std::int64_t count = get_count(db, key, scratch);
+  if (count < 0) return -1;
+  const auto stored = big_endian(count + 1);
+  auto s = db.Put(rocksdb::WriteOptions(), key, rocksdb::Slice(stored.data(), stored.size()));
+  return s.ok() ? count + 1 : -1;
+}
+
+// The number of keys in `db`.
+inline std::int64_t count_entries(rocksdb::DB& db) {
+  std::int64_t entries = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++entries;
+  return entries;
+}
+
 }  // namespace brook::bench

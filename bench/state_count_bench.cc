@@ -52,6 +52,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::BenchDir;
 using brook::bench::Clock;
+using brook::bench::get_count;
+using brook::bench::increment;
 using brook::bench::seconds_since;
 using brook::bench::StateWorkload;
 using brook::internal::TopicPartition;
@@ -118,16 +120,7 @@ class Data {
 // Why `count(key)` does not give every key its count in the workload; empty if it does.
 template <class Count>
 std::string check_counts(std::int64_t entries, Count count) {
-  const auto& w = workload();
-  if (entries != w.distinct()) {
-    return "counted " + std::to_string(entries) + " keys, expected " + std::to_string(w.distinct());
-  }
-  for (std::size_t i = 0; i < w.keys.size(); ++i) {
-    if (w.totals[i] > 0 && count(w.keys[i]) != static_cast<std::int64_t>(w.totals[i])) {
-      return "wrong count of " + w.keys[i];
-    }
-  }
-  return "";
+  return brook::bench::check_counts(workload(), entries, count);
 }
 
 void run_brook(benchmark::State& state, brook::StoreType type, bool caching) {
@@ -172,28 +165,10 @@ void BM_BrookCountInMemory(benchmark::State& state) {
   run_brook(state, brook::StoreType::kInMemory, true);
 }
 
-// The count of `key` in `db`; 0 if absent, -1 on an error.
-std::int64_t get_count(rocksdb::DB& db, const std::string& key, std::string& scratch) {
-  auto s = db.Get(rocksdb::ReadOptions(), key, &scratch);
-  if (s.IsNotFound()) return 0;
-  return s.ok() ? brook::bench::from_big_endian(scratch) : -1;
-}
-
-// Counts `key` in `db`: Get, increment, Put. The new count; -1 on an error.
-std::int64_t increment(rocksdb::DB& db, const std::string& key, std::string& scratch) {
-  const std::int64_t count = get_count(db, key, scratch);
-  if (count < 0) return -1;
-  const auto stored = brook::bench::big_endian(count + 1);
-  auto s = db.Put(rocksdb::WriteOptions(), key, rocksdb::Slice(stored.data(), stored.size()));
-  return s.ok() ? count + 1 : -1;
-}
-
 std::string check_db(rocksdb::DB& db) {
   std::string scratch;
-  std::int64_t entries = 0;
-  std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) ++entries;
-  return check_counts(entries, [&](const std::string& key) { return get_count(db, key, scratch); });
+  return check_counts(brook::bench::count_entries(db),
+                      [&](const std::string& key) { return get_count(db, key, scratch); });
 }
 
 void BM_BaselineCountRocksDb(benchmark::State& state) {

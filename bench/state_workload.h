@@ -44,6 +44,21 @@ struct StateWorkload {
   }
 };
 
+// Why `count(key)` (the count of key in a store) does not give every key of `w` its total;
+// empty if it does. `entries`: the number of keys in the store.
+template <class Count>
+std::string check_counts(const StateWorkload& w, std::int64_t entries, Count count) {
+  if (entries != w.distinct()) {
+    return "counted " + std::to_string(entries) + " keys, expected " + std::to_string(w.distinct());
+  }
+  for (std::size_t i = 0; i < w.keys.size(); ++i) {
+    if (w.totals[i] > 0 && count(w.keys[i]) != static_cast<std::int64_t>(w.totals[i])) {
+      return "wrong count of " + w.keys[i];
+    }
+  }
+  return "";
+}
+
 // `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.
 inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
   StateWorkload w;

@@ -9,7 +9,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
 #include <string>
+
+#include "backend/kafka/kafka_backend.h"
 
 namespace brook::testing {
 
@@ -33,5 +36,20 @@ inline std::string unique_name(const std::string& prefix) {
   return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(now % 1'000'000'000) +
          "-" + std::to_string(counter++);
 }
+
+// A test on the broker: `bootstrap_` is its address, `kafka_` a backend on it.
+class KafkaFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bootstrap_ = kafka_bootstrap();
+    ASSERT_FALSE(bootstrap_.empty());
+    auto kafka = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
+    ASSERT_TRUE(kafka) << kafka.error().to_string();
+    kafka_ = std::move(*kafka);
+  }
+
+  std::string bootstrap_;
+  std::unique_ptr<internal::LogBackend> kafka_;
+};
 
 }  // namespace brook::testing

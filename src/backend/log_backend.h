@@ -51,6 +51,7 @@ class Admin {
  public:
   virtual ~Admin() = default;
   // kAlreadyExists if the topic exists; kInvalidArgument for a bad name, count or config.
+  // Either way, describe_topic() finds the topic afterwards.
   virtual Status create_topic(const NewTopic& topic) = 0;
   virtual Status delete_topic(const std::string& name) = 0;
   virtual Result<std::vector<std::string>> list_topics() = 0;
@@ -94,6 +95,11 @@ class Producer {
   virtual Status send(ProducerRecord record) = 0;
   // Returns once every record sent so far is acknowledged (durable by the backend's rules).
   virtual Status flush() = 0;
+  // Gets the records sent so far on their way without waiting for acknowledgements (the
+  // embedded log writes them; a Kafka producer sends within its linger time anyway) and
+  // returns the failures known so far. Outside transactions: at-least-once output appears
+  // promptly without a round trip per batch.
+  virtual Status dispatch() = 0;
 
   virtual Status begin_transaction() = 0;
   // Commits `offsets` (the next offset to read per partition) for the group with the

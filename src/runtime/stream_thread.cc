@@ -147,10 +147,10 @@ Status StreamThread::step() {
     target->add_record(std::move(record));
   }
   if (auto s = process_buffered(); !s.ok()) return s;
-  // At least once: output is written as soon as it is produced (offsets follow at commit);
-  // exactly once: it lands with the transaction.
+  // At least once: output goes out as soon as it is produced, acknowledged by the commit
+  // (offsets follow it); exactly once: it lands with the transaction.
   if (!config_.exactly_once) {
-    if (auto s = producer_->flush(); !s.ok()) return s;
+    if (auto s = producer_->dispatch(); !s.ok()) return s;
   }
   for (auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;

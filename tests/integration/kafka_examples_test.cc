@@ -54,14 +54,11 @@ using PartitionedRecords = std::map<int, std::vector<KeyValue>>;
 // Key -> its latest value: what a compacted topic stands for.
 using Table = std::map<std::string, std::string>;
 
-class KafkaExamplesTest : public ::testing::Test {
+class KafkaExamplesTest : public KafkaFixture {
  protected:
   void SetUp() override {
-    bootstrap_ = kafka_bootstrap();
-    ASSERT_FALSE(bootstrap_.empty());
-    auto kafka = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
-    ASSERT_TRUE(kafka) << kafka.error().to_string();
-    kafka_ = std::move(*kafka);
+    KafkaFixture::SetUp();
+    if (HasFatalFailure()) return;
     std::filesystem::create_directories(io_.path());
   }
 
@@ -174,8 +171,6 @@ class KafkaExamplesTest : public ::testing::Test {
     return n;
   }
 
-  std::string bootstrap_;
-  std::unique_ptr<internal::LogBackend> kafka_;
   ScratchDir data_dir_{"brook-kafka-examples"};
   ScratchDir io_{"brook-kafka-examples-io"};
   const std::string application_prefix_ = unique_name("examples") + "-";

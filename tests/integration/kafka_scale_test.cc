@@ -11,7 +11,6 @@
 #include <set>
 #include <thread>
 
-#include "backend/kafka/kafka_backend.h"
 #include "brook/serde.h"
 #include "child_process.h"
 #include "kafka_cluster.h"
@@ -26,18 +25,15 @@ constexpr int kKeys = 600;
 constexpr int kBatch = 20'000;  // records per phase; three phases
 constexpr auto kDeadline = std::chrono::seconds(120);
 
-class KafkaScaleTest : public ::testing::Test {
+class KafkaScaleTest : public KafkaFixture {
  protected:
   void SetUp() override {
-    bootstrap_ = kafka_bootstrap();
-    ASSERT_FALSE(bootstrap_.empty());
-    auto backend = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
-    ASSERT_TRUE(backend) << backend.error().to_string();
-    backend_ = std::move(*backend);
+    KafkaFixture::SetUp();
+    if (HasFatalFailure()) return;
     for (const auto& topic : {input_, output_}) {
-      ASSERT_TRUE(backend_->admin().create_topic({.name = topic, .partitions = kPartitions}).ok());
+      ASSERT_TRUE(kafka_->admin().create_topic({.name = topic, .partitions = kPartitions}).ok());
     }
-    auto producer = backend_->make_producer({.client_id = "scale-test"});
+    auto producer = kafka_->make_producer({.client_id = "scale-test"});
     ASSERT_TRUE(producer);
     producer_ = std::move(*producer);
   }
@@ -61,7 +57,7 @@ class KafkaScaleTest : public ::testing::Test {
 
   // Input records whose offsets the application committed, over all partitions.
   std::int64_t committed() {
-    auto group = backend_->make_consumer({.group_id = app_});
+    auto group = kafka_->make_consumer({.group_id = app_});
     EXPECT_TRUE(group);
     std::int64_t total = 0;
     for (int p = 0; p < kPartitions; ++p) {
@@ -106,18 +102,16 @@ class KafkaScaleTest : public ::testing::Test {
   std::map<std::string, std::vector<std::int64_t>> counts_written() {
     std::map<std::string, std::vector<std::int64_t>> out;
     const Int64Serde serde;
-    for (const auto& [partition, records] : read_topic(*backend_, output_)) {
+    for (const auto& [partition, records] : read_topic(*kafka_, output_)) {
       for (const auto& r : records) out[*r.key].push_back(*serde.deserialize(*r.value));
     }
     return out;
   }
 
   ScratchDir dir_{"kafka-scale"};
-  std::string bootstrap_;
   const std::string app_ = unique_name("scale-app");
   const std::string input_ = unique_name("scale-in");
   const std::string output_ = unique_name("scale-out");
-  std::unique_ptr<internal::LogBackend> backend_;
   std::unique_ptr<internal::Producer> producer_;
   int instances_ = 0;
   int produced_ = 0;

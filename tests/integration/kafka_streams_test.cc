@@ -8,7 +8,6 @@
 #include <map>
 #include <thread>
 
-#include "backend/kafka/kafka_backend.h"
 #include "brook/serde.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -32,26 +31,18 @@ class RestoreCounter final : public StateRestoreListener {
   std::atomic<std::int64_t> total = 0;
 };
 
-class KafkaStreamsTest : public ::testing::Test {
+class KafkaStreamsTest : public KafkaFixture {
  protected:
-  void SetUp() override {
-    bootstrap_ = kafka_bootstrap();
-    ASSERT_FALSE(bootstrap_.empty());
-    auto backend = internal::open_kafka_backend({.bootstrap_servers = bootstrap_});
-    ASSERT_TRUE(backend) << backend.error().to_string();
-    backend_ = std::move(*backend);
-  }
-
   void create(const std::string& topic, std::int32_t partitions,
               std::map<std::string, std::string> configs = {}) {
-    auto s = backend_->admin().create_topic(
+    auto s = kafka_->admin().create_topic(
         {.name = topic, .partitions = partitions, .configs = std::move(configs)});
     ASSERT_TRUE(s.ok()) << s.to_string();
   }
 
   void produce(const std::string& topic,
                const std::vector<std::pair<std::string, std::string>>& kv) {
-    auto producer = backend_->make_producer({.client_id = "test"});
+    auto producer = kafka_->make_producer({.client_id = "test"});
     ASSERT_TRUE(producer);
     for (const auto& [k, v] : kv)
       ASSERT_TRUE((*producer)->send({.topic = topic, .key = k, .value = v}).ok());
@@ -82,7 +73,7 @@ class KafkaStreamsTest : public ::testing::Test {
 
   std::vector<std::string> values(const std::string& topic) {
     std::vector<std::string> out;
-    for (const auto& [p, records] : read_topic(*backend_, topic)) {
+    for (const auto& [p, records] : read_topic(*kafka_, topic)) {
       for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
     }
     std::sort(out.begin(), out.end());
@@ -90,8 +81,6 @@ class KafkaStreamsTest : public ::testing::Test {
   }
 
   ScratchDir dir_{"kafka-streams"};
-  std::string bootstrap_;
-  std::unique_ptr<internal::LogBackend> backend_;
 };
 
 Topology copy_topology(const std::string& in, const std::string& out) {
@@ -129,7 +118,7 @@ TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
 
   // Another producer with the thread's transactional id fences the thread's producer.
   auto intruder =
-      backend_->make_producer({.client_id = "intruder", .transactional_id = app_id + "-one-0"});
+      kafka_->make_producer({.client_id = "intruder", .transactional_id = app_id + "-one-0"});
   ASSERT_TRUE(intruder) << intruder.error().to_string();
   produce(in, {{"a", "3"}, {"b", "4"}, {"c", "5"}});
   wait_idle(app);
@@ -176,7 +165,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
   std::size_t stored = kKeys * kUpdates;
   const auto deadline = std::chrono::steady_clock::now() + kDeadline;
   while (stored >= kKeys * kUpdates / 2 && std::chrono::steady_clock::now() < deadline) {
-    stored = read_topic(*backend_, changelog)[0].size();
+    stored = read_topic(*kafka_, changelog)[0].size();
     if (stored >= kKeys * kUpdates / 2) std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   ASSERT_LT(stored, kKeys * kUpdates / 2) << "the broker did not compact the changelog";

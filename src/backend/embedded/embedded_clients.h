@@ -65,6 +65,7 @@ class EmbeddedProducer final : public Producer {
   ~EmbeddedProducer() override;
   Status send(ProducerRecord record) override;
   Status flush() override;
+  Status dispatch() override { return flush(); }  // an append does not wait for anyone
   Status begin_transaction() override;
   Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
                                      const GroupMetadata& group) override;

@@ -69,15 +69,17 @@ Status KafkaAdmin::create_topic(const NewTopic& topic) {
   std::size_t count = 0;
   const auto* results =
       rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event->get()), &count);
-  if (auto s = topic_result_status(results, count, what); !s.ok()) return s;
-  // Created on the controller; wait until metadata (what clients see) has it too.
+  const Status created = topic_result_status(results, count, what);
+  if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+  // Created (now, or by another client) on the controller: wait until metadata, what clients
+  // see, has it too, so a describe_topic() that follows finds it.
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (true) {
     auto partitions = partition_count(topic.name);
-    if (partitions) return {};
-    if (partitions.error().code() != StatusCode::kNotFound ||
-        std::chrono::steady_clock::now() >= deadline) {
-      return partitions.error();
+    if (partitions) return created;
+    if (partitions.error().code() != StatusCode::kNotFound) return partitions.error();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return created.ok() ? partitions.error() : created;  // one being deleted, say
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // metadata has no notification
   }

@@ -9,42 +9,33 @@
 namespace brook::internal {
 namespace {
 
-using ::brook::testing::kafka_bootstrap;
 using ::brook::testing::unique_name;
 using ::testing::ElementsAre;
 
-class KafkaBackendTest : public ::testing::Test {
+class KafkaBackendTest : public ::brook::testing::KafkaFixture {
  protected:
-  void SetUp() override {
-    const std::string bootstrap = kafka_bootstrap();
-    ASSERT_FALSE(bootstrap.empty());
-    auto backend = open_kafka_backend({.bootstrap_servers = bootstrap});
-    ASSERT_TRUE(backend) << backend.error().to_string();
-    backend_ = std::move(*backend);
-  }
-
   std::string create(const std::string& prefix, std::int32_t partitions,
                      std::map<std::string, std::string> configs = {}) {
     std::string name = unique_name(prefix);
-    auto s = backend_->admin().create_topic(
+    auto s = kafka_->admin().create_topic(
         {.name = name, .partitions = partitions, .configs = std::move(configs)});
     EXPECT_TRUE(s.ok()) << s.to_string();
     return name;
   }
   std::unique_ptr<Producer> producer(const std::string& transactional_id = "") {
-    auto p = backend_->make_producer({.client_id = "test", .transactional_id = transactional_id});
+    auto p = kafka_->make_producer({.client_id = "test", .transactional_id = transactional_id});
     EXPECT_TRUE(p) << p.error().to_string();
     return p ? std::move(*p) : nullptr;
   }
   std::unique_ptr<Consumer> consumer(const std::string& group = "", bool read_committed = true) {
-    auto c = backend_->make_consumer({.group_id = group, .read_committed = read_committed});
+    auto c = kafka_->make_consumer({.group_id = group, .read_committed = read_committed});
     EXPECT_TRUE(c) << c.error().to_string();
     return c ? std::move(*c) : nullptr;
   }
   // Reads `partition` from `from` until its position reaches the end the admin reports.
   std::vector<ConsumerRecord> read_all(const TopicPartition& partition, Offset from = Offset(0),
                                        bool read_committed = true) {
-    auto end = backend_->admin().list_offset(partition, {.kind = OffsetSpec::Kind::kLatest});
+    auto end = kafka_->admin().list_offset(partition, {.kind = OffsetSpec::Kind::kLatest});
     EXPECT_TRUE(end);
     auto c = consumer("", read_committed);
     EXPECT_TRUE(c->assign({partition}).ok());
@@ -68,8 +59,6 @@ class KafkaBackendTest : public ::testing::Test {
     for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
     return out;
   }
-
-  std::unique_ptr<LogBackend> backend_;
 };
 
 TEST_F(KafkaBackendTest, AnUnreachableClusterIsAnErrorNamingIt) {
@@ -81,8 +70,8 @@ TEST_F(KafkaBackendTest, AnUnreachableClusterIsAnErrorNamingIt) {
 }
 
 TEST_F(KafkaBackendTest, AWrongClientSettingIsAnErrorNamingIt) {
-  auto backend = open_kafka_backend(
-      {.bootstrap_servers = kafka_bootstrap(), .common = {{"no.such.setting", "1"}}});
+  auto backend =
+      open_kafka_backend({.bootstrap_servers = bootstrap_, .common = {{"no.such.setting", "1"}}});
   ASSERT_FALSE(backend);
   EXPECT_EQ(backend.error().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(backend.error().message(), ::testing::HasSubstr("no.such.setting"));
@@ -90,7 +79,7 @@ TEST_F(KafkaBackendTest, AWrongClientSettingIsAnErrorNamingIt) {
 
 TEST_F(KafkaBackendTest, TopicsAreCreatedDescribedListedAndDeleted) {
   const auto name = create("admin", 3, {{"cleanup.policy", "compact"}});
-  auto& admin = backend_->admin();
+  auto& admin = kafka_->admin();
   EXPECT_EQ(admin.create_topic({.name = name, .partitions = 3}).code(), StatusCode::kAlreadyExists);
   auto description = admin.describe_topic(name);
   ASSERT_TRUE(description) << description.error().to_string();
@@ -157,7 +146,7 @@ TEST_F(KafkaBackendTest, AnUnknownTopicIsNotFound) {
 TEST_F(KafkaBackendTest, RefusedRecordsGoToTheHandlerWhichMayDropThem) {
   const auto topic = create("refused", 1);
   auto backend = open_kafka_backend(
-      {.bootstrap_servers = kafka_bootstrap(), .producer = {{"message.max.bytes", "2000"}}});
+      {.bootstrap_servers = bootstrap_, .producer = {{"message.max.bytes", "2000"}}});
   ASSERT_TRUE(backend);
   std::vector<Status> refused;
   auto p = (*backend)->make_producer({.on_refused = [&](const Status& s) {
@@ -189,7 +178,7 @@ TEST_F(KafkaBackendTest, TransactionsAreSeenWholeByReadCommittedConsumersAndEnds
   ASSERT_TRUE(p->send({.topic = out, .value = "a"}).ok());
   ASSERT_TRUE(p->flush().ok());
   // Open transaction: its records are beyond the end read_committed readers see.
-  auto& admin = backend_->admin();
+  auto& admin = kafka_->admin();
   EXPECT_EQ(*admin.list_offset(tp, {.kind = OffsetSpec::Kind::kLatest}), Offset(0));
   EXPECT_EQ(*admin.list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark}), Offset(1));
   ASSERT_TRUE(
@@ -244,10 +233,10 @@ TEST_F(KafkaBackendTest, RecordsBeforeAnOffsetAreDeleted) {
   auto p = producer();
   for (const char* v : {"a", "b", "c"}) ASSERT_TRUE(p->send({.topic = topic, .value = v}).ok());
   ASSERT_TRUE(p->flush().ok());
-  ASSERT_TRUE(backend_->admin().delete_records_before(tp, Offset(2)).ok());
-  EXPECT_EQ(*backend_->admin().list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest}), Offset(2));
+  ASSERT_TRUE(kafka_->admin().delete_records_before(tp, Offset(2)).ok());
+  EXPECT_EQ(*kafka_->admin().list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest}), Offset(2));
   EXPECT_THAT(values(read_all(tp)), ElementsAre("c"));
-  EXPECT_EQ(*backend_->admin().list_offset(
+  EXPECT_EQ(*kafka_->admin().list_offset(
                 tp, {.kind = OffsetSpec::Kind::kTimestamp, .timestamp = Timestamp(0)}),
             Offset(2));
 }

@@ -53,6 +53,7 @@ class KafkaProducer final : public Producer {
   ~KafkaProducer() override;
   Status send(ProducerRecord record) override;
   Status flush() override;
+  Status dispatch() override;
   Status begin_transaction() override;
   Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
                                      const GroupMetadata& group) override;

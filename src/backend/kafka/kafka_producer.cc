@@ -142,6 +142,11 @@ Status KafkaProducer::flush() {
   return take_failure();
 }
 
+Status KafkaProducer::dispatch() {
+  rd_kafka_poll(handle_.get(), 0);  // delivery reports
+  return take_failure();
+}
+
 Status KafkaProducer::begin_transaction() {
   return kafka_status(rd_kafka_begin_transaction(handle_.get()), "beginning a transaction");
 }

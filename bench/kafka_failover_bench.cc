@@ -201,8 +201,7 @@ Failover run_failover() {
                                       dir.path() / ("instance-" + std::to_string(n) + ".log"));
   };
   auto survivor = start(0);
-  wait_until([&] { return survivor->running(); }, "the first instance to run");
-  auto victim = start(1);  // once the first one created the internal topics
+  auto victim = start(1);
   wait_until([&] { return victim->running() && survivor->running(); }, "both instances to run");
   const std::int64_t records = 2 * kRecords;
   brook::bench::produce_records(

@@ -94,10 +94,10 @@ class Data {
     // Compacted, as Brook requires, but in one segment: compaction never touches the active
     // segment, so the log's background compaction (every 30 s) cannot shrink this changelog
     // between or during the runs.
-    (void)log->admin().create_topic({.name = kChangelog,
-                                     .partitions = 1,
-                                     .configs = {{"cleanup.policy", "compact"},
-                                                 {"segment.bytes", "4294967296"}}});
+    (void)log->admin().create_topic(
+        {.name = kChangelog,
+         .partitions = 1,
+         .configs = {{"cleanup.policy", "compact"}, {"segment.bytes", "4294967296"}}});
     auto producer = std::move(*log->make_producer({}));
     const auto& w = workload();
     for (std::int64_t i = 0; i < kRecords; ++i) {

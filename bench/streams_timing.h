@@ -16,7 +16,8 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Starts `app` and returns the seconds it took from RUNNING to lag 0.
+// Starts `app` and returns the seconds it took from RUNNING to lag 0; the application's
+// error if it stops in ERROR first.
 inline Result<double> run_until_idle(Streams& app) {
   std::atomic<Clock::time_point> start{};
   app.set_state_listener([&](Streams::State to, Streams::State) {
@@ -27,6 +28,10 @@ inline Result<double> run_until_idle(Streams& app) {
   });
   if (auto s = app.start(); !s.ok()) return error(std::move(s));
   while (true) {
+    if (app.state() == Streams::State::kError) {
+      app.set_state_listener(nullptr);
+      return error(app.close());
+    }
     auto lag = app.lag();
     if (!lag) return error(std::move(lag.error()));
     if (*lag == 0) break;

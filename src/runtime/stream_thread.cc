@@ -261,9 +261,14 @@ void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offse
 }
 
 void StreamThread::close_tasks() {
+  for (TaskId id : restoring_) {
+    if (auto s = restorer_->remove(id); !s.ok()) {
+      log(LogLevel::kWarn, "stream thread {}: {}", index_, s.to_string());
+    }
+  }
+  restoring_.clear();
   for (auto& [id, task] : tasks_) task->close();
   tasks_.clear();
-  restoring_.clear();
 }
 
 void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {

@@ -175,12 +175,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
   auto restored = std::make_shared<RestoreCounter>();
   again.set_restore_listener(restored);
   ASSERT_TRUE(again.start().ok());
-  wait_idle(again);
-  const auto deadline2 = std::chrono::steady_clock::now() + kDeadline;
-  while (again.state() != Streams::State::kRunning &&
-         std::chrono::steady_clock::now() < deadline2) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // restoration ends RUNNING
-  }
+  ASSERT_TRUE(again.wait_for_state(Streams::State::kRunning, kDeadline));  // restored
   auto store = again.store<std::string, std::int64_t>("counts");
   ASSERT_TRUE(store) << store.error().to_string();
   for (int k = 0; k < kKeys; ++k) {

@@ -163,22 +163,26 @@ Result<Offset> KafkaAdmin::list_offset(const TopicPartition& partition, OffsetSp
   const auto timeout = static_cast<int>(timeout_.count());
   const std::string what = "listing offsets of " + partition.to_string();
   if (spec.kind == OffsetSpec::Kind::kTimestamp) {
-    PartitionList list = make_offset_list({{partition, Offset(spec.timestamp.value())}});
-    if (auto code = rd_kafka_offsets_for_times(handle_.get(), list.get(), timeout);
-        code != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      return error(kafka_status(code, what));
-    }
-    const auto& found = list->elems[0];
-    if (found.err != RD_KAFKA_RESP_ERR_NO_ERROR) return error(kafka_status(found.err, what));
-    if (found.offset >= 0) return Offset(found.offset);
+    PartitionList list;
+    const auto code = retry_transient(timeout_, [&] {
+      list = make_offset_list({{partition, Offset(spec.timestamp.value())}});
+      const auto overall = rd_kafka_offsets_for_times(handle_.get(), list.get(), timeout);
+      return overall != RD_KAFKA_RESP_ERR_NO_ERROR ? overall : list->elems[0].err;
+    });
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR) return error(kafka_status(code, what));
+    if (list->elems[0].offset >= 0) return Offset(list->elems[0].offset);
     spec.kind = OffsetSpec::Kind::kLatest;  // no record at or after the time
   }
   std::int64_t low = 0;
   std::int64_t high = 0;
   rd_kafka_t* handle =
       spec.kind == OffsetSpec::Kind::kHighWatermark ? uncommitted_.get() : handle_.get();
-  if (auto code = rd_kafka_query_watermark_offsets(
-          handle, partition.topic.c_str(), partition.partition.value(), &low, &high, timeout);
+  if (auto code = retry_transient(timeout_,
+                                  [&] {
+                                    return rd_kafka_query_watermark_offsets(
+                                        handle, partition.topic.c_str(),
+                                        partition.partition.value(), &low, &high, timeout);
+                                  });
       code != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return error(kafka_status(code, what));
   }

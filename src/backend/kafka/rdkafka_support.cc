@@ -71,6 +71,23 @@ Status kafka_status(rd_kafka_resp_err_t error, std::string_view what) {
   }
 }
 
+bool is_transient(rd_kafka_resp_err_t error) {
+  switch (error) {
+    case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+    case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_REPLICA_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
+    case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
+    case RD_KAFKA_RESP_ERR__TRANSPORT: return true;
+    default: return false;
+  }
+}
+
 Status kafka_status(rd_kafka_error_t* error, std::string_view what) {
   if (error == nullptr) return {};
   Status status = kafka_status(rd_kafka_error_code(error), what);

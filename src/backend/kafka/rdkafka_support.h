@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "backend/log_backend.h"
@@ -62,6 +63,22 @@ Status kafka_status(rd_kafka_error_t* error, std::string_view what);
 // The same for an error of `client`; a client's fatal error (ERR__FATAL) is told by its cause,
 // e.g. a fenced producer.
 Status kafka_status(rd_kafka_t* client, rd_kafka_resp_err_t error, std::string_view what);
+
+// Errors that pass by themselves: a partition just created or whose leader moved, a
+// coordinator still loading, a dropped connection.
+bool is_transient(rd_kafka_resp_err_t error);
+
+// Calls `call` (returning a librdkafka error code) until it succeeds, fails for good, or
+// `timeout` passes; returns its last code.
+template <class Call>
+rd_kafka_resp_err_t retry_transient(std::chrono::milliseconds timeout, Call call) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const rd_kafka_resp_err_t code = call();
+    if (!is_transient(code) || std::chrono::steady_clock::now() >= deadline) return code;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the cluster settles
+  }
+}
 
 // The partition count of `topic` as the cluster's metadata says now; kNotFound if unknown.
 Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,

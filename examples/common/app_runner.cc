@@ -12,6 +12,7 @@ namespace {
 constexpr std::pair<std::string_view, const char*> kValueFlags[] = {
     {"--data-dir", "data.dir"},
     {"--bootstrap-servers", "bootstrap.servers"},
+    {"--state-dir", "state.dir"},
     {"--group-instance-id", "group.instance.id"},
     {"--application-id", "application.id"},
     {"--threads", "num.stream.threads"},
@@ -20,8 +21,8 @@ constexpr std::pair<std::string_view, const char*> kValueFlags[] = {
 int usage(const char* program, std::string_view problem) {
   std::fprintf(stderr,
                "%s: %.*s\nusage: %s [--data-dir DIR | --bootstrap-servers HOST:PORT[,...]] "
-               "[--group-instance-id ID] [--application-id ID] [--threads N] [--exactly-once] "
-               "[--until-idle]\n",
+               "[--state-dir DIR] [--group-instance-id ID] [--application-id ID] [--threads N] "
+               "[--exactly-once] [--until-idle]\n",
                program, static_cast<int>(problem.size()), problem.data(), program);
   return 2;
 }

@@ -2,6 +2,7 @@
 // embedded log or on a Kafka cluster, with a few command-line flags:
 //   --data-dir DIR              the embedded log's directory (default ./brook-data)
 //   --bootstrap-servers H:P,..  run on this Kafka cluster instead (bootstrap.servers)
+//   --state-dir DIR             where the stores live (default <data dir>/state)
 //   --group-instance-id ID      Kafka: static membership (group.instance.id), unique per
 //                               instance
 //   --application-id ID         application.id instead of the example's own: its consumer

@@ -130,8 +130,9 @@ class KafkaExamplesTest : public KafkaFixture {
   // `kafka_flags` (e.g. --exactly-once).
   void run_on_both(const std::string& name, std::vector<std::string> kafka_flags = {}) {
     run_example(name, {"--data-dir", data_dir_.path().string()});
-    kafka_flags.insert(kafka_flags.end(), {"--bootstrap-servers", bootstrap_, "--application-id",
-                                           application_prefix_ + name});
+    kafka_flags.insert(kafka_flags.end(), {"--bootstrap-servers", bootstrap_, "--state-dir",
+                                           (data_dir_.path() / "kafka-state").string(),
+                                           "--application-id", application_prefix_ + name});
     run_example(name, kafka_flags);
   }
 

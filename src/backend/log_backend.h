@@ -148,6 +148,11 @@ class Consumer {
   virtual Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) = 0;
   // Only for partitions given to assign().
   virtual Status seek(const TopicPartition& partition, Offset offset) = 0;
+  // poll() stops reading `partitions` (assigned ones) until resume(); positions are kept. A
+  // task restoring its stores waits without its input piling up in memory. A new assignment
+  // of a partition starts unpaused.
+  virtual Status pause(const std::vector<TopicPartition>& partitions) = 0;
+  virtual Status resume(const std::vector<TopicPartition>& partitions) = 0;
   // The next offset poll() reads from the partition: one past the last record returned, and
   // past transaction markers, aborted records and compaction gaps once poll() has reached the
   // readable end (the last stable offset). kFailedPrecondition while not known yet.

@@ -166,7 +166,10 @@ Status StreamThread::restore() {
   // Restoring tasks wait; the others go on between steps of at most one poll interval.
   auto ready = restorer_->restore(config_.poll);
   if (!ready) return ready.error();
-  for (TaskId id : *ready) restoring_.erase(id);
+  for (TaskId id : *ready) {
+    restoring_.erase(id);
+    if (auto s = consumer_->resume(inputs_of(id)); !s.ok()) return s;
+  }
   if (!restorer_->busy()) set_phase(Phase::kRunning);
   return {};
 }
@@ -260,6 +263,17 @@ void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offse
   }
 }
 
+std::vector<TopicPartition> StreamThread::inputs_of(TaskId task) const {
+  std::vector<TopicPartition> out;
+  for (auto& tp : consumer_->assignment()) {
+    if (tp.partition.value() == task.partition &&
+        subtopology_of_topic_.at(tp.topic) == task.subtopology) {
+      out.push_back(std::move(tp));
+    }
+  }
+  return out;
+}
+
 void StreamThread::close_tasks() {
   for (TaskId id : restoring_) {
     if (auto s = restorer_->remove(id); !s.ok()) {
@@ -341,6 +355,13 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
       return;
     }
     if (*restoring) restoring_.insert(id);
+    // A restoring task's input waits in the log; a partition paused for an earlier task of
+    // the same number reads again.
+    auto inputs = inputs_of(id);
+    if (auto s = *restoring ? consumer_->pause(inputs) : consumer_->resume(inputs); !s.ok()) {
+      fatal_ = s;
+      return;
+    }
     log(LogLevel::kDebug, "stream thread {}: task {} created", index_, id.to_string());
     tasks_.emplace(id, std::move(task));
   }

@@ -61,6 +61,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // production.exception.handler=log-and-continue: logs (rate-limited) and counts a record
   // the log refused; ok, so the producer drops it.
   Status drop_refused(const Status& refusal);
+  // The task's input partitions among those assigned.
+  std::vector<TopicPartition> inputs_of(TaskId task) const;
   // The next offset to read per input partition of the running tasks: after the last record
   // processed, and past transaction markers once everything read has been processed.
   std::map<TopicPartition, Offset> offsets_to_commit();

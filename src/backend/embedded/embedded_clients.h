@@ -110,6 +110,12 @@ class EmbeddedConsumer final : public Consumer {
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
   Status seek(const TopicPartition& partition, Offset offset) override;
+  Status pause(const std::vector<TopicPartition>& partitions) override {
+    return set_paused(partitions, true);
+  }
+  Status resume(const std::vector<TopicPartition>& partitions) override {
+    return set_paused(partitions, false);
+  }
   Result<Offset> position(const TopicPartition& partition) const override;
   Status commit(const std::map<TopicPartition, Offset>& offsets) override;
   Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
@@ -119,7 +125,9 @@ class EmbeddedConsumer final : public Consumer {
   struct Assigned {
     std::shared_ptr<PartitionSlot> slot;
     Offset position;
+    bool paused = false;
   };
+  Status set_paused(const std::vector<TopicPartition>& partitions, bool paused);
   Status add(const TopicPartition& tp);
   Status sync_group(std::chrono::milliseconds timeout);
   std::vector<ConsumerRecord> fetch();

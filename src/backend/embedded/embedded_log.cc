@@ -377,24 +377,24 @@ std::vector<ConsumerRecord> EmbeddedConsumer::fetch() {
   std::advance(it, next_partition_ % n);
   for (std::size_t i = 0; i < n && out.size() < config_.max_poll_records; ++i) {
     auto& [tp, a] = *it;
+    if (++it == assigned_.end()) it = assigned_.begin();
+    if (a.paused) continue;
     const Offset end = a.slot->log->end_offset();  // before the read: appends may follow
     auto records = a.slot->log->read(a.position, per_partition * 256);
     // Nothing left below the end (a compacted tail): the position moves to the end.
     if (records && records->empty() && a.position < end) a.position = end;
-    if (records) {
-      for (auto& r : *records) {
-        if (out.size() >= config_.max_poll_records) break;
-        a.position = Offset(r.offset.value() + 1);
-        out.push_back({.topic = tp.topic,
-                       .partition = tp.partition,
-                       .offset = r.offset,
-                       .timestamp = r.timestamp,
-                       .key = std::move(r.key),
-                       .value = std::move(r.value),
-                       .headers = std::move(r.headers)});
-      }
+    if (!records) continue;
+    for (auto& r : *records) {
+      if (out.size() >= config_.max_poll_records) break;
+      a.position = Offset(r.offset.value() + 1);
+      out.push_back({.topic = tp.topic,
+                     .partition = tp.partition,
+                     .offset = r.offset,
+                     .timestamp = r.timestamp,
+                     .key = std::move(r.key),
+                     .value = std::move(r.value),
+                     .headers = std::move(r.headers)});
     }
-    if (++it == assigned_.end()) it = assigned_.begin();
   }
   ++next_partition_;
   return out;
@@ -421,6 +421,17 @@ Status EmbeddedConsumer::seek(const TopicPartition& tp, Offset offset) {
     return Status::failed_precondition("seek() on unassigned partition " + tp.to_string());
   }
   it->second.position = offset;
+  return {};
+}
+
+Status EmbeddedConsumer::set_paused(const std::vector<TopicPartition>& partitions, bool paused) {
+  for (const auto& tp : partitions) {
+    auto it = assigned_.find(tp);
+    if (it == assigned_.end()) {
+      return Status::failed_precondition("pause/resume of unassigned partition " + tp.to_string());
+    }
+    it->second.paused = paused;
+  }
   return {};
 }
 

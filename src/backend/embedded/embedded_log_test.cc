@@ -139,6 +139,28 @@ TEST_F(EmbeddedLogTest, GroupMembersSplitPartitionsByNumberAndCommittedOffsetsSu
   EXPECT_EQ(*again->committed({"a", Partition(0)}), Offset(1));
 }
 
+TEST_F(EmbeddedLogTest, APausedPartitionIsNotReadUntilResumed) {
+  create("t", 2);
+  auto p = producer();
+  ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(0), .value = "zero"}).ok());
+  ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(1), .value = "one"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  auto c = consumer();
+  const TopicPartition zero{"t", Partition(0)};
+  ASSERT_TRUE(c->assign({zero, {"t", Partition(1)}}).ok());
+  ASSERT_TRUE(c->pause({zero}).ok());
+  auto records = c->poll(0ms);
+  ASSERT_TRUE(records);
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].value, "one");
+  EXPECT_EQ(*c->position(zero), Offset(0));
+  ASSERT_TRUE(c->resume({zero}).ok());
+  records = c->poll(0ms);
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].value, "zero");
+  EXPECT_EQ(c->pause({{"other", Partition(0)}}).code(), StatusCode::kFailedPrecondition);
+}
+
 TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
   create("out", 2);
   create("in", 1);

@@ -227,6 +227,37 @@ TEST_F(KafkaBackendTest, PositionsMovePastTransactionMarkersAtTheEnd) {
   EXPECT_EQ(*c->position(tp), Offset(2));
 }
 
+TEST_F(KafkaBackendTest, APausedPartitionIsNotReadUntilResumed) {
+  const auto topic = create("pause", 2);
+  auto p = producer();
+  ASSERT_TRUE(p->send({.topic = topic, .partition = Partition(0), .value = "zero"}).ok());
+  ASSERT_TRUE(p->send({.topic = topic, .partition = Partition(1), .value = "one"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  const TopicPartition zero{topic, Partition(0)};
+  const TopicPartition one{topic, Partition(1)};
+  auto c = consumer();
+  ASSERT_TRUE(c->assign({zero, one}).ok());
+  ASSERT_TRUE(c->poll(std::chrono::milliseconds(0)));  // the assignment takes effect
+  ASSERT_TRUE(c->pause({zero}).ok());
+  // Partition 1 is read to its end while partition 0 gives nothing.
+  std::vector<std::string> read;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto batch = c->poll(std::chrono::milliseconds(100));
+    ASSERT_TRUE(batch);
+    for (const auto& r : *batch) read.push_back(*r.value);
+    if (auto position = c->position(one); position && *position == Offset(1)) break;
+  }
+  EXPECT_THAT(read, ElementsAre("one"));
+  ASSERT_TRUE(c->resume({zero}).ok());
+  while (std::chrono::steady_clock::now() < deadline && read.size() < 2) {
+    auto batch = c->poll(std::chrono::milliseconds(100));
+    ASSERT_TRUE(batch);
+    for (const auto& r : *batch) read.push_back(*r.value);
+  }
+  EXPECT_THAT(read, ElementsAre("one", "zero"));
+}
+
 TEST_F(KafkaBackendTest, RecordsBeforeAnOffsetAreDeleted) {
   const auto topic = create("purge", 1);
   const TopicPartition tp{topic, Partition(0)};

@@ -66,6 +66,10 @@ class KafkaProducer final : public Producer {
   static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
   // The first delivery failure since the last call, as a Status (ok if none).
   Status take_failure();
+  // Runs a step of the transaction protocol, `step(timeout_ms)` returning librdkafka's error,
+  // again while it fails with a retriable error, up to the timeout.
+  template <class Step>
+  Status transaction_step(std::string_view what, Step step);
   // kNotFound unless the cluster knows `topic` (asked once per topic: librdkafka would hold
   // records for an unknown topic until they time out).
   Status check_topic(const std::string& topic);
@@ -87,6 +91,8 @@ class KafkaConsumer final : public Consumer {
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
   Status seek(const TopicPartition& partition, Offset offset) override;
+  Status pause(const std::vector<TopicPartition>& partitions) override;
+  Status resume(const std::vector<TopicPartition>& partitions) override;
   Result<Offset> position(const TopicPartition& partition) const override;
   Status commit(const std::map<TopicPartition, Offset>& offsets) override;
   Result<std::optional<Offset>> committed(const TopicPartition& partition) override;

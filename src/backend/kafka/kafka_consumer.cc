@@ -195,6 +195,16 @@ Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::millisecond
   return out;
 }
 
+Status KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {
+  PartitionList list = make_partition_list(partitions);
+  return kafka_status(rd_kafka_pause_partitions(handle_.get(), list.get()), "pausing partitions");
+}
+
+Status KafkaConsumer::resume(const std::vector<TopicPartition>& partitions) {
+  PartitionList list = make_partition_list(partitions);
+  return kafka_status(rd_kafka_resume_partitions(handle_.get(), list.get()), "resuming partitions");
+}
+
 Result<Offset> KafkaConsumer::position(const TopicPartition& partition) const {
   auto it = assigned_.find(partition);
   if (it == assigned_.end()) {

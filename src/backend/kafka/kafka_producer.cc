@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <thread>
+
 #include "backend/kafka/kafka_clients.h"
 #include "core/log.h"
 
@@ -45,10 +47,11 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
   if (!handle) return error(handle.error());
   producer->handle_ = std::move(*handle);
   if (!config.transactional_id.empty()) {
-    if (auto s =
-            kafka_status(rd_kafka_init_transactions(producer->handle_.get(),
-                                                    static_cast<int>(settings.timeout.count())),
-                         "initialising transactional producer " + config.transactional_id);
+    if (auto s = producer->transaction_step(
+            "initialising transactional producer " + config.transactional_id,
+            [&](int timeout_ms) {
+              return rd_kafka_init_transactions(producer->handle_.get(), timeout_ms);
+            });
         !s.ok()) {
       return error(s);
     }
@@ -147,6 +150,23 @@ Status KafkaProducer::dispatch() {
   return take_failure();
 }
 
+template <class Step>
+Status KafkaProducer::transaction_step(std::string_view what, Step step) {
+  // A retriable error (a coordinator loading or moving, a step that timed out) means: call
+  // the same step again.
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  while (true) {
+    rd_kafka_error_t* error = step(static_cast<int>(timeout_.count()));
+    if (error == nullptr || !rd_kafka_error_is_retriable(error) ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return kafka_status(error, what);
+    }
+    log(LogLevel::kDebug, "{}: {}; retrying", what, rd_kafka_error_string(error));
+    rd_kafka_error_destroy(error);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the cluster settles
+  }
+}
+
 Status KafkaProducer::begin_transaction() {
   return kafka_status(rd_kafka_begin_transaction(handle_.get()), "beginning a transaction");
 }
@@ -155,17 +175,17 @@ Status KafkaProducer::send_offsets_to_transaction(const std::map<TopicPartition,
                                                   const GroupMetadata& group) {
   if (offsets.empty()) return {};
   PartitionList list = make_offset_list(offsets);
-  return kafka_status(
-      rd_kafka_send_offsets_to_transaction(handle_.get(), list.get(),
-                                           static_cast<const KafkaGroupMetadata&>(group).metadata,
-                                           static_cast<int>(timeout_.count())),
-      "sending offsets to the transaction");
+  return transaction_step("sending offsets to the transaction", [&](int timeout_ms) {
+    return rd_kafka_send_offsets_to_transaction(
+        handle_.get(), list.get(), static_cast<const KafkaGroupMetadata&>(group).metadata,
+        timeout_ms);
+  });
 }
 
 Status KafkaProducer::commit_transaction() {
-  if (auto s = kafka_status(
-          rd_kafka_commit_transaction(handle_.get(), static_cast<int>(timeout_.count())),
-          "committing a transaction");
+  if (auto s = transaction_step(
+          "committing a transaction",
+          [&](int timeout_ms) { return rd_kafka_commit_transaction(handle_.get(), timeout_ms); });
       !s.ok()) {
     return s;
   }
@@ -173,9 +193,9 @@ Status KafkaProducer::commit_transaction() {
 }
 
 Status KafkaProducer::abort_transaction() {
-  Status s =
-      kafka_status(rd_kafka_abort_transaction(handle_.get(), static_cast<int>(timeout_.count())),
-                   "aborting a transaction");
+  Status s = transaction_step("aborting a transaction", [&](int timeout_ms) {
+    return rd_kafka_abort_transaction(handle_.get(), timeout_ms);
+  });
   (void)take_failure();  // the aborted records (reported as purged) are gone on purpose
   return s;
 }

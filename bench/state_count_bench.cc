@@ -141,14 +141,7 @@ void run_brook(benchmark::State& state, brook::StoreType type, bool caching) {
     auto seconds = brook::bench::run_until_idle(app);
     if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
     state.SetIterationTime(*seconds);
-    auto counts = app.store<std::string, std::int64_t>("counts");
-    if (!counts) return state.SkipWithError(counts.error().to_string().c_str());
-    auto all = counts->all();
-    if (!all) return state.SkipWithError(all.error().to_string().c_str());
-    std::unordered_map<std::string, std::int64_t> by_key;
-    for (auto& kv : *all) by_key.emplace(std::move(kv.key), kv.value);
-    auto wrong = check_counts(static_cast<std::int64_t>(all->size()),
-                              [&](const std::string& key) { return by_key[key]; });
+    const auto wrong = brook::bench::check_count_store(app, workload());
     if (!wrong.empty()) return state.SkipWithError(wrong.c_str());
     if (auto s = app.close(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
   }

@@ -14,7 +14,10 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
+
+#include "brook/streams.h"
 
 namespace brook::bench {
 
@@ -57,6 +60,19 @@ std::string check_counts(const StateWorkload& w, std::int64_t entries, Count cou
     }
   }
   return "";
+}
+
+// Why the "counts" store of a running count application does not hold `w`'s totals; empty
+// if it does, or what went wrong reading it.
+inline std::string check_count_store(const Streams& app, const StateWorkload& w) {
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  if (!counts) return counts.error().to_string();
+  auto all = counts->all();
+  if (!all) return all.error().to_string();
+  std::unordered_map<std::string, std::int64_t> by_key;
+  for (auto& kv : *all) by_key.emplace(std::move(kv.key), kv.value);
+  return check_counts(w, static_cast<std::int64_t>(all->size()),
+                      [&](const std::string& key) { return by_key[key]; });
 }
 
 // `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.

@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <set>
 #include <thread>
 
 #include "brook/serde.h"
@@ -133,16 +132,13 @@ TEST_F(KafkaScaleTest, ExactlyOnceCountsAreExactAcrossScaleOutAndKill9) {
 
 TEST_F(KafkaScaleTest, AtLeastOnceLosesNothingAcrossScaleOutAndKill9) {
   scale_out_and_kill("at_least_once");
-  // At least once: every count up to n was written (records may be counted again after the
-  // kill, never skipped), and the final count is at least n.
+  // At least once: no record is lost, some may be counted twice, so each key's final count is
+  // at least n. (Intermediate counts may be missing from the output: the killed instance's
+  // changelog writes can have landed while its output writes had not, and the restored store
+  // then continues above them.)
   const auto written = counts_written();
   ASSERT_EQ(written.size(), expected_.size());
-  for (const auto& [key, n] : expected_) {
-    const auto& counts = written.at(key);
-    std::set<std::int64_t> seen(counts.begin(), counts.end());
-    for (std::int64_t c = 1; c <= n; ++c) ASSERT_TRUE(seen.contains(c)) << key << " count " << c;
-    EXPECT_GE(counts.back(), n) << key;
-  }
+  for (const auto& [key, n] : expected_) EXPECT_GE(written.at(key).back(), n) << key;
 }
 
 }  // namespace

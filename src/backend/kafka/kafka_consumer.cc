@@ -181,11 +181,13 @@ Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::millisecond
   while (out.size() < config_.max_poll_records) {
     KafkaMessage message(rd_kafka_consumer_poll(handle_.get(), wait));
     if (rebalances_ != rebalances) {
-      // Records read before the assignment changed may belong to revoked partitions.
-      std::erase_if(out, [&](const ConsumerRecord& r) {
-        return !assigned_.contains({r.topic, r.partition});
-      });
-      if (message) (void)take(std::move(message), out);
+      // Records read before the assignment changed belong to the old one, even for a
+      // partition assigned again: its new owner reads from the committed offset (a task
+      // would otherwise get them twice).
+      out.clear();
+      if (message) {
+        if (auto s = take(std::move(message), out); !s.ok()) return error(s);
+      }
       break;
     }
     if (!message) break;

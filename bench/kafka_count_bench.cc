@@ -83,12 +83,9 @@ void run_brook(benchmark::State& state, bool caching) {
                                             {"state.dir", dir.path().string()},
                                             {"num.stream.threads", "1"},
                                             {"commit.interval.ms", "100"}});
-      auto seconds = brook::bench::run_until_idle(app);
+      auto seconds = brook::bench::run_and_check_counts(app, workload());
       if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
       state.SetIterationTime(*seconds);
-      const auto wrong = brook::bench::check_count_store(app, workload());
-      if (!wrong.empty()) return state.SkipWithError(wrong.c_str());
-      if (auto s = app.close(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
     } catch (const std::exception& e) {
       return state.SkipWithError(e.what());
     }

@@ -138,12 +138,9 @@ void run_brook(benchmark::State& state, brook::StoreType type, bool caching) {
                         {"data.dir", data.dir().string()},
                         {"num.stream.threads", "1"},
                         {"commit.interval.ms", std::to_string(kCommitInterval.count())}});
-    auto seconds = brook::bench::run_until_idle(app);
+    auto seconds = brook::bench::run_and_check_counts(app, workload());
     if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
     state.SetIterationTime(*seconds);
-    const auto wrong = brook::bench::check_count_store(app, workload());
-    if (!wrong.empty()) return state.SkipWithError(wrong.c_str());
-    if (auto s = app.close(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
   }
   state.SetItemsProcessed(state.iterations() * kRecords);
 }

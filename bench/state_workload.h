@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "brook/streams.h"
+#include "streams_timing.h"
 
 namespace brook::bench {
 
@@ -62,17 +63,22 @@ std::string check_counts(const StateWorkload& w, std::int64_t entries, Count cou
   return "";
 }
 
-// Why the "counts" store of a running count application does not hold `w`'s totals; empty
-// if it does, or what went wrong reading it.
-inline std::string check_count_store(const Streams& app, const StateWorkload& w) {
+// Runs the count application `app` until idle (streams_timing.h), checks its "counts" store
+// against `w` and closes it: the seconds from RUNNING to lag 0, or what went wrong.
+inline Result<double> run_and_check_counts(Streams& app, const StateWorkload& w) {
+  auto seconds = run_until_idle(app);
+  if (!seconds) return seconds;
   auto counts = app.store<std::string, std::int64_t>("counts");
-  if (!counts) return counts.error().to_string();
+  if (!counts) return error(counts.error());
   auto all = counts->all();
-  if (!all) return all.error().to_string();
+  if (!all) return error(all.error());
   std::unordered_map<std::string, std::int64_t> by_key;
   for (auto& kv : *all) by_key.emplace(std::move(kv.key), kv.value);
-  return check_counts(w, static_cast<std::int64_t>(all->size()),
-                      [&](const std::string& key) { return by_key[key]; });
+  const auto wrong = check_counts(w, static_cast<std::int64_t>(all->size()),
+                                  [&](const std::string& key) { return by_key[key]; });
+  if (!wrong.empty()) return error(Status::internal(wrong));
+  if (auto s = app.close(); !s.ok()) return error(s);
+  return seconds;
 }
 
 // `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.

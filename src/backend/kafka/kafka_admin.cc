@@ -16,16 +16,6 @@ struct AdminOptionsDeleter {
 };
 using AdminOptions = std::unique_ptr<rd_kafka_AdminOptions_t, AdminOptionsDeleter>;
 
-AdminOptions make_options(rd_kafka_t* handle, std::chrono::milliseconds timeout) {
-  AdminOptions options(rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_ANY));
-  std::array<char, 256> problem{};
-  (void)rd_kafka_AdminOptions_set_request_timeout(options.get(), static_cast<int>(timeout.count()),
-                                                  problem.data(), problem.size());
-  (void)rd_kafka_AdminOptions_set_operation_timeout(
-      options.get(), static_cast<int>(timeout.count()), problem.data(), problem.size());
-  return options;
-}
-
 // The error of the one topic a CreateTopics/DeleteTopics result holds.
 Status topic_result_status(const rd_kafka_topic_result_t* const* results, std::size_t count,
                            std::string_view what) {
@@ -38,9 +28,19 @@ Status topic_result_status(const rd_kafka_topic_result_t* const* results, std::s
 
 }  // namespace
 
-Result<KafkaEvent> KafkaAdmin::await_result(rd_kafka_queue_t* queue, std::string_view what) {
+template <class Send>
+Result<KafkaEvent> KafkaAdmin::run_request(std::string_view what, Send send) {
+  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
+  AdminOptions options(rd_kafka_AdminOptions_new(handle_.get(), RD_KAFKA_ADMIN_OP_ANY));
+  std::array<char, 256> problem{};
+  const auto timeout = static_cast<int>(timeout_.count());
+  (void)rd_kafka_AdminOptions_set_request_timeout(options.get(), timeout, problem.data(),
+                                                  problem.size());
+  (void)rd_kafka_AdminOptions_set_operation_timeout(options.get(), timeout, problem.data(),
+                                                    problem.size());
+  send(options.get(), queue.get());
   // The request's own timeouts bound the wait; the extra second covers their delivery.
-  KafkaEvent event(rd_kafka_queue_poll(queue, static_cast<int>(timeout_.count()) + 1000));
+  KafkaEvent event(rd_kafka_queue_poll(queue.get(), timeout + 1000));
   if (!event) return error(Status::io_error(fmt::format("{}: no answer from Kafka", what)));
   if (auto code = rd_kafka_event_error(event.get()); code != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return error(
@@ -60,11 +60,10 @@ Status KafkaAdmin::create_topic(const NewTopic& topic) {
   for (const auto& [name, value] : topic.configs) {
     (void)rd_kafka_NewTopic_set_config(request, name.c_str(), value.c_str());
   }
-  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
-  auto options = make_options(handle_.get(), timeout_);
-  rd_kafka_CreateTopics(handle_.get(), &request, 1, options.get(), queue.get());
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_CreateTopics(handle_.get(), &request, 1, options, queue);
+  });
   rd_kafka_NewTopic_destroy(request);
-  auto event = await_result(queue.get(), what);
   if (!event) return event.error();
   std::size_t count = 0;
   const auto* results =
@@ -88,11 +87,10 @@ Status KafkaAdmin::create_topic(const NewTopic& topic) {
 Status KafkaAdmin::delete_topic(const std::string& name) {
   const std::string what = "deleting topic " + name;
   rd_kafka_DeleteTopic_t* request = rd_kafka_DeleteTopic_new(name.c_str());
-  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
-  auto options = make_options(handle_.get(), timeout_);
-  rd_kafka_DeleteTopics(handle_.get(), &request, 1, options.get(), queue.get());
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_DeleteTopics(handle_.get(), &request, 1, options, queue);
+  });
   rd_kafka_DeleteTopic_destroy(request);
-  auto event = await_result(queue.get(), what);
   if (!event) return event.error();
   std::size_t count = 0;
   const auto* results =
@@ -125,11 +123,10 @@ Result<std::map<std::string, std::string>> KafkaAdmin::topic_configs(const std::
   const std::string what = "reading the configs of topic " + name;
   rd_kafka_ConfigResource_t* resource =
       rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, name.c_str());
-  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
-  auto options = make_options(handle_.get(), timeout_);
-  rd_kafka_DescribeConfigs(handle_.get(), &resource, 1, options.get(), queue.get());
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_DescribeConfigs(handle_.get(), &resource, 1, options, queue);
+  });
   rd_kafka_ConfigResource_destroy(resource);
-  auto event = await_result(queue.get(), what);
   if (!event) return error(event.error());
   std::size_t count = 0;
   const auto* resources = rd_kafka_DescribeConfigs_result_resources(
@@ -194,11 +191,10 @@ Status KafkaAdmin::delete_records_before(const TopicPartition& partition, Offset
       fmt::format("deleting records of {} before {}", partition.to_string(), offset.value());
   PartitionList list = make_offset_list({{partition, offset}});
   rd_kafka_DeleteRecords_t* request = rd_kafka_DeleteRecords_new(list.get());
-  KafkaQueue queue(rd_kafka_queue_new(handle_.get()));
-  auto options = make_options(handle_.get(), timeout_);
-  rd_kafka_DeleteRecords(handle_.get(), &request, 1, options.get(), queue.get());
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_DeleteRecords(handle_.get(), &request, 1, options, queue);
+  });
   rd_kafka_DeleteRecords_destroy(request);
-  auto event = await_result(queue.get(), what);
   if (!event) return event.error();
   const auto* offsets =
       rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(event->get()));

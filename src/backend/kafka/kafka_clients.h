@@ -37,8 +37,10 @@ class KafkaAdmin final : public Admin {
   Result<std::int32_t> partition_count(const std::string& topic);
 
  private:
-  // Runs an admin request that posts its result to `queue`; returns the result event.
-  Result<KafkaEvent> await_result(rd_kafka_queue_t* queue, std::string_view what);
+  // Runs the admin request `send(options, queue)` issues, with the timeouts set, and waits
+  // for its result event; `what` names it in errors.
+  template <class Send>
+  Result<KafkaEvent> run_request(std::string_view what, Send send);
   Result<std::map<std::string, std::string>> topic_configs(const std::string& name);
 
   KafkaHandle handle_;

@@ -35,22 +35,18 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::open(const KafkaClientSett
   // Offsets are committed by Brook only; a partition without one starts at the beginning;
   // the end of a partition is reported (positions past transaction markers); range
   // assignment keeps co-partitioned partitions together.
-  std::map<std::string, std::string> properties = {
-      {"enable.auto.commit", "false"},
-      {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
-      {"enable.partition.eof", "true"},
-      {"partition.assignment.strategy", "range"},
-      {"isolation.level", config.read_committed ? "read_committed" : "read_uncommitted"}};
-  for (const auto* layer : {&settings.common, &settings.consumer}) {
-    for (const auto& [name, value] : *layer) properties[name] = value;
-  }
+  auto properties = settings.layered(
+      {{"enable.auto.commit", "false"},
+       {"enable.auto.offset.store", "false"},
+       {"auto.offset.reset", "earliest"},
+       {"enable.partition.eof", "true"},
+       {"partition.assignment.strategy", "range"},
+       {"isolation.level", config.read_committed ? "read_committed" : "read_uncommitted"}},
+      settings.consumer);
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
-  // librdkafka's consumer API needs a group even to read assigned partitions: one of its own,
-  // never joined, that commit() refuses.
-  properties["group.id"] = config.group_id.empty()
-                               ? fmt::format("brook-unjoined-{}", static_cast<void*>(&properties))
-                               : config.group_id;
+  // librdkafka's consumer API needs a group even to read assigned partitions: one that is
+  // never joined, and that commit() refuses.
+  properties["group.id"] = config.group_id.empty() ? "brook-unjoined" : config.group_id;
   if (!config.group_instance_id.empty()) properties["group.instance.id"] = config.group_instance_id;
 
   std::unique_ptr<KafkaConsumer> consumer(new KafkaConsumer(config, settings.timeout));
@@ -142,8 +138,8 @@ Status KafkaConsumer::apply_assignment() {
 }
 
 Status KafkaConsumer::take(KafkaMessage message, std::vector<ConsumerRecord>& out) {
-  const TopicPartition tp{message->rkt ? rd_kafka_topic_name(message->rkt) : "",
-                          Partition(message->partition)};
+  TopicPartition tp{message->rkt ? rd_kafka_topic_name(message->rkt) : "",
+                    Partition(message->partition)};
   auto position = assigned_.find(tp);
   if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
     if (position != assigned_.end()) position->second = Offset(message->offset);
@@ -163,7 +159,7 @@ Status KafkaConsumer::take(KafkaMessage message, std::vector<ConsumerRecord>& ou
   if (position == assigned_.end()) return {};  // of a partition revoked meanwhile
   position->second = Offset(message->offset + 1);
   rd_kafka_timestamp_type_t type{};
-  out.push_back({.topic = tp.topic,
+  out.push_back({.topic = std::move(tp.topic),
                  .partition = tp.partition,
                  .offset = Offset(message->offset),
                  .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),

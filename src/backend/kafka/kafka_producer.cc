@@ -26,16 +26,14 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
                                                            const ProducerConfig& config) {
   // Idempotent (no duplicates or reordering on retries) and partitioned as the Java client
   // partitions keyed records; user settings may override the rest.
-  std::map<std::string, std::string> properties = {{"enable.idempotence", "true"},
-                                                   {"partitioner", "murmur2_random"}};
+  std::map<std::string, std::string> defaults = {{"enable.idempotence", "true"},
+                                                 {"partitioner", "murmur2_random"}};
   if (!config.transactional_id.empty()) {
     // As Kafka Streams: a transaction left open by a crashed instance blocks read_committed
     // readers of its partitions until this timeout aborts it.
-    properties["transaction.timeout.ms"] = "10000";
+    defaults["transaction.timeout.ms"] = "10000";
   }
-  for (const auto* layer : {&settings.common, &settings.producer}) {
-    for (const auto& [name, value] : *layer) properties[name] = value;
-  }
+  auto properties = settings.layered(std::move(defaults), settings.producer);
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
   if (!config.transactional_id.empty()) properties["transactional.id"] = config.transactional_id;
 

@@ -45,6 +45,15 @@ struct KafkaClientSettings {
   std::map<std::string, std::string> producer;  // producer.* settings
   std::map<std::string, std::string> consumer;  // consumer.* settings
   std::chrono::milliseconds timeout{30'000};
+
+  // `defaults` overridden by the common settings, then by those of one kind of client.
+  std::map<std::string, std::string> layered(std::map<std::string, std::string> defaults,
+                                             const std::map<std::string, std::string>& kind) const {
+    for (const auto* layer : {&common, &kind}) {
+      for (const auto& [name, value] : *layer) defaults[name] = value;
+    }
+    return defaults;
+  }
 };
 
 // A client handle from `properties` (librdkafka names); `configure` may add callbacks to the

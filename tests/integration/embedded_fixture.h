@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "app_waits.h"
 #include "backend/embedded/embedded_log.h"
 #include "brook/streams.h"
 #include "scratch_dir.h"
@@ -79,19 +80,6 @@ class EmbeddedFixture : public ::testing::Test {
     extra.emplace("commit.interval.ms", "50");
     extra.emplace("poll.ms", "10");
     return extra;
-  }
-
-  // Waits until `app` has processed and committed every input record.
-  static void wait_until_idle(Streams& app, std::chrono::seconds limit = std::chrono::seconds(60)) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      ASSERT_NE(app.state(), Streams::State::kError);
-      auto lag = app.lag();
-      ASSERT_TRUE(lag) << lag.error().to_string();
-      if (*lag == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    FAIL() << "the application did not catch up within " << limit.count() << " s";
   }
 
   ScratchDir scratch_{"brook-it"};

@@ -8,6 +8,7 @@
 #include <map>
 #include <thread>
 
+#include "app_waits.h"
 #include "brook/serde.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -21,15 +22,6 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr auto kDeadline = std::chrono::seconds(60);
-
-// Counts the store restorations' records.
-class RestoreCounter final : public StateRestoreListener {
- public:
-  void on_restore_end(const std::string&, TaskId, std::int64_t restored) override {
-    total += restored;
-  }
-  std::atomic<std::int64_t> total = 0;
-};
 
 class KafkaStreamsTest : public KafkaFixture {
  protected:
@@ -56,19 +48,6 @@ class KafkaStreamsTest : public KafkaFixture {
             {"commit.interval.ms", "100"},
             {"consumer.session.timeout.ms", "6000"},
             {"consumer.heartbeat.interval.ms", "1000"}};
-  }
-
-  // Waits until `app` has processed and committed all its input.
-  static void wait_idle(Streams& app) {
-    const auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (std::chrono::steady_clock::now() < deadline) {
-      ASSERT_NE(app.state(), Streams::State::kError);
-      auto lag = app.lag();
-      ASSERT_TRUE(lag) << lag.error().to_string();
-      if (*lag == 0) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // lag moves on commits
-    }
-    FAIL() << "the application did not catch up within a minute";
   }
 
   std::vector<std::string> values(const std::string& topic) {
@@ -114,14 +93,14 @@ TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
   Streams app(copy_topology(in, out), settings);
   ASSERT_TRUE(app.start().ok());
   produce(in, {{"a", "1"}, {"b", "2"}});
-  wait_idle(app);
+  wait_until_idle(app);
 
   // Another producer with the thread's transactional id fences the thread's producer.
   auto intruder =
       kafka_->make_producer({.client_id = "intruder", .transactional_id = app_id + "-one-0"});
   ASSERT_TRUE(intruder) << intruder.error().to_string();
   produce(in, {{"a", "3"}, {"b", "4"}, {"c", "5"}});
-  wait_idle(app);
+  wait_until_idle(app);
   EXPECT_NE(app.state(), Streams::State::kError);
   EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!"));
   EXPECT_TRUE(app.close().ok());
@@ -155,7 +134,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
       for (int i = 0; i < kKeys * kUpdates / 3; ++i)
         batch.emplace_back("k" + std::to_string(i % kKeys), "x");
       produce(in, batch);
-      wait_idle(app);
+      wait_until_idle(app);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));  // older than segment.ms
     }
     ASSERT_TRUE(app.close().ok());
@@ -172,7 +151,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
 
   // A new instance without local state restores the compacted changelog: exact counts.
   Streams again(topology, config(app_id, "second"));
-  auto restored = std::make_shared<RestoreCounter>();
+  auto restored = std::make_shared<CountingRestoreListener>();
   again.set_restore_listener(restored);
   ASSERT_TRUE(again.start().ok());
   ASSERT_TRUE(again.wait_for_state(Streams::State::kRunning, kDeadline));  // restored
@@ -206,14 +185,14 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   ASSERT_TRUE(stays.start().ok());
   ASSERT_TRUE(restarts->start().ok());
   produce(in, {{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"}});
-  wait_idle(stays);
+  wait_until_idle(stays);
   const int before = rebalances.load();
 
   ASSERT_TRUE(restarts->close().ok());  // a static member does not leave the group
   restarts = std::make_unique<Streams>(topology, with_instance("restarts"));
   ASSERT_TRUE(restarts->start().ok());
   produce(in, {{"a", "5"}, {"b", "6"}, {"c", "7"}, {"d", "8"}});
-  wait_idle(stays);
+  wait_until_idle(stays);
   EXPECT_EQ(rebalances.load(), before) << "the other member had to give up its partitions";
   EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!", "6!", "7!", "8!"));
   EXPECT_TRUE(restarts->close().ok());

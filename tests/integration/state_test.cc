@@ -45,15 +45,6 @@ Topology count_topology(StoreType type, bool caching = true) {
   return std::move(*builder.build());
 }
 
-// Counts restored records per store.
-class CountingRestoreListener : public StateRestoreListener {
- public:
-  void on_restore_end(const std::string&, TaskId, std::int64_t restored) override {
-    total += restored;
-  }
-  std::atomic<std::int64_t> total = 0;
-};
-
 class StateTest : public EmbeddedFixture {
  protected:
   void SetUp() override { create_topics({{"in", 4}, {"out", 4}}); }

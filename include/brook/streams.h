@@ -49,7 +49,8 @@ namespace brook {
 class Streams {
  public:
   enum class State { kCreated, kRebalancing, kRunning, kPendingShutdown, kNotRunning, kError };
-  // Called on the thread that caused the change, after it happened.
+  // Called on the thread that caused the change, after it happened; one change at a time, in
+  // order (never from two threads at once). It must not wait for the application (close()).
   using StateListener = std::function<void(State new_state, State old_state)>;
 
   Streams(Topology topology, std::map<std::string, std::string> config);

@@ -74,7 +74,8 @@ struct Streams::Impl {
   std::unique_ptr<internal::Consumer> lag_reader;  // reads the committed offsets for lag()
   Metrics metrics;
 
-  std::mutex close_mutex;  // one close() at a time
+  std::mutex close_mutex;                 // one close() at a time
+  std::recursive_mutex transition_mutex;  // serialises transitions and listener calls
   mutable std::mutex mutex;
   mutable std::condition_variable state_changed;
   State state = State::kCreated;
@@ -87,6 +88,9 @@ struct Streams::Impl {
 
   // Moves to `to` if legal from the current state; false otherwise.
   bool transition(State to) {
+    // One transition at a time, its listener call included: a listener sees the changes in
+    // order and is never called from two threads at once (it may call back into Streams).
+    std::lock_guard serial(transition_mutex);
     StateListener notify;
     State from;
     {

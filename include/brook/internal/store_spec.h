@@ -2,6 +2,7 @@
 // runtime builds one store stack per task from it. Not for users.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -15,9 +16,21 @@
 
 namespace brook::internal {
 
+// What a store's keys are. Window and session stores are segmented by time: their keys end
+// in a timestamp (see window_keys.h), and whole segments older than `retention` are dropped.
+enum class StoreKind {
+  kKeyValue,
+  kWindow,   // keys [key][8-byte window start][4-byte sequence]
+  kSession,  // keys [key][8-byte session end][8-byte session start]
+};
+
 struct StoreSpec {
   std::string name;
   StoreType type{};
+  StoreKind kind = StoreKind::kKeyValue;
+  std::chrono::milliseconds retention{0};    // window and session stores: how long they keep data
+  std::chrono::milliseconds window_size{0};  // window stores: window end = start + window_size
+  bool retain_duplicates = false;            // window stores: add() keeps every value of a key
   bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
   bool caching = true;  // the record cache sits in front of the store
   // The key and value types of the typed facade, and their serdes (Serde<K>, Serde<V>).

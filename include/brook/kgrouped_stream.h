@@ -13,8 +13,14 @@
 #include <utility>
 
 #include "brook/kstream.h"
+#include "brook/windows.h"
 
 namespace brook {
+
+template <class K, class V>
+class TimeWindowedKStream;
+template <class K, class V>
+class SessionWindowedKStream;
 
 template <class K, class V>
 class KGroupedStream {
@@ -53,18 +59,32 @@ class KGroupedStream {
     });
   }
 
+  // Aggregations per window (brook/windowed_kstream.h): tumbling or hopping windows,
+  // sliding windows, session windows.
+  TimeWindowedKStream<K, V> windowed_by(TimeWindows windows) const;
+  TimeWindowedKStream<K, V> windowed_by(SlidingWindows windows) const;
+  SessionWindowedKStream<K, V> windowed_by(SessionWindows windows) const;
+
  private:
+  template <class, class>
+  friend class TimeWindowedKStream;
+  template <class, class>
+  friend class SessionWindowedKStream;
+
   template <class VA, class F>
   KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
-    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KSTREAM-AGGREGATE");
-    auto input = KStream<K, V>(graph_, node_, rekeyed_)
-                     .repartitioned_if_needed(
-                         (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
-                         grouped_.partitions, grouped_.key_serde, grouped_.value_serde);
-    return KTable<K, VA>(graph_,
-                         internal::add_aggregate<K, V, VA>(*graph_, "KSTREAM-AGGREGATE", store,
-                                                           input.node_name(), f),
-                         store);
+    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KSTREAM-AGGREGATE").name;
+    return KTable<K, VA>(
+        graph_,
+        internal::add_aggregate<K, V, VA>(*graph_, "KSTREAM-AGGREGATE", store, input_for(store), f),
+        store);
+  }
+  // The node an aggregation into `store` reads: through a repartition topic if re-keyed.
+  std::string input_for(const std::string& store) const {
+    return KStream<K, V>(graph_, node_, rekeyed_)
+        .repartitioned_if_needed((grouped_.name.empty() ? store : grouped_.name) + "-repartition",
+                                 grouped_.partitions, grouped_.key_serde, grouped_.value_serde)
+        .node_name();
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;
@@ -74,3 +94,5 @@ class KGroupedStream {
 };
 
 }  // namespace brook
+
+#include "brook/windowed_kstream.h"

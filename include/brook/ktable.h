@@ -13,7 +13,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "brook/internal/suppress.h"
 #include "brook/kstream.h"
+#include "brook/suppressed.h"
 
 namespace brook {
 
@@ -26,9 +28,21 @@ class KTable {
   using key_type = K;
   using value_type = V;
 
+  // What the operator that made a table knows about it, for operators downstream.
+  struct Traits {
+    SerdePtr<K> key_serde;    // null: K's default serde
+    SerdePtr<V> value_serde;  // null: V's default serde
+    // Windowed tables: a window closes when stream time reaches its end + this delay.
+    std::optional<std::chrono::milliseconds> close_delay;
+  };
+
   // `store`: the store that materialises this table, empty if it has none.
-  KTable(std::shared_ptr<internal::GraphBuilder> graph, std::string node, std::string store = {})
-      : graph_(std::move(graph)), node_(std::move(node)), store_(std::move(store)) {}
+  KTable(std::shared_ptr<internal::GraphBuilder> graph, std::string node, std::string store = {},
+         Traits traits = {})
+      : graph_(std::move(graph)),
+        node_(std::move(node)),
+        store_(std::move(store)),
+        traits_(std::move(traits)) {}
 
   const std::string& node_name() const { return node_; }
   // The store holding this table (query it with Streams::store), or empty.
@@ -37,15 +51,72 @@ class KTable {
   // Keeps the keys whose value matches; a value that stops matching deletes its key.
   template <std::predicate<const K&, const V&> Pred>
   KTable filter(Pred pred, Named named = {}) const {
-    return add<V>("KTABLE-FILTER", named, [pred] {
+    return same_values(add<V>("KTABLE-FILTER", named, [pred] {
       return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, true);
-    });
+    }));
   }
   template <std::predicate<const K&, const V&> Pred>
   KTable filter_not(Pred pred, Named named = {}) const {
-    return add<V>("KTABLE-FILTER", named, [pred] {
+    return same_values(add<V>("KTABLE-FILTER", named, [pred] {
       return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, false);
-    });
+    }));
+  }
+
+  // Holds updates back (see brook/suppressed.h): until_window_closes() emits each window's
+  // final result once, for a windowed table (a windowed aggregation's, or filtered from one);
+  // until_time_limit() at most one update per key per time limit, for any table. The buffer
+  // is the store "<name>-store" (name: Suppressed::name, else generated).
+  KTable suppress(Suppressed suppressed) const {
+    const auto name = graph_->name_for(suppressed.name, "KTABLE-SUPPRESS");
+    typename internal::SuppressProcessor<K, V>::DueTime due;
+    if (suppressed.until == Suppressed::Until::kTimeLimit) {
+      if (suppressed.time_limit.count() < 0) {
+        graph_->add_error(Status::invalid_argument(
+            "suppress " + name + ": the time limit must not be negative, got " +
+            std::to_string(suppressed.time_limit.count()) + " ms"));
+      }
+      due = [limit = suppressed.time_limit](const Record<K, internal::Change<V>>& r) {
+        return r.timestamp + limit;
+      };
+    } else if constexpr (internal::kIsWindowed<K>) {
+      if (!traits_.close_delay) {
+        graph_->add_error(Status::invalid_argument(
+            "suppress " + name +
+            ": until_window_closes() needs the table of a windowed "
+            "aggregation (or one filtered from it), whose grace period tells when windows close"));
+      } else if (suppressed.buffer.when_full == BufferFull::kEmitEarly) {
+        graph_->add_error(Status::invalid_argument(
+            "suppress " + name +
+            ": until_window_closes() cannot emit early when its buffer is "
+            "full (that would emit results that are not final); use BufferFull::kShutdown"));
+      }
+      due = [delay = traits_.close_delay.value_or(std::chrono::milliseconds(0))](
+                const Record<K, internal::Change<V>>& r) { return r.key.window.end + delay; };
+    } else {
+      graph_->add_error(
+          Status::invalid_argument("suppress " + name +
+                                   ": until_window_closes() needs a windowed table (keys "
+                                   "brook::Windowed<K>), not <" +
+                                   internal::type_name<K>() + ", ...>"));
+    }
+    const std::string store = name + "-store";
+    auto key_serde = traits_.key_serde ? traits_.key_serde : default_serde<K>();
+    auto value_serde = traits_.value_serde ? traits_.value_serde : default_serde<V>();
+    if (!key_serde) internal::missing_serde<K>(*graph_, name, "suppress", "key", "Materialized");
+    if (!value_serde)
+      internal::missing_serde<V>(*graph_, name, "suppress", "value", "Materialized");
+    SerdePtr<internal::BufferedChange<V>> buffered;
+    if (value_serde)
+      buffered = std::make_shared<const internal::BufferedChangeSerde<V>>(value_serde);
+    graph_->add_store(internal::StoreSpec::make<K, internal::BufferedChange<V>>(
+        store, suppressed.store_type, true, false, key_serde, buffered));
+    auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<V>>(
+        *graph_, "KTABLE-SUPPRESS", name, {node_},
+        [store, due, bounds = suppressed.buffer] {
+          return std::make_unique<internal::SuppressProcessor<K, V>>(store, due, bounds);
+        },
+        {store});
+    return KTable(graph_, std::move(node), store_, traits_);
   }
 
   template <class F, class VOut = internal::ValueFnResult<F, K, V>>
@@ -78,16 +149,25 @@ class KTable {
   }
 
  private:
+  // `table` (a node after this one) with this table's value serde too: same values.
+  KTable same_values(KTable table) const {
+    table.traits_.value_serde = traits_.value_serde;
+    return table;
+  }
+  // A table after a node keeping its keys: their serde and window close delay carry over.
   template <class VOut, class MakeProcessor>
   KTable<K, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make) const {
     return KTable<K, VOut>(
-        graph_, internal::add_processor<K, internal::Change<V>, K, internal::Change<VOut>>(
-                    *graph_, prefix, named.name, {node_}, std::move(make)));
+        graph_,
+        internal::add_processor<K, internal::Change<V>, K, internal::Change<VOut>>(
+            *graph_, prefix, named.name, {node_}, std::move(make)),
+        "", {.key_serde = traits_.key_serde, .close_delay = traits_.close_delay});
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;
   std::string node_;
   std::string store_;
+  Traits traits_;
 };
 
 // A re-keyed table, ready for an aggregation with an adder and a subtractor. Its changes
@@ -144,7 +224,7 @@ class KGroupedTable {
  private:
   template <class VA, class F>
   KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
-    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KTABLE-AGGREGATE");
+    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KTABLE-AGGREGATE").name;
     auto value_serde = grouped_.value_serde ? grouped_.value_serde : default_serde<V>();
     SerdePtr<internal::Change<V>> change_serde;
     if (value_serde) change_serde = std::make_shared<const internal::ChangeSerde<V>>(value_serde);
@@ -166,7 +246,7 @@ template <class K, class V>
 KTable<K, internal::UnwrappedT<V>> KStream<K, V>::to_table(
     Materialized<K, internal::UnwrappedT<V>> materialized) const {
   using VT = internal::UnwrappedT<V>;
-  auto store = internal::add_table_store<K, VT>(*graph_, materialized, "KSTREAM-TOTABLE");
+  auto store = internal::add_table_store<K, VT>(*graph_, materialized, "KSTREAM-TOTABLE").name;
   auto input = repartitioned_if_needed(store + "-repartition", 0, nullptr, nullptr);
   auto node = internal::add_processor<K, V, K, internal::Change<VT>>(
       *graph_, "KSTREAM-TOTABLE", "", {input.node_name()},

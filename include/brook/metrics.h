@@ -3,7 +3,8 @@
 // Counters are registered once and then incremented lock-free from any thread.
 // Task-level counters (group "stream-task-metrics", tag "task-id"):
 //   process-total, deserialization-errors-total, processing-errors-total,
-//   dropped-records-total, dead-letter-records-total
+//   dropped-records-total (skipped by an error handler or InvalidTimestamp::kSkip),
+//   dead-letter-records-total
 #pragma once
 
 #include <atomic>

@@ -5,12 +5,14 @@
 // must stay stable across versions of the application.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "brook/serde.h"
 #include "brook/state_store.h"
+#include "brook/timestamps.h"
 
 namespace brook {
 
@@ -19,11 +21,19 @@ struct Named {
 };
 
 // How a source reads a topic. Null serdes mean: the type's DefaultSerde.
+//
+// The records' event time (brook/timestamps.h): the log's timestamp by default; what
+// `timestamp_extractor` returns if set; the task's wall clock when the record is processed if
+// `wall_clock_time` (setting both is an error of build()). A negative timestamp is handled as
+// `on_invalid_timestamp` says.
 template <class K, class V>
 struct Consumed {
   SerdePtr<SerdeTargetT<K>> key_serde;
   SerdePtr<SerdeTargetT<V>> value_serde;
   std::string name;
+  TimestampExtractor<K, V> timestamp_extractor;
+  bool wall_clock_time = false;
+  InvalidTimestamp on_invalid_timestamp = InvalidTimestamp::kFail;
 };
 
 // How a sink writes a topic. Null serdes mean: the type's DefaultSerde.
@@ -66,6 +76,9 @@ struct Materialized {
   bool caching = true;  // the record cache collapses updates per key until commit
   SerdePtr<K> key_serde;
   SerdePtr<V> value_serde;
+  // Window and session stores: how long windows are kept, for queries (0: the least the
+  // windows need, window size + grace; less is an error).
+  std::chrono::milliseconds retention{0};
 };
 
 // group_by / group_by_key: the name of the repartition topic (<name>-repartition), its

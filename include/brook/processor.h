@@ -19,6 +19,7 @@
 #include "brook/record.h"
 #include "brook/state_store.h"
 #include "brook/types.h"
+#include "brook/window_store.h"
 
 namespace brook {
 
@@ -66,6 +67,9 @@ class ProcessorContext {
   virtual Timestamp current_system_time() const = 0;
   virtual TaskId task_id() const = 0;
   virtual std::string_view application_id() const = 0;
+  // Drops the record being processed on purpose (a late event, say): counts it in the task's
+  // dropped-records metric and logs `reason` with where the record came from, rate-limited.
+  virtual void drop_record(std::string_view reason) = 0;
 
   // The task's instance of the store `name`, typed. The store must be connected to this node
   // (Processed{.stores}) and declared with exactly these key and value types; otherwise this
@@ -77,6 +81,23 @@ class ProcessorContext {
   template <class K, class V>
   TimestampedKeyValueStore<K, V> timestamped_key_value_store(std::string_view name) {
     return key_value_store<K, ValueAndTimestamp<V>>(name);
+  }
+
+  // The task's instance of the window store `name` (declared as a window store with these
+  // types; otherwise std::invalid_argument naming the store). Stores of windowed aggregations
+  // hold ValueAndTimestamp<V>: use timestamped_window_store<K, V>().
+  template <class K, class V>
+  WindowStore<K, V> window_store(std::string_view name) {
+    return internal::typed_window_store<K, V>(state_store(name));
+  }
+  template <class K, class V>
+  TimestampedWindowStore<K, V> timestamped_window_store(std::string_view name) {
+    return window_store<K, ValueAndTimestamp<V>>(name);
+  }
+  // The task's instance of the session store `name`, as window_store().
+  template <class K, class V>
+  SessionStore<K, V> session_store(std::string_view name) {
+    return internal::typed_session_store<K, V>(state_store(name));
   }
 
   // The untyped store behind key_value_store(); throws std::invalid_argument if this node has

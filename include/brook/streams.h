@@ -20,6 +20,9 @@
 //   state.dir                 where RocksDB stores live (default <data.dir>/state)
 //   statestore.cache.max.bytes  record cache of all threads together (default 10485760)
 //   rocksdb.memory.max.bytes  block cache + memtables of all RocksDB stores (default 268435456)
+//   stream.time.idle.advance.ms  unset (default): stream time moves only with records; set:
+//                             a task with nothing to process for this long moves its stream
+//                             time with the wall clock (see docs/event_time.md)
 //   bootstrap.servers         host:port,...: run on this Kafka cluster instead of the embedded
 //                             log; instances with the same application.id share its partitions
 //   group.instance.id         Kafka: static membership (a restart within the session timeout
@@ -80,31 +83,41 @@ class Streams {
 
   // A read-only view of the store `name` over this instance's tasks (see
   // brook/interactive_query.h). kNotFound if the topology has no such store; kInvalidArgument
-  // if its types are not <K, V> (or <K, ValueAndTimestamp<V>>); kFailedPrecondition before
-  // start().
+  // if its types are not <K, V> (or <K, ValueAndTimestamp<V>>) or it is a window or session
+  // store; kFailedPrecondition before start().
   template <class K, class V>
   Result<ReadOnlyKeyValueStore<K, V>> store(std::string_view name) const {
     auto query = store_query(name);
     if (!query) return error(std::move(query.error()));
     const auto& spec = (*query)->spec();
-    const bool timestamped = spec.template holds<K, ValueAndTimestamp<V>>();
-    if (!timestamped && !spec.template holds<K, V>()) {
-      return error(Status::invalid_argument(spec.template mismatch<K, V>()));
-    }
-    typename ReadOnlyKeyValueStore<K, V>::DecodeValue decode;
-    if (timestamped) {
-      auto serde = std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(spec.value_serde);
-      decode = [serde](std::string_view bytes) -> Result<V> {
-        auto v = serde->deserialize(bytes);
-        if (!v) return error(std::move(v.error()));
-        return std::move(v->value);
-      };
-    } else {
-      auto serde = std::static_pointer_cast<const Serde<V>>(spec.value_serde);
-      decode = [serde](std::string_view bytes) { return serde->deserialize(bytes); };
-    }
+    auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kKeyValue);
+    if (!decode) return error(std::move(decode.error()));
     return ReadOnlyKeyValueStore<K, V>(
-        *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(decode));
+        *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(*decode));
+  }
+  // The same for a window store (of a windowed aggregation): kInvalidArgument also if `name` is
+  // not a window store.
+  template <class K, class V>
+  Result<ReadOnlyWindowStore<K, V>> window_store(std::string_view name) const {
+    auto query = store_query(name);
+    if (!query) return error(std::move(query.error()));
+    const auto& spec = (*query)->spec();
+    auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kWindow);
+    if (!decode) return error(std::move(decode.error()));
+    return ReadOnlyWindowStore<K, V>(*query,
+                                     std::static_pointer_cast<const Serde<K>>(spec.key_serde),
+                                     std::move(*decode), spec.window_size);
+  }
+  // The same for a session store.
+  template <class K, class V>
+  Result<ReadOnlySessionStore<K, V>> session_store(std::string_view name) const {
+    auto query = store_query(name);
+    if (!query) return error(std::move(query.error()));
+    const auto& spec = (*query)->spec();
+    auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kSession);
+    if (!decode) return error(std::move(decode.error()));
+    return ReadOnlySessionStore<K, V>(
+        *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(*decode));
   }
 
   // Records in the source topics, repartition topics included, not yet processed and

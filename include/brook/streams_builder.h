@@ -38,7 +38,7 @@ class StreamsBuilder {
   KTable<K, V> table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
                      Materialized<K, V> materialized = {}) {
     auto source = add_source<K, std::optional<V>>({topic}, consumed);
-    auto store = internal::add_table_store<K, V>(*graph_, materialized, topic);
+    auto store = internal::add_table_store<K, V>(*graph_, materialized, topic).name;
     auto node = internal::add_processor<K, std::optional<V>, K, internal::Change<V>>(
         *graph_, "KTABLE-SOURCE", "", {source},
         [store] {
@@ -76,8 +76,16 @@ class StreamsBuilder {
                                                    "key", "Consumed");
     auto value_serde = internal::serde_or_default<V>(*graph_, consumed.value_serde, name, "source",
                                                      "value", "Consumed");
+    if (consumed.timestamp_extractor && consumed.wall_clock_time) {
+      graph_->add_error(Status::invalid_argument(
+          "source " + name +
+          ": Consumed sets both timestamp_extractor and wall_clock_time; choose one"));
+    }
     return internal::add_source<K, V>(*graph_, name, std::move(topics), false, key_serde,
-                                      value_serde);
+                                      value_serde,
+                                      {.extractor = consumed.timestamp_extractor,
+                                       .wall_clock = consumed.wall_clock_time,
+                                       .on_invalid = consumed.on_invalid_timestamp});
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

@@ -24,3 +24,6 @@ struct Windowed {
 };
 
 }  // namespace brook
+
+// Their serdes (and DefaultSerde<Windowed<K>>), so that every user of Windowed<K> sees them.
+#include "brook/windowed_serde.h"  // IWYU pragma: export

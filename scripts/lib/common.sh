@@ -4,7 +4,7 @@
 # Everything a developer, the demo and CI need. Edit this list only.
 BROOK_APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev
   kcat maven openjdk-17-jdk-headless
   clang-format-16 clang-tidy-16

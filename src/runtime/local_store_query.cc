@@ -4,8 +4,8 @@
 
 namespace brook::internal {
 
-Result<std::optional<std::string>> LocalStoreQuery::get(std::string_view key) {
-  const Partition partition = partition_for_key(key, partitions_);
+Result<std::shared_ptr<LocalStore>> LocalStoreQuery::owner(std::string_view partition_key) const {
+  const Partition partition = partition_for_key(partition_key, partitions_);
   auto stores = registry_.find(spec_.name);
   auto it = stores.find(partition.value());
   if (it == stores.end()) {
@@ -14,7 +14,31 @@ Result<std::optional<std::string>> LocalStoreQuery::get(std::string_view key) {
                     "another instance, or is being reassigned)",
                     spec_.name, partition.value())));
   }
-  return it->second->query([&](KeyValueBytesStore& store) { return store.get(key); });
+  return it->second;
+}
+
+Result<std::optional<std::string>> LocalStoreQuery::get(std::string_view key) {
+  return get_keyed(key, key);
+}
+
+Result<std::optional<std::string>> LocalStoreQuery::get_keyed(std::string_view partition_key,
+                                                              std::string_view key) {
+  auto store = owner(partition_key);
+  if (!store) return error(std::move(store.error()));
+  return (*store)->query([&](KeyValueBytesStore& s) { return s.get(key); });
+}
+
+Status LocalStoreQuery::scan_keyed(std::string_view partition_key, const KeyRange& range,
+                                   const ScanVisitor& visit) {
+  auto store = owner(partition_key);
+  if (!store) return store.error();
+  auto scanned = (*store)->query([&](KeyValueBytesStore& s) -> Result<bool> {
+    auto status = s.scan(range, visit);
+    if (!status.ok()) return error(std::move(status));
+    return true;
+  });
+  if (!scanned) return scanned.error();
+  return {};
 }
 
 Status LocalStoreQuery::scan(const KeyRange& range, const ScanVisitor& visit) {

@@ -16,9 +16,16 @@ class LocalStoreQuery final : public StoreQuery {
   const StoreSpec& spec() const override { return spec_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
+  Result<std::optional<std::string>> get_keyed(std::string_view partition_key,
+                                               std::string_view key) override;
+  Status scan_keyed(std::string_view partition_key, const KeyRange& range,
+                    const ScanVisitor& visit) override;
   Result<std::int64_t> approximate_count() override;
 
  private:
+  // The local store of the task owning `partition_key`'s partition, or kNotFound.
+  Result<std::shared_ptr<LocalStore>> owner(std::string_view partition_key) const;
+
   const StoreSpec& spec_;
   std::int32_t partitions_;
   const StoreRegistry& registry_;

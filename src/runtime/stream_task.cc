@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 #include "core/log.h"
 
@@ -20,6 +22,12 @@ std::string_view action_name(ErrorAction action) {
     case ErrorAction::kDeadLetter: return "dead-letter";
   }
   return "?";
+}
+
+// "<topic>-<partition>@<offset>", or "a punctuation" without a record.
+std::string position(const ConsumerRecord* record) {
+  if (record == nullptr) return "a punctuation";
+  return fmt::format("{}-{}@{}", record->topic, record->partition.value(), record->offset.value());
 }
 
 }  // namespace
@@ -59,7 +67,7 @@ Status StreamTask::init() {
       *topology_, config_.application_id,
       [this](ProducerRecord&& record) { collector_.send(std::move(record)); },
       [this] {
-        if (current_ != nullptr) return current_->timestamp;
+        if (current_ != nullptr) return current_timestamp_;
         return stream_time_ == Timestamp::min() ? Timestamp(0) : stream_time_;
       });
   if (!opened.ok()) return opened;
@@ -118,8 +126,9 @@ Result<bool> StreamTask::process_one() {
     return error(Status::not_found(
         fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic)));
   }
-  stream_time_ = std::max(stream_time_, record.timestamp);
   current_ = &record;  // metadata is built only if a processor asks for it
+  current_input_ = next;
+  current_timestamp_ = record.timestamp;
   ++processed_;
   Status outcome;
   try {
@@ -139,6 +148,11 @@ Result<bool> StreamTask::process_one() {
     outcome = Status::io_error(fmt::format("task {}: {}", id_.to_string(), e.what()));
   }
   current_ = nullptr;
+  current_input_ = nullptr;
+  if (!timestamp_error_.ok()) {  // the source dropped the record and returned ok
+    outcome = std::exchange(timestamp_error_, Status());
+  }
+  if (config_.idle_advance) idle_since_ = idle_advanced_to_ = config_.clock();
   if (!outcome.ok()) return error(std::move(outcome));
   next->consumed = Offset(record.offset.value() + 1);
   if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {
@@ -147,8 +161,59 @@ Result<bool> StreamTask::process_one() {
   return true;
 }
 
+std::optional<Timestamp> StreamTask::accept_timestamp(Timestamp timestamp,
+                                                      InvalidTimestamp on_invalid) {
+  if (current_input_ == nullptr) {
+    throw std::logic_error("accept_timestamp() outside a record read by a source");
+  }
+  Input& input = *current_input_;
+  if (timestamp.value() < 0) {
+    const std::string what = fmt::format(
+        "invalid timestamp {} of record {}-{}@{} (source {})", timestamp.value(), current_->topic,
+        current_->partition.value(), current_->offset.value(), input.source->name());
+    switch (on_invalid) {
+      case InvalidTimestamp::kSkip:
+        ++dropped_;
+        if (worth_logging(++invalid_timestamps_)) {
+          log(LogLevel::kWarn,
+              "task {}: dropped the record with an {} (InvalidTimestamp::kSkip, #{} of this "
+              "task{})",
+              id_.to_string(), what, invalid_timestamps_, rate_limit_note(invalid_timestamps_));
+        }
+        return std::nullopt;
+      case InvalidTimestamp::kUsePartitionTime:
+        if (input.partition_time != Timestamp::min()) {
+          timestamp = input.partition_time;
+          break;
+        }
+        timestamp_error_ = Status::invalid_argument(
+            fmt::format("task {}: {}, and no partition time yet to use instead "
+                        "(InvalidTimestamp::kUsePartitionTime)",
+                        id_.to_string(), what));
+        return std::nullopt;
+      case InvalidTimestamp::kFail:
+        timestamp_error_ = Status::invalid_argument(
+            fmt::format("task {}: {} (InvalidTimestamp::kFail)", id_.to_string(), what));
+        return std::nullopt;
+    }
+  }
+  input.partition_time = std::max(input.partition_time, timestamp);
+  stream_time_ = std::max(stream_time_, timestamp);
+  current_timestamp_ = timestamp;
+  return timestamp;
+}
+
 Status StreamTask::punctuate_wall_clock() {
-  return punctuate(PunctuationType::kWallClockTime, config_.clock());
+  const Timestamp now = config_.clock();
+  // Idle: nothing buffered, stream time started, and the last record at least idle_advance ago.
+  if (config_.idle_advance && buffered_ == 0 && stream_time_ != Timestamp::min() &&
+      idle_since_ != Timestamp::min() && now - idle_since_ >= *config_.idle_advance &&
+      now > idle_advanced_to_) {
+    stream_time_ = stream_time_ + (now - idle_advanced_to_);
+    idle_advanced_to_ = now;
+    if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) return s;
+  }
+  return punctuate(PunctuationType::kWallClockTime, now);
 }
 
 Cancellable StreamTask::schedule(std::string_view node, std::chrono::milliseconds interval,
@@ -228,11 +293,17 @@ StoreAccess StreamTask::state_store(std::string_view node, std::string_view stor
   return {*local, local->spec()};
 }
 
+void StreamTask::drop_record(std::string_view node, std::string_view reason) {
+  ++dropped_;
+  if (!worth_logging(++dropped_by_nodes_)) return;
+  log(LogLevel::kWarn, "task {}: node {} dropped the record from {} (drop #{} of this task{}): {}",
+      id_.to_string(), node, position(current_), dropped_by_nodes_,
+      rate_limit_note(dropped_by_nodes_), reason);
+}
+
 Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
                                 const std::string& message, const ConsumerRecord* record) {
-  const std::string where = record ? fmt::format("{}-{}@{}", record->topic,
-                                                 record->partition.value(), record->offset.value())
-                                   : std::string("a punctuation");
+  const std::string where = position(record);
   if (action == ErrorAction::kFail) {
     return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
                                                 id_.to_string(), kind, node, where, message));

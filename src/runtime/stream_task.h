@@ -1,10 +1,13 @@
 // StreamTask: runs one task (sub-topology x partition) of a topology. It buffers records per
-// input partition, always processes next the head record with the smallest timestamp,
-// tracks stream time, fires punctuations and applies the error handlers. Single-threaded:
+// input partition, always processes next the head record with the smallest (log) timestamp,
+// tracks partition and stream time from the timestamps its sources extract (and, if
+// configured, from the wall clock while idle), fires punctuations and applies the error
+// handlers. Single-threaded:
 // every call comes from the thread that owns the task. The test driver and the real runtime
 // run the very same class.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -33,6 +36,10 @@ struct TaskConfig {
   ErrorHandling errors;
   std::function<Timestamp()> clock;  // the system clock as the task sees it
   StateConfig state;
+  // Set: once the task has had no record to process for this long by `clock`, its stream
+  // time moves with `clock` (see punctuate_wall_clock()). Unset: stream time moves only with
+  // records.
+  std::optional<std::chrono::milliseconds> idle_advance;
 };
 
 // A non-ok Status if `errors` is unusable, naming what is missing.
@@ -53,7 +60,10 @@ class StreamTask final : public TaskContext {
   // Processes the buffered record with the smallest timestamp, then due stream-time
   // punctuations. False if nothing was buffered; an error if a handler said kFail.
   Result<bool> process_one();
-  // Fires the wall-clock punctuations that are due at clock().
+  // Fires the wall-clock punctuations that are due at clock(). With idle_advance set, first
+  // advances stream time if the task has had nothing to process for at least idle_advance:
+  // by the clock time elapsed since its last record (or since the previous advance), never
+  // backwards, only once a first record set stream time; due stream-time punctuations fire.
   Status punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
   std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
@@ -72,11 +82,17 @@ class StreamTask final : public TaskContext {
     return RecordMetadata{current_->topic, current_->partition, current_->offset};
   }
   Timestamp stream_time() const override { return stream_time_; }
+  Timestamp partition_time() const override {
+    return current_input_ == nullptr ? Timestamp::min() : current_input_->partition_time;
+  }
+  std::optional<Timestamp> accept_timestamp(Timestamp timestamp,
+                                            InvalidTimestamp on_invalid) override;
   Timestamp system_time() const override { return config_.clock(); }
   TaskId task_id() const override { return id_; }
   std::string_view application_id() const override { return config_.application_id; }
   Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                        PunctuationType type, Punctuator punctuator) override;
+  void drop_record(std::string_view node, std::string_view reason) override;
   void send(ProducerRecord&& record) override { collector_.send(std::move(record)); }
   StoreAccess state_store(std::string_view node, std::string_view store) override;
 
@@ -105,11 +121,13 @@ class StreamTask final : public TaskContext {
   TaskStores stores_;
   TaskGraph graph_;
   // One input partition of the task: its buffered records, the source node that reads it
-  // (null for a topic no source reads) and the next offset after the last processed record.
+  // (null for a topic no source reads), the next offset after the last processed record and
+  // the partition time (the largest timestamp its source accepted).
   struct Input {
     std::deque<ConsumerRecord> records;
     SourceNodeBase* source = nullptr;
     std::optional<Offset> consumed;
+    Timestamp partition_time = Timestamp::min();
   };
   using Inputs = std::map<std::pair<std::string, std::int32_t>, Input>;
   Inputs inputs_;
@@ -117,8 +135,17 @@ class StreamTask final : public TaskContext {
   std::size_t buffered_ = 0;
   std::vector<Schedule> schedules_;
   const ConsumerRecord* current_ = nullptr;  // the record being processed, if any
+  Input* current_input_ = nullptr;           // where it came from
+  Timestamp current_timestamp_{0};           // its timestamp as its source accepted it
+  Status timestamp_error_;                   // set by accept_timestamp() to stop the task
   Timestamp stream_time_ = Timestamp::min();
-  std::int64_t handled_errors_ = 0;  // skipped or dead-lettered, for rate-limited logging
+  // With idle_advance: the clock when the task last processed a record, and up to when the
+  // clock has already advanced stream time since.
+  Timestamp idle_since_ = Timestamp::min();
+  Timestamp idle_advanced_to_ = Timestamp::min();
+  std::int64_t invalid_timestamps_ = 0;  // skipped for their timestamp, for rate-limited logging
+  std::int64_t handled_errors_ = 0;      // skipped or dead-lettered, for rate-limited logging
+  std::int64_t dropped_by_nodes_ = 0;    // drop_record() calls, for rate-limited logging
   bool initialised_ = false;
   bool closed_ = false;
 

@@ -155,6 +155,59 @@ TEST_F(StreamTaskTest, ProcessingErrorFailsTheTaskByDefaultNamingTheNode) {
               HasSubstr("task 0_3: processing error in node to-text at a-3@0: unlucky"));
 }
 
+// Reads int32 values of "a" and "b" as their timestamps, using the partition time for
+// negative ones, and writes "out".
+std::shared_ptr<const TopologyData> value_time_topology() {
+  StreamsBuilder builder;
+  Consumed<std::string, std::int32_t> consumed{
+      .timestamp_extractor = [](const Record<std::string, std::int32_t>& r,
+                                Timestamp) { return Timestamp(r.value); },
+      .on_invalid_timestamp = InvalidTimestamp::kUsePartitionTime};
+  builder.stream<std::string, std::int32_t>(std::vector<std::string>{"a", "b"}, consumed).to("out");
+  return builder.build()->shared_data();
+}
+
+TEST(StreamTask, PartitionTimeIsKeptPerInputPartition) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 3}, value_time_topology(),
+                  TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  ASSERT_TRUE(task.init().ok());
+  task.add_record(input("a", 3, 0, 1, int32(100)));
+  task.add_record(input("b", 3, 0, 2, int32(20)));
+  task.add_record(input("b", 3, 1, 3, int32(-1)));  // b's partition time, not stream time
+  task.add_record(input("a", 3, 1, 4, int32(-1)));
+  while (true) {
+    auto more = task.process_one();
+    ASSERT_TRUE(more) << more.error().to_string();
+    if (!*more) break;
+  }
+  std::vector<std::int64_t> out;
+  for (const auto& r : collected.records) out.push_back(r.timestamp.value());
+  EXPECT_THAT(out, ElementsAre(100, 20, 20, 100));
+  EXPECT_EQ(task.stream_time(), Timestamp(100));
+}
+
+TEST(StreamTask, ARecordFailingForItsTimestampIsNotConsumed) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 3}, unlucky_topology(),
+                  TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  ASSERT_TRUE(task.init().ok());
+  task.add_record(input("a", 3, 0, 5, int32(1)));
+  task.add_record(input("a", 3, 1, -2, int32(2)));
+  ASSERT_TRUE(task.process_one());
+  auto result = task.process_one();
+  ASSERT_FALSE(result);
+  EXPECT_THAT(result.error().message(),
+              HasSubstr("task 0_3: invalid timestamp -2 of record a-3@1 (source read-a)"));
+  EXPECT_EQ(task.consumed().at({"a", 3}), Offset(1));
+  EXPECT_EQ(task.stream_time(), Timestamp(5));
+  EXPECT_THAT(collected.values(), ElementsAre("1"));
+}
+
 TEST(StreamTask, DeadLetterWithoutATopicIsRejectedAtInit) {
   Collected collected;
   Metrics metrics;

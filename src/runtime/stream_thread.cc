@@ -343,7 +343,8 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
                                               std::chrono::system_clock::now().time_since_epoch())
                                               .count());
                        },
-                   .state = state_},
+                   .state = state_,
+                   .idle_advance = config_.stream_time_idle_advance},
         *this, metrics_);
     if (auto s = task->init(); !s.ok()) {
       fatal_ = s;

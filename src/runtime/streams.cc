@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <mutex>
 #include <random>
+#include <ranges>
+#include <set>
 #include <utility>
 
 #include "backend/embedded/embedded_log.h"
@@ -145,6 +147,30 @@ struct Streams::Impl {
                                          config.application_id, fmt::join(problems, "\n  - ")));
   }
 
+  // A changelog keeps the newest record per key; a window or session store's also drops records
+  // older than the store's retention + 1 day (Kafka Streams' default), as the store itself
+  // forgets them.
+  static std::map<std::string, std::string> changelog_configs(const internal::StoreSpec& store) {
+    if (store.kind == internal::StoreKind::kKeyValue) return {{"cleanup.policy", "compact"}};
+    constexpr std::int64_t kChangelogRetentionExtraMs = 24 * 60 * 60 * 1000;
+    return {{"cleanup.policy", "compact,delete"},
+            {"retention.ms", std::to_string(store.retention.count() + kChangelogRetentionExtraMs)}};
+  }
+  // Cleanup policies as sets: "compact,delete" is "delete,compact" (brokers may reorder them).
+  static bool same_cleanup_policy(std::string_view a, std::string_view b) {
+    auto parts = [](std::string_view policy) {
+      std::set<std::string, std::less<>> out;
+      for (auto part : std::views::split(policy, ',')) {
+        std::string_view p(part.begin(), part.end());
+        while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+        while (!p.empty() && p.back() == ' ') p.remove_suffix(1);
+        out.emplace(p);
+      }
+      return out;
+    };
+    return parts(a) == parts(b);
+  }
+
   // Creates the repartition and changelog topics that do not exist yet. A sub-topology has
   // as many tasks as its largest source topic; a repartition topic without a given count
   // gets as many partitions as its writer has tasks; a changelog one partition per task.
@@ -207,7 +233,7 @@ struct Streams::Impl {
       }
       const auto policy = existing->configs.find("cleanup.policy");
       const std::string have = policy == existing->configs.end() ? "delete" : policy->second;
-      if (have != topic.configs.at("cleanup.policy")) {
+      if (!same_cleanup_policy(have, topic.configs.at("cleanup.policy"))) {
         return Status::invalid_argument(
             fmt::format("internal topic {} has cleanup.policy={}, Brook needs {}", topic.name, have,
                         topic.configs.at("cleanup.policy")));
@@ -231,7 +257,7 @@ struct Streams::Impl {
       if (!store.logging) continue;
       if (auto s = ensure({.name = internal::changelog_topic(config.application_id, store.name),
                            .partitions = tasks[owner->id],
-                           .configs = {{"cleanup.policy", "compact"}}});
+                           .configs = changelog_configs(store)});
           !s.ok()) {
         return s;
       }

@@ -31,4 +31,13 @@ Status InMemoryStore::scan(const KeyRange& range, const ScanVisitor& visit) {
   return {};
 }
 
+Status InMemoryStore::delete_range(const KeyRange& range) {
+  auto first = range.from ? entries_.lower_bound(*range.from) : entries_.begin();
+  auto last = range.to ? entries_.upper_bound(*range.to) : entries_.end();
+  if (first != entries_.end() && (last == entries_.end() || first->first <= last->first)) {
+    entries_.erase(first, last);
+  }
+  return {};
+}
+
 }  // namespace brook::internal

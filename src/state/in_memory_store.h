@@ -18,6 +18,7 @@ class InMemoryStore final : public KeyValueBytesStore {
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
+  Status delete_range(const KeyRange& range) override;
   Result<std::int64_t> approximate_count() override {
     return static_cast<std::int64_t>(entries_.size());
   }

@@ -2,6 +2,7 @@
 
 #include "brook/state_store.h"
 #include "state/in_memory_store.h"
+#include "state/segmented_store.h"
 
 namespace brook::internal {
 
@@ -13,6 +14,10 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
     auto store = open_rocksdb_store(spec.name, env.dir, env.rocksdb_memory, {.sync = env.sync});
     if (!store) return error(std::move(store.error()));
     stack.top = std::move(*store);
+  }
+  if (spec.kind != StoreKind::kKeyValue) {  // keys translated to [segment id][key] below
+    stack.top = std::make_unique<SegmentedStore>(std::move(stack.top), spec.kind, spec.retention,
+                                                 segment_interval_for(spec.retention));
   }
   stack.bottom = stack.top.get();
   if (spec.logging) {

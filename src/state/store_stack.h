@@ -1,5 +1,7 @@
 // Builds the decorator stack of one store of one task from its spec:
-//   record cache (if caching) -> change logging (if logging) -> in-memory | RocksDB.
+//   record cache (if caching) -> change logging (if logging) -> in-memory | RocksDB,
+// with a SegmentedStore above the bottom store for window and session stores (it is then
+// the `bottom` restoration writes to: it translates their keys).
 #pragma once
 
 #include <filesystem>

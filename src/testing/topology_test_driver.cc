@@ -105,7 +105,8 @@ TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfi
     internal::TaskConfig task_config{.application_id = config.application_id,
                                      .errors = config.errors,
                                      .clock = [impl = impl_.get()] { return impl->clock; },
-                                     .state = state};
+                                     .state = state,
+                                     .idle_advance = config.stream_time_idle_advance};
     auto task = std::make_unique<StreamTask>(TaskId{sub.id, 0}, impl_->topology,
                                              std::move(task_config), *impl_, impl_->metrics);
     Impl::check(task->init());

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "brook/status.h"
 #include "brook/types.h"
@@ -51,6 +52,22 @@ class KeyValueBytesStore {
   }
   // Visits the entries in `range` in key order. Writes made by `visit` are not allowed.
   virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
+  // Deletes every key in `range`, as put(key, nullopt) of each would. This default scans, then
+  // deletes; the bottom stores do it cheaply. Only the segmented store calls it, on the store
+  // below it: decorators (cache, change logging) do not forward it and a range deletion is
+  // never logged to the changelog.
+  virtual Status delete_range(const KeyRange& range) {
+    std::vector<std::string> keys;
+    auto scanned = scan(range, [&](std::string_view key, std::string_view) {
+      keys.emplace_back(key);
+      return true;
+    });
+    if (!scanned.ok()) return scanned;
+    for (const auto& key : keys) {
+      if (auto s = put(key, std::nullopt); !s.ok()) return s;
+    }
+    return {};
+  }
   // The number of entries: exact in memory, RocksDB's estimate on disk.
   virtual Result<std::int64_t> approximate_count() = 0;
 

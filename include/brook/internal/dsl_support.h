@@ -2,6 +2,7 @@
 // nodes, stores and repartition topics to the graph being described. Not for users.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -56,22 +57,38 @@ std::string add_processor(GraphBuilder& graph, std::string_view prefix,
 template <class K, class V>
 std::string add_source(GraphBuilder& graph, const std::string& name,
                        std::vector<std::string> topics, bool internal,
-                       SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde) {
+                       SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde,
+                       SourceTimestamps<K, V> timestamps = {}) {
   graph.add({.name = name,
              .kind = NodeKind::kSource,
              .topics = std::move(topics),
              .internal_topics = internal,
-             .factory = [name, key_serde, value_serde] -> std::unique_ptr<Node> {
-               return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde);
+             .factory = [name, key_serde, value_serde, timestamps] -> std::unique_ptr<Node> {
+               return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde, timestamps);
              }});
   return name;
 }
 
-// Declares the timestamped store of a table or aggregation, named `options.name` or
-// "<prefix>-STATE-STORE-<counter>"; its name.
+// A store just declared: its name and the serdes of its facade's key and (unwrapped) value.
 template <class K, class V>
-std::string add_table_store(GraphBuilder& graph, const Materialized<K, V>& options,
-                            std::string_view prefix) {
+struct DeclaredStore {
+  std::string name;
+  SerdePtr<K> key_serde;
+  SerdePtr<V> value_serde;
+};
+
+// What a window or session store keeps (StoreSpec's fields); the default is a key-value store.
+struct StoreShape {
+  StoreKind kind = StoreKind::kKeyValue;
+  std::chrono::milliseconds retention{0};
+  std::chrono::milliseconds window_size{0};
+};
+
+// Declares the timestamped store of a table or aggregation, named `options.name` or
+// "<prefix>-STATE-STORE-<counter>".
+template <class K, class V>
+DeclaredStore<K, V> add_table_store(GraphBuilder& graph, const Materialized<K, V>& options,
+                                    std::string_view prefix, StoreShape shape = {}) {
   auto name = graph.name_for(options.name, std::string(prefix) + "-STATE-STORE");
   auto key_serde =
       serde_or_default<K>(graph, options.key_serde, name, "store", "key", "Materialized");
@@ -79,9 +96,13 @@ std::string add_table_store(GraphBuilder& graph, const Materialized<K, V>& optio
       serde_or_default<V>(graph, options.value_serde, name, "store", "value", "Materialized");
   SerdePtr<ValueAndTimestamp<V>> stored;
   if (value_serde) stored = std::make_shared<const TimestampedSerde<V>>(value_serde);
-  graph.add_store(StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
-                                                           options.caching, key_serde, stored));
-  return name;
+  auto spec = StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
+                                                       options.caching, key_serde, stored);
+  spec.kind = shape.kind;
+  spec.retention = shape.retention;
+  spec.window_size = shape.window_size;
+  graph.add_store(std::move(spec));
+  return {std::move(name), std::move(key_serde), std::move(value_serde)};
 }
 
 // Adds the aggregation of the records of node `input` into the table store `store` (see

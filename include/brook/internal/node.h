@@ -19,6 +19,7 @@
 #include "brook/record.h"
 #include "brook/serde.h"
 #include "brook/status.h"
+#include "brook/timestamps.h"
 
 namespace brook::internal {
 
@@ -34,6 +35,18 @@ class TaskContext {
   // Exceptions thrown by `punctuator` are reported against `node`.
   virtual Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                                PunctuationType type, Punctuator punctuator) = 0;
+  // Source nodes: the largest valid timestamp accepted so far from the input partition of the
+  // record being read (Timestamp::min() before the first).
+  virtual Timestamp partition_time() const = 0;
+  // Source nodes, once they extracted `timestamp` from the record being read and before they
+  // forward it: applies `on_invalid` if it is negative, then advances the partition time and
+  // the stream time. Returns the timestamp the record carries downstream, or nullopt if the
+  // source must drop it (kSkip; or the task stops with an error once process_raw() returns).
+  virtual std::optional<Timestamp> accept_timestamp(Timestamp timestamp,
+                                                    InvalidTimestamp on_invalid) = 0;
+  // Counts the record being processed as dropped by `node` on purpose (dropped-records) and
+  // logs `reason`, rate-limited.
+  virtual void drop_record(std::string_view node, std::string_view reason) = 0;
   // Hands a serialised record to the task's record collector (sink nodes).
   virtual void send(ProducerRecord&& record) = 0;
   // The store `store` of this task, which must be connected to `node`; throws
@@ -160,6 +173,9 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
   Timestamp current_system_time() const override { return task_const().system_time(); }
   TaskId task_id() const override { return task_const().task_id(); }
   std::string_view application_id() const override { return task_const().application_id(); }
+  void drop_record(std::string_view reason) override {
+    this->task().drop_record(this->name(), reason);
+  }
   StoreAccess state_store(std::string_view store) override {
     return this->task().state_store(this->name(), store);
   }
@@ -175,20 +191,31 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
 class SourceNodeBase : public Node {
  public:
   using Node::Node;
-  // Deserialises `record` and forwards it. A non-ok Status means the bytes were malformed,
-  // nothing was forwarded and `record` is unchanged; exceptions from downstream nodes
-  // propagate as NodeError. The value bytes may be moved out of `record` if `take_value`.
+  // Deserialises `record`, settles its timestamp (TaskContext::accept_timestamp()) and
+  // forwards it, unless the task says to drop it. A non-ok Status means the bytes were
+  // malformed, nothing was forwarded and `record` is unchanged; exceptions from the timestamp
+  // extractor and downstream nodes propagate as NodeError. The value bytes may be moved out
+  // of `record` if `take_value`.
   virtual Status process_raw(ConsumerRecord& record, bool take_value) = 0;
+};
+
+// Where a source takes its records' timestamps from (see Consumed).
+template <class K, class V>
+struct SourceTimestamps {
+  TimestampExtractor<K, V> extractor;  // null: the log's timestamp
+  bool wall_clock = false;             // the task's system time instead
+  InvalidTimestamp on_invalid = InvalidTimestamp::kFail;
 };
 
 template <class K, class V>
 class SourceNode final : public SourceNodeBase {
  public:
   SourceNode(std::string name, SerdePtr<SerdeTargetT<K>> key_serde,
-             SerdePtr<SerdeTargetT<V>> value_serde)
+             SerdePtr<SerdeTargetT<V>> value_serde, SourceTimestamps<K, V> timestamps = {})
       : SourceNodeBase(std::move(name)),
         key_serde_(std::move(key_serde)),
-        value_serde_(std::move(value_serde)) {}
+        value_serde_(std::move(value_serde)),
+        timestamps_(std::move(timestamps)) {}
 
   bool add_child(Node& child) override { return children_.add(child); }
 
@@ -199,7 +226,19 @@ class SourceNode final : public SourceNodeBase {
     auto value = take_value ? decode<V>(*value_serde_, raw.value)
                             : decode<V>(*value_serde_, std::as_const(raw.value));
     if (!value) return describe(raw, "value", value.error());
-    children_.forward(Record<K, V>{std::move(*key), std::move(*value), raw.timestamp, raw.headers});
+    Record<K, V> record{std::move(*key), std::move(*value), raw.timestamp, raw.headers};
+    Timestamp extracted = raw.timestamp;
+    if (timestamps_.wall_clock) {
+      extracted = task().system_time();
+    } else if (timestamps_.extractor) {
+      run_in_node(name(), [&] {
+        extracted = timestamps_.extractor(std::as_const(record), task().partition_time());
+      });
+    }
+    auto accepted = task().accept_timestamp(extracted, timestamps_.on_invalid);
+    if (!accepted) return {};
+    record.timestamp = *accepted;
+    children_.forward(std::move(record));
     return {};
   }
 
@@ -213,6 +252,7 @@ class SourceNode final : public SourceNodeBase {
 
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
+  SourceTimestamps<K, V> timestamps_;
   Children<K, V> children_;
 };
 

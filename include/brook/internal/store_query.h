@@ -19,6 +19,13 @@ class StoreQuery {
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
   // Each local task's entries in `range`, partition after partition.
   virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
+  // Keyed reads of window and session stores, whose keys embed the plain key the task's
+  // partition derives from: the value of `key`, and the entries in `range`, from the task of
+  // the partition of `partition_key` (the plain serialised key).
+  virtual Result<std::optional<std::string>> get_keyed(std::string_view partition_key,
+                                                       std::string_view key) = 0;
+  virtual Status scan_keyed(std::string_view partition_key, const KeyRange& range,
+                            const ScanVisitor& visit) = 0;
   virtual Result<std::int64_t> approximate_count() = 0;
 };
 

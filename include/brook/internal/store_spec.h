@@ -24,6 +24,15 @@ enum class StoreKind {
   kSession,  // keys [key][8-byte session end][8-byte session start]
 };
 
+inline const char* kind_name(StoreKind kind) {
+  switch (kind) {
+    case StoreKind::kKeyValue: return "key-value";
+    case StoreKind::kWindow: return "window";
+    case StoreKind::kSession: return "session";
+  }
+  return "unknown";
+}
+
 struct StoreSpec {
   std::string name;
   StoreType type{};
@@ -52,6 +61,13 @@ struct StoreSpec {
            type_name<K>() + ", " + type_name<V>() + ">";
   }
 
+  // "store <name> is a <kind> store, not a <wanted> store", or empty if it is one.
+  std::string kind_mismatch(StoreKind wanted) const {
+    if (kind == wanted) return {};
+    return "store " + name + " is a " + kind_name(kind) + " store, not a " + kind_name(wanted) +
+           " store";
+  }
+
   template <class K, class V>
   static StoreSpec make(std::string name, StoreType type, bool logging, bool caching,
                         SerdePtr<K> key_serde, SerdePtr<V> value_serde) {
@@ -74,9 +90,13 @@ struct StoreAccess {
   const StoreSpec& spec;
 };
 
-// The typed facade of `access`. Throws std::invalid_argument if the store holds other types.
+// The typed facade of `access`. Throws std::invalid_argument if the store holds other types
+// or is a window or session store.
 template <class K, class V>
 KeyValueStore<K, V> typed_store(const StoreAccess& access) {
+  if (auto wrong = access.spec.kind_mismatch(StoreKind::kKeyValue); !wrong.empty()) {
+    throw std::invalid_argument(wrong);
+  }
   if (!access.spec.holds<K, V>()) throw std::invalid_argument(access.spec.mismatch<K, V>());
   return KeyValueStore<K, V>(access.store,
                              std::static_pointer_cast<const Serde<K>>(access.spec.key_serde),

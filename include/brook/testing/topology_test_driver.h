@@ -28,6 +28,7 @@
 #include "brook/serde.h"
 #include "brook/state_store.h"
 #include "brook/topology.h"
+#include "brook/window_store.h"
 
 namespace brook::testing {
 
@@ -35,6 +36,9 @@ struct TestDriverConfig {
   std::string application_id = "brook-test";
   Timestamp wall_clock_start{0};
   ErrorHandling errors;
+  // As the Streams key stream.time.idle.advance.ms: once a task has had nothing to process
+  // for this long by the mock clock, advance_wall_clock_time() moves its stream time along.
+  std::optional<std::chrono::milliseconds> stream_time_idle_advance;
 };
 
 class TaskFailed : public std::runtime_error {
@@ -75,7 +79,9 @@ class TopologyTestDriver {
   void pipe_raw_input(const std::string& topic, std::optional<std::string> key,
                       std::optional<std::string> value, Timestamp timestamp, Headers headers = {});
 
-  // Moves the mock clock forward and fires the wall-clock punctuations that became due.
+  // Moves the mock clock forward and fires the wall-clock punctuations that became due (and,
+  // with stream_time_idle_advance, advances the stream time of idle tasks and fires the
+  // stream-time punctuations that became due).
   void advance_wall_clock_time(std::chrono::milliseconds by);
   Timestamp wall_clock_time() const;
 
@@ -95,6 +101,21 @@ class TopologyTestDriver {
   template <class K, class V>
   TimestampedKeyValueStore<K, V> timestamped_key_value_store(std::string_view name) {
     return key_value_store<K, ValueAndTimestamp<V>>(name);
+  }
+
+  // The window (session) store `name`, as key_value_store(); windowed aggregations hold
+  // ValueAndTimestamp<V>: use WindowStore<K, ValueAndTimestamp<V>>.
+  template <class K, class V>
+  WindowStore<K, V> window_store(std::string_view name) {
+    return internal::typed_window_store<K, V>(state_store(name));
+  }
+  template <class K, class V>
+  TimestampedWindowStore<K, V> timestamped_window_store(std::string_view name) {
+    return window_store<K, ValueAndTimestamp<V>>(name);
+  }
+  template <class K, class V>
+  SessionStore<K, V> session_store(std::string_view name) {
+    return internal::typed_session_store<K, V>(state_store(name));
   }
 
  private:

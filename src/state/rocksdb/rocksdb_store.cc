@@ -109,6 +109,7 @@ class RocksDbStore final : public KeyValueBytesStore {
 
   Result<std::optional<std::string>> get(std::string_view key) override {
     if (restored_.Count() > 0) return error(restoring("get"));
+    if (in_pending_range(key)) return batch_value(key);
     std::optional<std::string> value(std::in_place);
     auto s = batch_.GetFromBatchAndDB(db_.get(), read_options_, data_.get(), slice(key), &*value);
     if (s.ok()) return value;
@@ -128,6 +129,13 @@ class RocksDbStore final : public KeyValueBytesStore {
     if (batch_.GetWriteBatch()->Count() > 0) {
       return Status::failed_precondition(fmt::format(
           "RocksDB store '{}' in {}: restore after put without a commit between", name_, dir_));
+    }
+    if (!pending_ranges_.empty()) {  // range deletions before any write: restoration's
+      for (const auto& [from, to] : pending_ranges_) {
+        auto s = restored_.DeleteRange(data_.get(), slice(from), slice(to));
+        if (!s.ok()) return failure(s, name_, dir_, "restore");
+      }
+      pending_ranges_.clear();
     }
     auto s = value ? restored_.Put(data_.get(), slice(key), slice(*value))
                    : restored_.Delete(data_.get(), slice(key));
@@ -159,9 +167,50 @@ class RocksDbStore final : public KeyValueBytesStore {
     for (; it->Valid(); it->Next()) {
       std::string_view key = view(it->key());
       if (range.to && key > *range.to) break;
+      if (in_pending_range(key) && !batch_value(key)->has_value()) continue;  // range-deleted
       if (!visit(key, view(it->value()))) break;
     }
     if (!it->status().ok()) return failure(it->status(), name_, dir_, "scan");
+    return {};
+  }
+
+  // During restoration (restored writes pending) the deletion joins them, in order. Otherwise
+  // the indexed batch cannot hold a range deletion: the batch's own entries in the range are
+  // deleted in it, the range is kept aside, applied at commit before the batch's writes (all
+  // of them came after it), and reads until then hide the database's keys in it.
+  Status delete_range(const KeyRange& range) override {
+    std::string from = range.from.value_or(std::string());
+    std::string to;
+    if (range.to) {
+      to.reserve(range.to->size() + 1);
+      to.append(*range.to).push_back('\0');  // RocksDB's end is exclusive
+    } else {  // an open end: just past the last key, in the database or the batch
+      std::unique_ptr<rocksdb::Iterator> last(
+          batch_.NewIteratorWithBase(data_.get(), db_->NewIterator(read_options_, data_.get())));
+      last->SeekToLast();
+      if (!last->status().ok()) return failure(last->status(), name_, dir_, "delete_range");
+      if (!last->Valid()) return {};
+      to.append(view(last->key())).push_back('\0');
+    }
+    if (from >= to) return {};
+    if (restored_.Count() > 0) {
+      auto s = restored_.DeleteRange(data_.get(), slice(from), slice(to));
+      if (!s.ok()) return failure(s, name_, dir_, "delete_range");
+      return {};
+    }
+    std::vector<std::string> batched;
+    std::unique_ptr<rocksdb::WBWIIterator> it(batch_.NewIterator(data_.get()));
+    for (it->Seek(slice(from)); it->Valid(); it->Next()) {
+      const auto entry = it->Entry();
+      if (view(entry.key) >= to) break;
+      if (entry.type != rocksdb::kDeleteRecord) batched.emplace_back(view(entry.key));
+    }
+    if (!it->status().ok()) return failure(it->status(), name_, dir_, "delete_range");
+    for (const auto& key : batched) {
+      auto s = batch_.Delete(data_.get(), slice(key));
+      if (!s.ok()) return failure(s, name_, dir_, "delete_range");
+    }
+    pending_ranges_.emplace_back(std::move(from), std::move(to));
     return {};
   }
 
@@ -177,8 +226,26 @@ class RocksDbStore final : public KeyValueBytesStore {
   Status flush() override { return {}; }
 
   Status commit(std::optional<Offset> changelog_next) override {
-    return restored_.Count() > 0 ? write(restored_, restored_, changelog_next)
-                                 : write(batch_, *batch_.GetWriteBatch(), changelog_next);
+    if (restored_.Count() > 0) return write(restored_, restored_, changelog_next);
+    if (pending_ranges_.empty()) return write(batch_, *batch_.GetWriteBatch(), changelog_next);
+    // The range deletions first, then the batch's writes (the newest entry of each key).
+    rocksdb::WriteBatch writes;
+    for (const auto& [from, to] : pending_ranges_) {
+      auto s = writes.DeleteRange(data_.get(), slice(from), slice(to));
+      if (!s.ok()) return failure(s, name_, dir_, "commit");
+    }
+    std::unique_ptr<rocksdb::WBWIIterator> it(batch_.NewIterator(data_.get()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      const auto entry = it->Entry();
+      auto s = entry.type == rocksdb::kPutRecord ? writes.Put(data_.get(), entry.key, entry.value)
+                                                 : writes.Delete(data_.get(), entry.key);
+      if (!s.ok()) return failure(s, name_, dir_, "commit");
+    }
+    if (!it->status().ok()) return failure(it->status(), name_, dir_, "commit");
+    if (auto s = write(writes, writes, changelog_next); !s.ok()) return s;
+    batch_.Clear();
+    pending_ranges_.clear();
+    return {};
   }
 
   std::optional<Offset> committed_offset() const override { return committed_offset_; }
@@ -208,6 +275,21 @@ class RocksDbStore final : public KeyValueBytesStore {
     return {};
   }
 
+  bool in_pending_range(std::string_view key) const {
+    return std::ranges::any_of(pending_ranges_, [&](const auto& range) {
+      return key >= range.first && key < range.second;
+    });
+  }
+  // The value the indexed batch holds for `key`: nullopt if none or deleted.
+  Result<std::optional<std::string>> batch_value(std::string_view key) {
+    std::unique_ptr<rocksdb::WBWIIterator> it(batch_.NewIterator(data_.get()));
+    it->Seek(slice(key));
+    if (!it->Valid() || view(it->Entry().key) != key || it->Entry().type != rocksdb::kPutRecord) {
+      return std::optional<std::string>();
+    }
+    return std::optional<std::string>(view(it->Entry().value));
+  }
+
   Status restoring(std::string_view operation) const {
     return Status::failed_precondition(
         fmt::format("RocksDB store '{}' in {}: {} before the restored writes are committed", name_,
@@ -222,6 +304,8 @@ class RocksDbStore final : public KeyValueBytesStore {
   std::unique_ptr<rocksdb::ColumnFamilyHandle> meta_;
   rocksdb::WriteBatchWithIndex batch_;  // the writes since the last commit
   rocksdb::WriteBatch restored_;        // or the restored writes since then
+  // Range deletions [from, to) since the last commit, while batch_ is in use (delete_range).
+  std::vector<std::pair<std::string, std::string>> pending_ranges_;
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
   std::optional<Offset> committed_offset_;

@@ -1,0 +1,115 @@
+// The byte layouts of window and session store keys, as Kafka Streams lays them out:
+//
+//   window store key   [key bytes][8-byte window start][4-byte sequence]
+//   session store key  [key bytes][8-byte session end][8-byte session start]
+//
+// Integers are big-endian and timestamps are non-negative, encoded as uint64, so for one key
+// the byte order is the time order (window start, then sequence; session end, then start).
+// A segmented store (src/state/segmented_store.h) files a window key under its start and a
+// session key under its end. Keys of different lengths may share prefixes ("a" and "ab"): a
+// scan over the keys of one key must check that an entry's key part is exactly that key
+// (window_key_is / session_key_is). Not for users.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "brook/internal/bytes_store.h"
+#include "brook/types.h"
+#include "brook/windowed.h"
+
+namespace brook::internal {
+
+inline constexpr std::size_t kWindowKeySuffix = 12;   // start + sequence
+inline constexpr std::size_t kSessionKeySuffix = 16;  // end + start
+inline constexpr std::uint32_t kMaxSequence = std::numeric_limits<std::uint32_t>::max();
+// The largest timestamp a key encodes (open upper bounds of scans).
+inline constexpr Timestamp kMaxKeyTime{std::numeric_limits<std::int64_t>::max()};
+
+// Appends `v` as `bytes` big-endian bytes.
+inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+// The big-endian integer in `bytes` (at most 8 of them).
+inline std::uint64_t read_big_endian(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
+  return v;
+}
+// A timestamp as a key encodes it: negative ones (invalid) as 0.
+inline std::uint64_t key_time(Timestamp t) {
+  return t.value() < 0 ? 0 : static_cast<std::uint64_t>(t.value());
+}
+inline Timestamp read_time(std::string_view bytes) {
+  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes)));
+}
+
+// ---- window store keys ----
+
+inline std::string window_key(std::string_view key, Timestamp start, std::uint32_t seq) {
+  std::string out;
+  out.reserve(key.size() + kWindowKeySuffix);
+  out.append(key);
+  append_big_endian(out, key_time(start), 8);
+  append_big_endian(out, seq, 4);
+  return out;
+}
+// The parts of a window key. The key must have at least kWindowKeySuffix bytes.
+inline std::string_view window_key_key(std::string_view window_key) {
+  return window_key.substr(0, window_key.size() - kWindowKeySuffix);
+}
+inline Timestamp window_key_start(std::string_view window_key) {
+  return read_time(window_key.substr(window_key.size() - kWindowKeySuffix, 8));
+}
+inline std::uint32_t window_key_sequence(std::string_view window_key) {
+  return static_cast<std::uint32_t>(read_big_endian(window_key.substr(window_key.size() - 4)));
+}
+// True if `window_key` is a key of `key` (not of a longer key sharing its prefix).
+inline bool window_key_is(std::string_view window_key, std::string_view key) {
+  return window_key.size() == key.size() + kWindowKeySuffix && window_key.starts_with(key);
+}
+// The scan range of `key`'s windows with from <= start <= to (every sequence).
+inline KeyRange window_key_range(std::string_view key, Timestamp from, Timestamp to) {
+  return {.from = window_key(key, from, 0), .to = window_key(key, to, kMaxSequence)};
+}
+
+// ---- session store keys ----
+
+inline std::string session_key(std::string_view key, const Window& session) {
+  std::string out;
+  out.reserve(key.size() + kSessionKeySuffix);
+  out.append(key);
+  append_big_endian(out, key_time(session.end), 8);
+  append_big_endian(out, key_time(session.start), 8);
+  return out;
+}
+// The parts of a session key. The key must have at least kSessionKeySuffix bytes.
+inline std::string_view session_key_key(std::string_view session_key) {
+  return session_key.substr(0, session_key.size() - kSessionKeySuffix);
+}
+inline Window session_key_window(std::string_view session_key) {
+  const auto suffix = session_key.substr(session_key.size() - kSessionKeySuffix);
+  return {.start = read_time(suffix.substr(8)), .end = read_time(suffix.substr(0, 8))};
+}
+inline bool session_key_is(std::string_view session_key, std::string_view key) {
+  return session_key.size() == key.size() + kSessionKeySuffix && session_key.starts_with(key);
+}
+// The scan range of `key`'s sessions with end >= earliest_end, in end order.
+inline KeyRange session_key_range(std::string_view key, Timestamp earliest_end) {
+  return {.from = session_key(key, {.start = Timestamp(0), .end = earliest_end}),
+          .to = session_key(key, {.start = kMaxKeyTime, .end = kMaxKeyTime})};
+}
+
+// ---- the time a segmented store files a key under ----
+
+// The window start of a window key / the session end of a session key.
+inline Timestamp window_key_time(std::string_view window_key) {
+  return window_key_start(window_key);
+}
+inline Timestamp session_key_time(std::string_view session_key) {
+  return session_key_window(session_key).end;
+}
+
+}  // namespace brook::internal

@@ -1,0 +1,117 @@
+// Serdes of windowed keys, as Kafka Streams writes them:
+//
+//   TimeWindowedSerde<K>     [key bytes][8-byte big-endian window start]
+//   SessionWindowedSerde<K>  [key bytes][8-byte big-endian session end][8-byte session start]
+//
+// A time-windowed key does not carry its window's end: the serde reads it as start + the
+// window size it was given. DefaultSerde<Windowed<K>> is a TimeWindowedSerde over K's default
+// serde with an unknown size, written as 0: its end reads as the start (an empty window), so
+// give the size (or use SessionWindowedSerde for session windows) where the end matters.
+// Malformed bytes (too short) give kCorruption naming the serde. Immutable, thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "brook/serde.h"
+#include "brook/windowed.h"
+
+namespace brook {
+
+namespace internal {
+inline void append_timestamp(std::string& out, Timestamp t) {
+  const auto v = static_cast<std::uint64_t>(t.value());
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+inline Timestamp parse_timestamp(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (char c : bytes.substr(0, 8)) v = (v << 8) | static_cast<unsigned char>(c);
+  return Timestamp(static_cast<std::int64_t>(v));
+}
+}  // namespace internal
+
+template <class K>
+class TimeWindowedSerde final : public Serde<Windowed<K>> {
+ public:
+  // `inner` (not null) writes the key; `window_size` gives the end read back.
+  TimeWindowedSerde(SerdePtr<K> inner, std::chrono::milliseconds window_size)
+      : inner_(std::move(inner)),
+        window_size_(window_size),
+        name_("time-windowed " + std::string(inner_->name())) {}
+
+  std::string_view name() const override { return name_; }
+  std::chrono::milliseconds window_size() const { return window_size_; }
+
+  Result<std::string> serialize(const Windowed<K>& w) const override {
+    auto key = inner_->serialize(w.key);
+    if (!key) return key;
+    internal::append_timestamp(*key, w.window.start);
+    return key;
+  }
+  Result<Windowed<K>> deserialize(std::string_view bytes) const override {
+    if (bytes.size() < 8) {
+      return error(Status::corruption(name_ + ": " + std::to_string(bytes.size()) +
+                                      " bytes are too short for a window start (8 bytes)"));
+    }
+    auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 8));
+    if (!key) return error(std::move(key.error()));
+    const Timestamp start = internal::parse_timestamp(bytes.substr(bytes.size() - 8));
+    return Windowed<K>{std::move(*key), {.start = start, .end = start + window_size_}};
+  }
+
+ private:
+  SerdePtr<K> inner_;
+  std::chrono::milliseconds window_size_;
+  std::string name_;
+};
+
+template <class K>
+class SessionWindowedSerde final : public Serde<Windowed<K>> {
+ public:
+  explicit SessionWindowedSerde(SerdePtr<K> inner)
+      : inner_(std::move(inner)), name_("session-windowed " + std::string(inner_->name())) {}
+
+  std::string_view name() const override { return name_; }
+
+  Result<std::string> serialize(const Windowed<K>& w) const override {
+    auto key = inner_->serialize(w.key);
+    if (!key) return key;
+    internal::append_timestamp(*key, w.window.end);
+    internal::append_timestamp(*key, w.window.start);
+    return key;
+  }
+  Result<Windowed<K>> deserialize(std::string_view bytes) const override {
+    if (bytes.size() < 16) {
+      return error(Status::corruption(name_ + ": " + std::to_string(bytes.size()) +
+                                      " bytes are too short for a session end and start "
+                                      "(16 bytes)"));
+    }
+    auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 16));
+    if (!key) return error(std::move(key.error()));
+    const auto suffix = bytes.substr(bytes.size() - 16);
+    return Windowed<K>{std::move(*key),
+                       {.start = internal::parse_timestamp(suffix.substr(8)),
+                        .end = internal::parse_timestamp(suffix)}};
+  }
+
+ private:
+  SerdePtr<K> inner_;
+  std::string name_;
+};
+
+// Windowed<K> defaults to a TimeWindowedSerde over K's default serde with size 0 (the end
+// reads as the start); none if K has no default serde.
+template <class K>
+struct DefaultSerde<Windowed<K>> {
+  static SerdePtr<Windowed<K>> make() {
+    SerdePtr<K> inner = DefaultSerde<K>::make();
+    if (!inner) return nullptr;
+    return std::make_shared<const TimeWindowedSerde<K>>(std::move(inner),
+                                                        std::chrono::milliseconds(0));
+  }
+};
+
+}  // namespace brook

@@ -1,0 +1,154 @@
+// Window definitions for windowed aggregations (KGroupedStream::windowed_by).
+//
+// Every window kind has a grace period: how long after a window ends it still accepts late
+// records. A window closes once the stream time (the largest event time its task has
+// processed) passes its end by the grace; a record for a closed window is dropped, counted in
+// the task's dropped-records metric and logged. A late record within the grace updates its
+// window, and the window's new result is emitted again (compacted result topics keep the
+// newest). Windows are aligned to the epoch and event times are never negative.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "brook/status.h"
+#include "brook/windowed.h"
+
+namespace brook {
+
+// Tumbling (advance == size) and hopping (advance < size) windows: [start, end), with
+// start a multiple of the advance. A record at t belongs to every window containing t.
+class TimeWindows {
+ public:
+  static TimeWindows of_size_and_grace(std::chrono::milliseconds size,
+                                       std::chrono::milliseconds grace) {
+    return TimeWindows(size, size, grace);
+  }
+  static TimeWindows of_size_with_no_grace(std::chrono::milliseconds size) {
+    return of_size_and_grace(size, std::chrono::milliseconds(0));
+  }
+  // Hopping windows: a new window starts every `advance` (0 < advance <= size).
+  TimeWindows advance_by(std::chrono::milliseconds advance) const {
+    return TimeWindows(size_, advance, grace_);
+  }
+
+  std::chrono::milliseconds size() const { return size_; }
+  std::chrono::milliseconds advance() const { return advance_; }
+  std::chrono::milliseconds grace() const { return grace_; }
+
+  // The windows containing `t` (t >= 0), earliest first.
+  std::vector<Window> windows_for(Timestamp t) const {
+    std::vector<Window> out;
+    const std::int64_t size = size_.count();
+    const std::int64_t advance = advance_.count();
+    const std::int64_t first = std::max<std::int64_t>(0, t.value() - size + advance);
+    for (std::int64_t start = first - first % advance; start <= t.value(); start += advance) {
+      out.push_back({Timestamp(start), Timestamp(start + size)});
+    }
+    return out;
+  }
+
+  // A non-ok Status naming what is wrong: size, advance or grace out of range.
+  Status validate() const {
+    if (size_.count() <= 0) return invalid("the window size must be positive", size_);
+    if (advance_.count() <= 0 || advance_ > size_) {
+      return invalid("the advance must be positive and at most the size " +
+                         std::to_string(size_.count()) + " ms",
+                     advance_);
+    }
+    if (grace_.count() < 0) return invalid("the grace period must not be negative", grace_);
+    return {};
+  }
+
+ private:
+  TimeWindows(std::chrono::milliseconds size, std::chrono::milliseconds advance,
+              std::chrono::milliseconds grace)
+      : size_(size), advance_(advance), grace_(grace) {}
+  static Status invalid(const std::string& what, std::chrono::milliseconds got) {
+    return Status::invalid_argument("TimeWindows: " + what + ", got " +
+                                    std::to_string(got.count()) + " ms");
+  }
+
+  std::chrono::milliseconds size_;
+  std::chrono::milliseconds advance_;
+  std::chrono::milliseconds grace_;
+};
+
+// Sliding windows: [start, end] with end - start = the time difference, both bounds inclusive,
+// aligned to the records rather than to the epoch. For each record at t there is a window
+// ending at t ([t - difference, t]) and, when later records fall within the difference, one
+// starting just after it ([t + 1, t + 1 + difference]): every distinct set of records that
+// lie within the difference of each other gets one result, as in Kafka Streams.
+class SlidingWindows {
+ public:
+  static SlidingWindows of_time_difference_and_grace(std::chrono::milliseconds difference,
+                                                     std::chrono::milliseconds grace) {
+    return SlidingWindows(difference, grace);
+  }
+  static SlidingWindows of_time_difference_with_no_grace(std::chrono::milliseconds difference) {
+    return SlidingWindows(difference, std::chrono::milliseconds(0));
+  }
+  std::chrono::milliseconds time_difference() const { return difference_; }
+  std::chrono::milliseconds grace() const { return grace_; }
+
+  Status validate() const {
+    if (difference_.count() <= 0) {
+      return Status::invalid_argument("SlidingWindows: the time difference must be positive, got " +
+                                      std::to_string(difference_.count()) + " ms");
+    }
+    if (grace_.count() < 0) {
+      return Status::invalid_argument(
+          "SlidingWindows: the grace period must not be negative, got " +
+          std::to_string(grace_.count()) + " ms");
+    }
+    return {};
+  }
+
+ private:
+  SlidingWindows(std::chrono::milliseconds difference, std::chrono::milliseconds grace)
+      : difference_(difference), grace_(grace) {}
+  std::chrono::milliseconds difference_;
+  std::chrono::milliseconds grace_;
+};
+
+// Session windows: a key's records no more than the inactivity gap apart form one session
+// [first, last], both inclusive. A record that bridges two sessions merges them.
+class SessionWindows {
+ public:
+  static SessionWindows of_inactivity_gap_and_grace(std::chrono::milliseconds gap,
+                                                    std::chrono::milliseconds grace) {
+    return SessionWindows(gap, grace);
+  }
+  static SessionWindows of_inactivity_gap_with_no_grace(std::chrono::milliseconds gap) {
+    return SessionWindows(gap, std::chrono::milliseconds(0));
+  }
+  std::chrono::milliseconds gap() const { return gap_; }
+  std::chrono::milliseconds grace() const { return grace_; }
+
+  Status validate() const {
+    if (gap_.count() <= 0) {
+      return Status::invalid_argument("SessionWindows: the inactivity gap must be positive, got " +
+                                      std::to_string(gap_.count()) + " ms");
+    }
+    if (grace_.count() < 0) {
+      return Status::invalid_argument(
+          "SessionWindows: the grace period must not be negative, got " +
+          std::to_string(grace_.count()) + " ms");
+    }
+    return {};
+  }
+
+ private:
+  SessionWindows(std::chrono::milliseconds gap, std::chrono::milliseconds grace)
+      : gap_(gap), grace_(grace) {}
+  std::chrono::milliseconds gap_;
+  std::chrono::milliseconds grace_;
+};
+
+// When a windowed aggregation emits: on every update (Kafka Streams' default), or once per
+// window when it closes (the final result only, after the grace period).
+enum class EmitStrategy { kOnWindowUpdate, kOnWindowClose };
+
+}  // namespace brook

@@ -1,0 +1,34 @@
+#include "runtime/streams_config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace brook::internal {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+TEST(StreamsConfig, StreamTimeIdleAdvanceIsOffUnlessSet) {
+  auto config = parse_streams_config({{"application.id", "app"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_FALSE(config->stream_time_idle_advance);
+
+  config =
+      parse_streams_config({{"application.id", "app"}, {"stream.time.idle.advance.ms", "60000"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->stream_time_idle_advance, 60000ms);
+}
+
+TEST(StreamsConfig, ANegativeOrNonNumericIdleAdvanceIsAnErrorNamingTheKey) {
+  for (const char* bad : {"-1", "soon", "10s", ""}) {
+    auto config =
+        parse_streams_config({{"application.id", "app"}, {"stream.time.idle.advance.ms", bad}});
+    ASSERT_FALSE(config) << bad;
+    EXPECT_THAT(config.error().message(), HasSubstr(std::string("stream.time.idle.advance.ms: '") +
+                                                    bad + "' is not an integer >= 0"));
+  }
+}
+
+}  // namespace
+}  // namespace brook::internal

@@ -1,0 +1,138 @@
+// Windowed aggregations on the real runtime over the embedded log: a restart in the middle of
+// a window keeps its result, and the suppression buffer's held results, whether the stores
+// come back from RocksDB or are rebuilt from their changelogs.
+#include <gmock/gmock.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "embedded_fixture.h"
+
+namespace brook::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kKeys = 10;
+
+// Counts per key in 1 s windows without grace; every update to "out", final results to
+// "final", both keyed "<key>@<window start>".
+Topology windowed_counts(StoreType type) {
+  StreamsBuilder builder;
+  auto counts = builder.stream<std::string, std::string>("in")
+                    .group_by_key()
+                    .windowed_by(TimeWindows::of_size_with_no_grace(1s))
+                    .count({.name = "counts", .type = type});
+  auto label = [](const Windowed<std::string>& k, const std::optional<std::int64_t>& v) {
+    return KeyValue<std::string, std::int64_t>{k.key + "@" + std::to_string(k.window.start.value()),
+                                               v.value_or(-1)};
+  };
+  counts.to_stream().map(label).to("out");
+  counts.suppress(Suppressed::until_window_closes().with_name("final"))
+      .to_stream()
+      .map(label)
+      .to("final");
+  return std::move(*builder.build());
+}
+
+class RestoresPerStore final : public StateRestoreListener {
+ public:
+  void on_restore_end(const std::string& store, TaskId, std::int64_t records) override {
+    std::lock_guard lock(mutex);
+    restored[store] += records;
+  }
+  std::mutex mutex;
+  std::map<std::string, std::int64_t> restored;
+};
+
+class WindowsTest : public EmbeddedFixture, public ::testing::WithParamInterface<StoreType> {
+ protected:
+  void SetUp() override { create_topics({{"in", 2}, {"out", 2}, {"final", 2}}); }
+
+  // One record per key k0 ... k<keys - 1> at each time in [from, to).
+  void produce_at(std::int64_t from, std::int64_t to, int keys = kKeys) {
+    with_log([&](internal::EmbeddedLog& log) {
+      auto producer = std::move(*log.make_producer({}));
+      for (std::int64_t t = from; t < to; ++t) {
+        for (int k = 0; k < keys; ++k) {
+          ASSERT_TRUE(producer
+                          ->send({.topic = "in",
+                                  .timestamp = Timestamp(t),
+                                  .key = "k" + std::to_string(k),
+                                  .value = "v"})
+                          .ok());
+        }
+      }
+      ASSERT_TRUE(producer->flush().ok());
+    });
+  }
+
+  // Runs the application until it has processed everything; the records each store restored.
+  std::map<std::string, std::int64_t> run() {
+    Streams app(windowed_counts(GetParam()), config({{"application.id", "windows"}}));
+    auto listener = std::make_shared<RestoresPerStore>();
+    app.set_restore_listener(listener);
+    EXPECT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    EXPECT_TRUE(app.close().ok());
+    return listener->restored;
+  }
+
+  // Every record of `topic` as "<key>=<count>", in the order written per partition.
+  std::multiset<std::string> records(const std::string& topic) {
+    std::multiset<std::string> out;
+    for (const auto& r : read_all(topic)) {
+      out.insert(*r.key + "=" + std::to_string(*Int64Serde().deserialize(*r.value)));
+    }
+    return out;
+  }
+  // The newest count per key of `topic`.
+  std::map<std::string, std::int64_t> latest(const std::string& topic) {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& r : read_all(topic)) out[*r.key] = *Int64Serde().deserialize(*r.value);
+    return out;
+  }
+};
+
+TEST_P(WindowsTest, ARestartInTheMiddleOfAWindowKeepsItsResultAndTheHeldFinalResults) {
+  produce_at(0, 50);  // the first half of window [0, 1000)
+  run();
+  EXPECT_TRUE(records("final").empty());
+
+  produce_at(950, 1000, kKeys / 2);  // the second half for half the keys, after a restart
+  auto restored = run();
+  EXPECT_GE(restored["final-store"], kKeys) << "the held results come back from the changelog";
+  if (GetParam() == StoreType::kRocksDb) {
+    EXPECT_EQ(restored["counts"], 0) << "RocksDB keeps the windows across a clean restart";
+  } else {
+    EXPECT_GE(restored["counts"], kKeys) << "the windows are rebuilt from their changelog";
+  }
+  EXPECT_TRUE(records("final").empty()) << "the window has not closed yet";
+
+  produce_at(1000, 1001);  // stream time reaches the window's end: it closes
+  run();
+  std::map<std::string, std::int64_t> expected_out;
+  std::multiset<std::string> expected_final;
+  for (int k = 0; k < kKeys; ++k) {
+    const std::string key = "k" + std::to_string(k);
+    const std::int64_t count = k < kKeys / 2 ? 100 : 50;
+    expected_out[key + "@0"] = count;
+    expected_out[key + "@1000"] = 1;
+    expected_final.insert(key + "@0=" + std::to_string(count));
+  }
+  EXPECT_EQ(latest("out"), expected_out);
+  // The keys without records after the first restart were held by the buffer throughout.
+  EXPECT_EQ(records("final"), expected_final) << "one final result per window, once";
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, WindowsTest,
+                         ::testing::Values(StoreType::kRocksDb, StoreType::kInMemory),
+                         [](const auto& store) {
+                           return store.param == StoreType::kRocksDb ? "RocksDb" : "InMemory";
+                         });
+
+}  // namespace
+}  // namespace brook::testing

@@ -53,7 +53,8 @@ int run_until_idle(brook::Streams& app) {
 }  // namespace
 
 int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, std::map<std::string, std::string> config) {
+            char** argv, std::map<std::string, std::string> config,
+            const std::function<void(const brook::Streams&)>& after_run) {
   config["application.id"] = application_id;
   config.emplace("num.stream.threads", "2");
   bool until_idle = false;
@@ -75,7 +76,9 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
   // Idle is judged from committed offsets: commit often enough to notice it promptly.
   if (until_idle) config.emplace("commit.interval.ms", "100");
   brook::Streams app(topology, config);
-  return until_idle ? run_until_idle(app) : app.run_until_signal();
+  const int code = until_idle ? run_until_idle(app) : app.run_until_signal();
+  if (after_run) after_run(app);
+  return code;
 }
 
 }  // namespace examples

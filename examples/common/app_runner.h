@@ -14,18 +14,22 @@
 //                               (demos, tests); commits every 100 ms unless configured
 //                               otherwise
 // Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code: 2 for an
-// unknown or incomplete flag.
+// unknown or incomplete flag. `after_run`, if given, is called with the application once it
+// has stopped (closed, or failed to start or run), e.g. to read its metrics; not for a bad
+// flag.
 #pragma once
 
 #include <brook/brook.h>
 #include <brook/streams.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
 namespace examples {
 
 int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, std::map<std::string, std::string> extra_config = {});
+            char** argv, std::map<std::string, std::string> extra_config = {},
+            const std::function<void(const brook::Streams&)>& after_run = {});
 
 }  // namespace examples

@@ -9,7 +9,8 @@
 namespace stock_stats {
 namespace {
 
-using Key = std::optional<std::string>;
+// Null keys read as "" (the moving average needs the symbol key as a std::string).
+using Key = std::string;
 
 // Copies each trade's record timestamp into its value.
 class StampTime final : public brook::Processor<Key, Trade, Key, TimedTrade> {
@@ -124,12 +125,17 @@ void from_json(const nlohmann::json& json, DayStats& s) {
   }
 }
 
-brook::KTable<std::string, DayStats> day_stats(brook::StreamsBuilder& builder,
-                                               const std::string& store) {
+namespace {
+
+brook::KStream<Key, Trade> priced_trades(brook::StreamsBuilder& builder) {
   return builder.stream<Key, Trade>(kInputTopic, {.name = "read-trades"})
       .filter([](const Key&, const Trade& trade) { return trade.price > 0; },
-              {.name = "priced-trades"})
-      .process([] { return std::make_unique<StampTime>(); }, {.name = "stamp-time"})
+              {.name = "priced-trades"});
+}
+
+brook::KTable<std::string, DayStats> day_stats(const brook::KStream<Key, Trade>& trades,
+                                               const std::string& store) {
+  return trades.process([] { return std::make_unique<StampTime>(); }, {.name = "stamp-time"})
       .group_by(
           [](const Key&, const TimedTrade& t) { return day_key(t.trade.symbol, t.timestamp); },
           {.name = "trades-by-symbol-day"})
@@ -141,11 +147,69 @@ brook::KTable<std::string, DayStats> day_stats(brook::StreamsBuilder& builder,
                  {.name = store});
 }
 
+}  // namespace
+
+brook::KTable<std::string, DayStats> day_stats(brook::StreamsBuilder& builder,
+                                               const std::string& store) {
+  return day_stats(priced_trades(builder), store);
+}
+
+void PriceAverage::add(double price) {
+  ++trades;
+  sum += price;
+  average = sum / static_cast<double>(trades);
+}
+
+void to_json(nlohmann::json& json, const PriceAverage& a) {
+  json = {{"trades", a.trades}, {"sum", a.sum}, {"average", a.average}};
+}
+
+void from_json(const nlohmann::json& json, PriceAverage& a) {
+  json.at("trades").get_to(a.trades);
+  json.at("sum").get_to(a.sum);
+  json.at("average").get_to(a.average);
+}
+
+brook::TimeWindows moving_average_windows() {
+  return brook::TimeWindows::of_size_and_grace(kAverageWindowSize, kAverageGrace)
+      .advance_by(kAverageAdvance);
+}
+
+brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde() {
+  return std::make_shared<const brook::TimeWindowedSerde<std::string>>(
+      std::make_shared<const brook::StringSerde>(), kAverageWindowSize);
+}
+
+std::string window_label(const brook::Windowed<std::string>& key) {
+  using namespace std::chrono;
+  const sys_time<milliseconds> start{milliseconds(key.window.start.value())};
+  const hh_mm_ss time{floor<minutes>(start - floor<days>(start))};
+  char text[16];
+  std::snprintf(text, sizeof text, "T%02d:%02dZ", static_cast<int>(time.hours().count()),
+                static_cast<int>(time.minutes().count()));
+  return key.key + "@" + utc_day(key.window.start.value()) + text;
+}
+
 brook::Result<brook::Topology> build_topology() {
   brook::StreamsBuilder builder;
-  day_stats(builder, kStoreName)
+  const auto trades = priced_trades(builder);
+  day_stats(trades, kStoreName)
       .to_stream({.name = "stats-updates"})
       .to(kOutputTopic, {.name = "write-stats"});
+  trades
+      .filter([](const Key& key, const Trade& trade) { return key == trade.symbol; },
+              {.name = "keyed-by-symbol"})
+      .group_by_key()
+      .windowed_by(moving_average_windows())
+      .aggregate([] { return PriceAverage{}; },
+                 [](const std::string&, const Trade& trade, PriceAverage average) {
+                   average.add(trade.price);
+                   return average;
+                 },
+                 {.name = kMovingAverageStore})
+      .to_stream({.name = "moving-average-updates"})
+      .to(kMovingAverageTopic,
+          {.key_serde = moving_average_key_serde(), .name = "write-moving-average"});
   return builder.build();
 }
 

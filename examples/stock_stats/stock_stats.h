@@ -4,6 +4,14 @@
 // "day-stats". Every update of a key's stats goes to the compacted topic stock-stats, whose
 // latest record per key is the day's statistics so far.
 //
+// Alongside, a moving average of each symbol's price over hopping windows: 1 hour long,
+// one starting every 10 minutes, with 1 hour of grace, in the RocksDB window store
+// "moving-average", every update to the compacted topic stock-moving-average (keyed by
+// Windowed<symbol>, brook::TimeWindowedSerde). It groups trades by their record key, which
+// must be the symbol (as the demo and json_to_avro write them): no repartition topic, so a
+// symbol's trades reach the windows in their partition's order and lateness is measured
+// within that partition only. Trades keyed otherwise are left out of it.
+//
 // Event time is the record timestamp. Open and close are the prices of the trades with the
 // earliest and the latest timestamp, so a trade that arrives late (out of order) still lands
 // in the right place; trades with equal timestamps count in arrival order.
@@ -11,6 +19,7 @@
 
 #include <brook/brook.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,6 +32,12 @@ inline constexpr const char* kOutputTopic = "stock-stats";
 inline constexpr const char* kStoreName = "day-stats";
 // The moving average covers this many trades of the day: the latest by timestamp.
 inline constexpr std::size_t kMovingAverageTrades = 5;
+// The moving average over hopping windows, and its window store.
+inline constexpr const char* kMovingAverageTopic = "stock-moving-average";
+inline constexpr const char* kMovingAverageStore = "moving-average";
+inline constexpr std::chrono::milliseconds kAverageWindowSize = std::chrono::hours(1);
+inline constexpr std::chrono::milliseconds kAverageAdvance = std::chrono::minutes(10);
+inline constexpr std::chrono::milliseconds kAverageGrace = std::chrono::hours(1);
 
 // A trade as JSON {"symbol": "ACME", "price": 12.5, "volume": 100}, the fields of
 // examples/json_to_avro's trades that matter here (others, like "side", are ignored). When it
@@ -90,6 +105,27 @@ struct DayStats {
 void to_json(nlohmann::json& json, const DayStats& stats);
 void from_json(const nlohmann::json& json, DayStats& stats);
 
+// The mean price of a symbol's trades in one window. Starts empty (every field 0).
+// JSON {"trades": 3, "sum": 37.5, "average": 12.5}.
+struct PriceAverage {
+  std::int64_t trades = 0;
+  double sum = 0;      // of the prices, in the order the trades were added
+  double average = 0;  // sum / trades
+
+  void add(double price);
+  friend bool operator==(const PriceAverage&, const PriceAverage&) = default;
+};
+void to_json(nlohmann::json& json, const PriceAverage& average);
+void from_json(const nlohmann::json& json, PriceAverage& average);
+
+// Hopping windows of kAverageWindowSize every kAverageAdvance, kAverageGrace of grace.
+brook::TimeWindows moving_average_windows();
+// The key serde of kMovingAverageTopic: the symbol and the window start; reads the end back
+// as start + kAverageWindowSize.
+brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde();
+// "ACME@2026-03-02T10:20Z": a symbol's window, by its start (UTC, to the minute).
+std::string window_label(const brook::Windowed<std::string>& key);
+
 // The table of DayStats per day_key() of the trades in kInputTopic (keyed by anything: the key
 // is not read), held in the RocksDB store `store`; trades read through the repartition topic
 // <application.id>-trades-by-symbol-day-repartition. Trades without a positive price are
@@ -97,7 +133,10 @@ void from_json(const nlohmann::json& json, DayStats& stats);
 brook::KTable<std::string, DayStats> day_stats(brook::StreamsBuilder& builder,
                                                const std::string& store);
 
-// day_stats() in kStoreName, every update written to kOutputTopic.
+// day_stats() in kStoreName, every update written to kOutputTopic; and the PriceAverage per
+// symbol (the record key of the trades whose key is their symbol) in each of
+// moving_average_windows(), in the RocksDB window store kMovingAverageStore, every update
+// written to kMovingAverageTopic.
 brook::Result<brook::Topology> build_topology();
 
 }  // namespace stock_stats

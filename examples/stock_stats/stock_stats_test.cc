@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 
 namespace stock_stats {
 namespace {
@@ -167,9 +168,11 @@ TEST_F(StockStats, TradesWithoutAPositivePriceAreDropped) {
 TEST_F(StockStats, RekeysThroughARepartitionTopicIntoARocksDbStoreAndWritesJson) {
   EXPECT_EQ(topology_.data().subtopologies.size(), 2u);
   EXPECT_THAT(topology_.describe(), HasSubstr("trades-by-symbol-day-repartition"));
-  ASSERT_EQ(topology_.data().stores.size(), 1u);
-  EXPECT_EQ(topology_.data().stores[0].name, kStoreName);
-  EXPECT_EQ(topology_.data().stores[0].type, brook::StoreType::kRocksDb);
+  std::map<std::string, brook::StoreType> stores;
+  for (const auto& store : topology_.data().stores) stores[store.name] = store.type;
+  EXPECT_EQ(stores, (std::map<std::string, brook::StoreType>{
+                        {kStoreName, brook::StoreType::kRocksDb},
+                        {kMovingAverageStore, brook::StoreType::kRocksDb}}));
 
   trade("ACME", 12.5, 100, at(kMonday, 10h));
   EXPECT_EQ(driver_.output_queue("stats-day-stats-changelog").size(), 1u);
@@ -180,6 +183,71 @@ TEST_F(StockStats, RekeysThroughARepartitionTopicIntoARocksDbStoreAndWritesJson)
       "min": 12.5, "max": 12.5, "open": 12.5, "close": 12.5,
       "open_time": 1772445600000, "close_time": 1772445600000, "trades": 1, "volume": 100,
       "moving_average": 12.5, "window": [{"timestamp": 1772445600000, "price": 12.5}]})"));
+}
+
+// The moving average per symbol over hopping windows: window label -> its latest average.
+class StockMovingAverage : public StockStats {
+ protected:
+  StockMovingAverage()
+      : averages_(
+            driver_.create_output_topic<brook::Windowed<std::string>, std::optional<PriceAverage>>(
+                kMovingAverageTopic, moving_average_key_serde())) {}
+
+  std::map<std::string, PriceAverage> latest() {
+    for (auto& r : averages_.read_key_values_to_list()) {
+      EXPECT_EQ(r.key.window.end - r.key.window.start, kAverageWindowSize);
+      table_[window_label(r.key)] = r.value.value();
+    }
+    return table_;
+  }
+  static PriceAverage average(std::initializer_list<double> prices) {
+    PriceAverage a;
+    for (double p : prices) a.add(p);
+    return a;
+  }
+
+  brook::testing::TestOutputTopic<brook::Windowed<std::string>, std::optional<PriceAverage>>
+      averages_;
+  std::map<std::string, PriceAverage> table_;
+};
+
+TEST_F(StockMovingAverage, AveragesEachSymbolsPricesOverHourLongWindowsEveryTenMinutes) {
+  EXPECT_EQ(window_label({"ACME", {brook::Timestamp(at(kMonday, 10h + 20min)), {}}}),
+            "ACME@2026-03-02T10:20Z");
+  trade("ACME", 10, 1, at(kMonday, 10h + 5min));
+  trade("ACME", 20, 1, at(kMonday, 10h + 25min));
+  trade("INIT", 99, 1, at(kMonday, 10h + 30min));
+  trade("ACME", 30, 1, at(kMonday, 11h + 2min));
+  const auto table = latest();
+  // 10:05 is in the six windows starting 9:10 ... 10:00.
+  EXPECT_EQ(table.at("ACME@2026-03-02T09:10Z"), average({10}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T09:30Z"), average({10, 20}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T10:00Z"), average({10, 20}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T10:10Z"), average({20, 30}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T11:00Z"), average({30}));
+  EXPECT_EQ(table.at("INIT@2026-03-02T10:30Z"), average({99}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T10:10Z").average, 25);
+  EXPECT_EQ(table.size(), 12u + 6);  // ACME: the windows starting 9:10 ... 11:00
+}
+
+TEST_F(StockMovingAverage, ALateTradeWithinTheGraceUpdatesItsWindowsBeyondItIsDropped) {
+  trade("ACME", 10, 1, at(kMonday, 10h));
+  trade("ACME", 20, 1, at(kMonday, 12h));          // stream time 12:00: 10:00-11:00 closes at 12:00
+  trade("ACME", 40, 1, at(kMonday, 10h + 59min));  // only 10:00-11:00 has closed
+  auto table = latest();
+  EXPECT_EQ(table.at("ACME@2026-03-02T10:00Z"), average({10}));
+  EXPECT_EQ(table.at("ACME@2026-03-02T10:10Z"), average({40}));
+  EXPECT_EQ(driver_.metrics().total("dropped-records-total"), 0);
+  trade("ACME", 50, 1, at(kMonday, 9h));  // every window of 9:00 has closed
+  EXPECT_EQ(latest(), table);
+  EXPECT_EQ(driver_.metrics().total("dropped-records-total"), 1);
+}
+
+TEST_F(StockMovingAverage, LeavesOutTradesNotKeyedByTheirSymbol) {
+  trades_.pipe_input(std::nullopt, Trade{"ACME", 10, 1}, brook::Timestamp(at(kMonday, 10h)));
+  trades_.pipe_input("BRKX", Trade{"ACME", 10, 1}, brook::Timestamp(at(kMonday, 10h)));
+  EXPECT_TRUE(latest().empty());
+  EXPECT_EQ(updates().size(), 2u);  // the day statistics count them
 }
 
 }  // namespace

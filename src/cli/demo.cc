@@ -9,11 +9,14 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "app_runner.h"
 #include "backend/embedded/embedded_log.h"
+#include "cli/demo_readings.h"
 #include "cli/demo_trades.h"
+#include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "log_router.h"
 #include "stock_stats.h"
@@ -29,6 +32,7 @@ constexpr int kLogLines = 20'000;
 constexpr int kTrades = 10'000;
 constexpr int kStockTrades = 6'000;
 constexpr std::uint32_t kSeed = 42;
+constexpr int kReadingPartitions = 4;
 
 Status create_topics(EmbeddedLog& log) {
   const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
@@ -40,7 +44,11 @@ Status create_topics(EmbeddedLog& log) {
                                        {json_to_avro::kDeadLetterTopic, 1},
                                        {stock_stats::kInputTopic, 4},
                                        {stock_stats::kOutputTopic, 4, compacted},
-                                       {top_gainers::kOutputTopic, 1, compacted}};
+                                       {stock_stats::kMovingAverageTopic, 4, compacted},
+                                       {top_gainers::kOutputTopic, 1, compacted},
+                                       {iot_late_events::kInputTopic, kReadingPartitions},
+                                       {iot_late_events::kHourlyTopic, 4, compacted},
+                                       {iot_late_events::kFinalTopic, 4, compacted}};
   for (const auto& topic : topics) {
     if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
   }
@@ -131,8 +139,24 @@ Status write_stock_trades(internal::Producer& producer,
   return producer.flush();
 }
 
+// The sensor readings of iot_late_events as JSON, keyed by device, in arrival order, each
+// with its arrival time as the log timestamp.
+Status write_readings(internal::Producer& producer, const std::vector<DemoReading>& readings) {
+  for (const auto& r : readings) {
+    if (auto s = producer.send({.topic = iot_late_events::kInputTopic,
+                                .timestamp = Timestamp(r.arrival),
+                                .key = r.reading.device,
+                                .value = nlohmann::json(r.reading).dump()});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return producer.flush();
+}
+
 Status prepare(const std::filesystem::path& dir,
-               const std::vector<stock_stats::TimedTrade>& stock_trades) {
+               const std::vector<stock_stats::TimedTrade>& stock_trades,
+               const std::vector<DemoReading>& readings) {
   std::filesystem::remove_all(dir);
   auto log = internal::open_embedded_log({.data_dir = dir});
   if (!log) return log.error();
@@ -142,13 +166,16 @@ Status prepare(const std::filesystem::path& dir,
   std::mt19937 random(kSeed);
   if (auto s = write_logs(**producer, random); !s.ok()) return s;
   if (auto s = write_trades(**producer, random); !s.ok()) return s;
-  return write_stock_trades(**producer, stock_trades);
+  if (auto s = write_stock_trades(**producer, stock_trades); !s.ok()) return s;
+  return write_readings(**producer, readings);
 }
 
-// Runs an example's topology as a Streams app until it has processed everything.
+// Runs an example's topology as a Streams app until it has processed everything; then calls
+// `after_run` (if given) with the app, e.g. to read its metrics.
 int run_example(const char* name, const Result<Topology>& topology,
                 const std::string& application_id, const std::filesystem::path& dir,
-                std::map<std::string, std::string> config = {}) {
+                std::map<std::string, std::string> config = {},
+                const std::function<void(const Streams&)>& after_run = {}) {
   if (!topology) return report(topology.error());
   fmt::print("\n== {}: running as a Streams app (2 threads) ...\n", name);
   std::string data_dir = dir.string();
@@ -156,7 +183,7 @@ int run_example(const char* name, const Result<Topology>& topology,
                              data_dir.data(), const_cast<char*>("--until-idle")};
   const auto start = Clock::now();
   const int code = examples::run_app(*topology, application_id, static_cast<int>(argv.size()),
-                                     argv.data(), std::move(config));
+                                     argv.data(), std::move(config), after_run);
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   fmt::print("   done in {} ms (exit code {})\n", ms.count(), code);
   return code;
@@ -192,22 +219,28 @@ Result<std::size_t> show_topic(EmbeddedLog& log, const std::string& topic, std::
   return records->size();
 }
 
+// Reads a record's key for people: the key as it is, or as `key_of` makes it.
+using KeyReader = std::function<Result<std::string>(const std::string& bytes)>;
+
 // The table a compacted topic of JSON values stands for: the latest value per key, a
 // tombstone deleting its key.
 template <class V>
-Result<std::map<std::string, V>> latest_values(EmbeddedLog& log, const std::string& topic) {
+Result<std::map<std::string, V>> latest_values(EmbeddedLog& log, const std::string& topic,
+                                               const KeyReader& key_of = {}) {
   auto records = read_topic(log, topic);
   if (!records) return error(records.error());
   const JsonSerde<V> serde;
   std::map<std::string, V> table;
   for (const auto& r : *records) {
+    auto key = key_of ? key_of(r.key.value_or("")) : r.key.value_or("");
+    if (!key) return error(key.error());
     if (!r.value) {
-      table.erase(r.key.value_or(""));
+      table.erase(*key);
       continue;
     }
     auto value = serde.deserialize(*r.value);
     if (!value) return error(value.error());
-    table.insert_or_assign(r.key.value_or(""), std::move(*value));
+    table.insert_or_assign(std::move(*key), std::move(*value));
   }
   return table;
 }
@@ -215,14 +248,14 @@ Result<std::map<std::string, V>> latest_values(EmbeddedLog& log, const std::stri
 // Whether the table in `topic` is `expected`; prints the verdict, and the first difference.
 template <class V>
 bool check_table(EmbeddedLog& log, const std::string& topic,
-                 const std::map<std::string, V>& expected) {
-  auto actual = latest_values<V>(log, topic);
+                 const std::map<std::string, V>& expected, const KeyReader& key_of = {}) {
+  auto actual = latest_values<V>(log, topic, key_of);
   if (!actual) {
     fmt::print("   {}: cannot read it: {}\n", topic, actual.error().to_string());
     return false;
   }
   if (*actual == expected) {
-    fmt::print("   {:<12} {:>3} keys, each equal to the recomputation from the trades\n", topic,
+    fmt::print("   {:<20} {:>4} keys, each equal to the recomputation from the trades\n", topic,
                actual->size());
     return true;
   }
@@ -250,8 +283,18 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
 bool check_stock_results(EmbeddedLog& log, const std::vector<stock_stats::TimedTrade>& trades) {
   const auto day_stats = recompute_day_stats(trades);
   const auto top = recompute_top_gainers(day_stats);
-  fmt::print("\n== Day statistics and top gainers, against a recomputation from the trades:\n");
+  const auto averages = recompute_moving_averages(trades);
+  fmt::print(
+      "\n== Day statistics, moving averages and top gainers, against a recomputation from the "
+      "trades:\n");
   const bool stats_ok = check_table(log, stock_stats::kOutputTopic, day_stats);
+  const auto key_serde = stock_stats::moving_average_key_serde();
+  const bool averages_ok = check_table(log, stock_stats::kMovingAverageTopic, averages,
+                                       [&](const std::string& bytes) -> Result<std::string> {
+                                         auto key = key_serde->deserialize(bytes);
+                                         if (!key) return error(key.error());
+                                         return stock_stats::window_label(*key);
+                                       });
   const bool top_ok = check_table(log, top_gainers::kOutputTopic, top);
   for (const auto& [key, s] : day_stats) {
     if (!key.starts_with("ACME@")) continue;
@@ -260,6 +303,14 @@ bool check_stock_results(EmbeddedLog& log, const std::vector<stock_stats::TimedT
         "moving average {:.2f}\n",
         key, s.open, s.close, s.min, s.max, s.trades, s.volume, s.moving_average);
   }
+  fmt::print("      ACME's price, averaged over 1 h windows starting every 10 min (of {}):\n",
+             averages.size());
+  int shown = 0;
+  for (auto it = averages.lower_bound("ACME@2026-03-02T12:00Z");
+       it != averages.end() && it->first.starts_with("ACME@") && shown < 6; ++it, ++shown) {
+    fmt::print("      {}  {} trades, average {:.2f}\n", it->first, it->second.trades,
+               it->second.average);
+  }
   for (const auto& [day, ranking] : top) {
     std::string line;
     for (std::size_t i = 0; i < std::min<std::size_t>(5, ranking.size()); ++i) {
@@ -267,7 +318,217 @@ bool check_stock_results(EmbeddedLog& log, const std::vector<stock_stats::TimedT
     }
     fmt::print("      {} top 5:{}\n", day, line);
   }
-  return stats_ok && top_ok;
+  return stats_ok && averages_ok && top_ok;
+}
+
+// A windowed topic of iot_late_events: every record as (device hour, value or nullopt).
+Result<std::vector<std::pair<DeviceHour, std::optional<iot_late_events::HourlyStats>>>> read_hourly(
+    EmbeddedLog& log, const std::string& topic) {
+  auto records = read_topic(log, topic);
+  if (!records) return error(records.error());
+  const auto key_serde = iot_late_events::windowed_key_serde();
+  const JsonSerde<iot_late_events::HourlyStats> value_serde;
+  std::vector<std::pair<DeviceHour, std::optional<iot_late_events::HourlyStats>>> out;
+  for (const auto& r : *records) {
+    auto key = key_serde->deserialize(r.key.value_or(""));
+    if (!key) return error(key.error());
+    std::optional<iot_late_events::HourlyStats> value;
+    if (r.value) {
+      auto decoded = value_serde.deserialize(*r.value);
+      if (!decoded) return error(decoded.error());
+      value = std::move(*decoded);
+    }
+    out.emplace_back(DeviceHour{key->key, key->window.start.value()}, std::move(value));
+  }
+  return out;
+}
+
+std::string hour_label(const DeviceHour& hour) {
+  return iot_late_events::label(
+      {hour.first,
+       {Timestamp(hour.second), Timestamp(hour.second) + iot_late_events::kWindowSize}});
+}
+
+std::string stats_text(const iot_late_events::HourlyStats& s) {
+  return fmt::format("count {:>2}  min {:5.1f}  max {:5.1f}  mean {:6.2f}", s.count, s.min, s.max,
+                     s.mean);
+}
+
+// The first device hour where `actual` differs from `expected`, as a line; empty if none.
+std::string first_difference(const std::map<DeviceHour, iot_late_events::HourlyStats>& expected,
+                             const std::map<DeviceHour, iot_late_events::HourlyStats>& actual) {
+  std::set<DeviceHour> keys;
+  for (const auto& entry : expected) keys.insert(entry.first);
+  for (const auto& entry : actual) keys.insert(entry.first);
+  auto text = [](const auto& table, const DeviceHour& key) {
+    const auto it = table.find(key);
+    return it == table.end() ? std::string("nothing") : nlohmann::json(it->second).dump();
+  };
+  for (const auto& key : keys) {
+    const std::string want = text(expected, key), got = text(actual, key);
+    if (want != got) {
+      return fmt::format("first at {}:\n      expected {}\n      got      {}", hour_label(key),
+                         want, got);
+    }
+  }
+  return "";
+}
+
+// Checks what iot_late_events wrote against the recomputation from `readings`, and the number
+// of readings it dropped (its dropped-records-total), and shows how the phone's late readings
+// corrected hours already written.
+bool check_iot_results(EmbeddedLog& log, const std::vector<DemoReading>& readings,
+                       std::int64_t dropped) {
+  using iot_late_events::HourlyStats;
+  const auto hourly = recompute_hourly(readings);
+  const auto closed = closed_hours(readings, hourly, kReadingPartitions);
+  std::size_t buffered = 0, replayed = 0;
+  std::set<std::string> devices;
+  for (const auto& r : readings) {
+    devices.insert(r.reading.device);
+    buffered += r.kind == DemoReading::Kind::kBuffered;
+    replayed += r.kind == DemoReading::Kind::kReplayed;
+  }
+  fmt::print(
+      "\n== Hourly temperatures per device (iot_late_events: event time = when a reading was "
+      "taken, 3 h grace),\n   against a recomputation from the readings:\n");
+  fmt::print(
+      "   {} readings of {} devices over 24 h: {} of {}'s sent 2 h late, {} of {}'s from 3 "
+      "weeks ago\n",
+      readings.size(), devices.size(), buffered, kPhone, replayed, kSwitch);
+  auto updates = read_hourly(log, iot_late_events::kHourlyTopic);
+  auto finals = read_hourly(log, iot_late_events::kFinalTopic);
+  if (!updates || !finals) {
+    fmt::print("   cannot read the results: {}\n",
+               (updates ? finals.error() : updates.error()).to_string());
+    return false;
+  }
+  bool ok = true;
+
+  // (a) sensor-hourly: the newest per device hour is the recomputation; one update per
+  // reading that counted (no record cache on the store).
+  std::map<DeviceHour, HourlyStats> latest;
+  std::map<DeviceHour, std::vector<HourlyStats>> versions;
+  for (const auto& [key, value] : *updates) {
+    if (!value) {
+      latest.erase(key);
+      continue;
+    }
+    latest.insert_or_assign(key, *value);
+    versions[key].push_back(*value);
+  }
+  const std::size_t counted = readings.size() - replayed;
+  if (latest == hourly && updates->size() == counted) {
+    fmt::print(
+        "   {:<20} {:>4} updates (one per reading counted) of {} device hours; the newest of "
+        "each equals the recomputation\n",
+        iot_late_events::kHourlyTopic, updates->size(), latest.size());
+  } else {
+    ok = false;
+    fmt::print(
+        "   {} DIFFERS from the recomputation: {} updates of {} device hours, expected {} "
+        "of {}; {}\n",
+        iot_late_events::kHourlyTopic, updates->size(), latest.size(), counted, hourly.size(),
+        first_difference(hourly, latest));
+  }
+
+  // (b) sensor-hourly-final: one record per closed hour, equal to the recomputation; none for
+  // the hours still open.
+  std::map<DeviceHour, HourlyStats> final_table;
+  std::size_t repeated = 0;
+  for (const auto& [key, value] : *finals) {
+    if (!value) continue;
+    if (!final_table.insert_or_assign(key, *value).second) ++repeated;
+  }
+  if (final_table == closed && repeated == 0 && finals->size() == closed.size()) {
+    fmt::print(
+        "   {:<20} {:>4} records: one per closed hour, each equal to the recomputation; none "
+        "for the {} hours still open (end + 3 h after the last reading)\n",
+        iot_late_events::kFinalTopic, finals->size(), hourly.size() - closed.size());
+  } else {
+    ok = false;
+    fmt::print(
+        "   {} DIFFERS: {} records for {} hours ({} repeated), expected one for each of the {} "
+        "closed hours; {}\n",
+        iot_late_events::kFinalTopic, finals->size(), final_table.size(), repeated, closed.size(),
+        first_difference(closed, final_table));
+  }
+
+  // (c) the readings from three weeks ago, and only they, were dropped and counted.
+  if (dropped == static_cast<std::int64_t>(replayed)) {
+    fmt::print(
+        "   dropped-records-total {:>4}: the {} readings from 3 weeks ago, far beyond the grace\n",
+        dropped, replayed);
+  } else {
+    ok = false;
+    fmt::print("   dropped-records-total is {}, EXPECTED {} (the readings from 3 weeks ago)\n",
+               dropped, replayed);
+  }
+
+  // (d) the phone's buffered readings corrected hours already written: the hour it went
+  // offline in has the versions of its readings before, then those of the buffered ones.
+  std::int64_t reconnected = 0;
+  std::map<DeviceHour, std::pair<std::size_t, std::size_t>> phone_hours;  // before, buffered
+  for (const auto& r : readings) {
+    if (r.kind == DemoReading::Kind::kBuffered && reconnected == 0) reconnected = r.arrival;
+  }
+  for (const auto& r : readings) {
+    if (r.reading.device != kPhone || r.kind == DemoReading::Kind::kReplayed) continue;
+    const DeviceHour key{r.reading.device, r.reading.taken_at - r.reading.taken_at % 3'600'000};
+    if (r.kind == DemoReading::Kind::kBuffered) {
+      ++phone_hours[key].second;
+    } else if (r.arrival < reconnected) {
+      ++phone_hours[key].first;
+    }
+  }
+  std::size_t corrected = 0;
+  bool shown = false;
+  for (const auto& [key, counts] : phone_hours) {
+    const auto [before, late] = counts;
+    if (before == 0 || late == 0) continue;
+    ++corrected;
+    const auto& list = versions[key];
+    HourlyStats on_time;
+    for (const auto& r : readings) {
+      if (r.reading.device == kPhone && r.arrival < reconnected &&
+          r.reading.taken_at - r.reading.taken_at % 3'600'000 == key.second) {
+        on_time.add(r.reading.temperature);
+      }
+    }
+    const auto latest_it = latest.find(key);
+    const bool versions_ok = latest_it != latest.end() &&
+                             std::cmp_equal(list.size(), latest_it->second.count) &&
+                             list.size() >= before + late && list[before - 1] == on_time;
+    if (!versions_ok) {
+      ok = false;
+      fmt::print(
+          "   {}: {} versions in {}, EXPECTED {} written before the phone went offline "
+          "({}) and then one per later reading\n",
+          hour_label(key), list.size(), iot_late_events::kHourlyTopic, before,
+          nlohmann::json(on_time).dump());
+      continue;
+    }
+    if (shown) continue;
+    shown = true;
+    fmt::print("   {}: {} versions in {}:\n", hour_label(key), list.size(),
+               iot_late_events::kHourlyTopic);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const char* note = i + 1 == before ? "  <- written before the phone went offline"
+                         : i >= before && i < before + late
+                             ? "  <- a buffered reading, sent when the phone reconnected"
+                             : "";
+      fmt::print("      v{:<2} {}{}\n", i + 1, stats_text(list[i]), note);
+    }
+    const auto final_it = final_table.find(key);
+    fmt::print("      in {}: {}\n", iot_late_events::kFinalTopic,
+               final_it == final_table.end() ? std::string("nothing (still open)")
+                                             : stats_text(final_it->second) + " (once)");
+  }
+  if (corrected == 0) {
+    ok = false;
+    fmt::print("   NO hour of {} was written before its buffered readings corrected it\n", kPhone);
+  }
+  return ok;
 }
 
 }  // namespace
@@ -285,10 +546,13 @@ int run_demo(int argc, char** argv) {
   }
   fmt::print("Brook demo on the embedded log in {}/\n", dir.string());
   const auto stock_trades = generate_trades(kSeed, kStockTrades);
+  // Readings over the last 24 hours, to the minute: their event times are recent.
+  const auto readings = generate_readings(kSeed, now_ms() / 60'000 * 60'000);
   fmt::print(
-      "Writing {} application log lines, {} stock trades (JSON) and {} more over {} days ...\n",
-      kLogLines, kTrades, stock_trades.size(), kDemoDays);
-  if (auto s = prepare(dir, stock_trades); !s.ok()) return report(s);
+      "Writing {} application log lines, {} stock trades (JSON), {} more over {} days and {} "
+      "sensor readings ...\n",
+      kLogLines, kTrades, stock_trades.size(), kDemoDays, readings.size());
+  if (auto s = prepare(dir, stock_trades, readings); !s.ok()) return report(s);
 
   if (int code = run_example("log_router", log_router::build_topology(), "demo-log-router", dir);
       code != 0) {
@@ -308,6 +572,13 @@ int run_demo(int argc, char** argv) {
     return code;
   }
   if (int code = run_example("top_gainers", top_gainers::build_topology(), "demo-top-gainers", dir);
+      code != 0) {
+    return code;
+  }
+  std::int64_t dropped = -1;
+  if (int code = run_example(
+          "iot_late_events", iot_late_events::build_topology(), "demo-iot-late-events", dir, {},
+          [&](const Streams& app) { dropped = app.metrics().total("dropped-records-total"); });
       code != 0) {
     return code;
   }
@@ -342,14 +613,17 @@ int run_demo(int argc, char** argv) {
     counts.push_back(*count);
   }
   const bool stocks_ok = check_stock_results(**log, stock_trades);
+  const bool iot_ok = check_iot_results(**log, readings, dropped);
   // Nothing lost: every log line routed once, every trade converted or dead-lettered once.
   const bool complete = counts[0] + counts[1] == kLogLines && counts[2] + counts[3] == kTrades;
   fmt::print("\nlog lines in: {}, routed: {}; trades in: {}, converted + dead-lettered: {} -> {}\n",
              kLogLines, counts[0] + counts[1], kTrades, counts[2] + counts[3],
              complete ? "nothing lost" : "RECORDS MISSING");
-  fmt::print("stock trades in: {}; day statistics and top gainers -> {}\n", stock_trades.size(),
-             stocks_ok ? "as recomputed" : "NOT AS RECOMPUTED");
-  return complete && stocks_ok ? 0 : 1;
+  fmt::print("stock trades in: {}; day statistics, moving averages and top gainers -> {}\n",
+             stock_trades.size(), stocks_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+  fmt::print("sensor readings in: {}; hourly statistics, final results, drops -> {}\n",
+             readings.size(), iot_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+  return complete && stocks_ok && iot_ok ? 0 : 1;
 }
 
 }  // namespace brook::cli

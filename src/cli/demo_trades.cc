@@ -84,6 +84,18 @@ std::map<std::string, DayStats> recompute_day_stats(const std::vector<TimedTrade
   return out;
 }
 
+std::map<std::string, stock_stats::PriceAverage> recompute_moving_averages(
+    const std::vector<TimedTrade>& trades) {
+  const auto windows = stock_stats::moving_average_windows();
+  std::map<std::string, stock_stats::PriceAverage> out;
+  for (const auto& t : trades) {
+    for (const auto& window : windows.windows_for(Timestamp(t.timestamp))) {
+      out[stock_stats::window_label({t.trade.symbol, window})].add(t.trade.price);
+    }
+  }
+  return out;
+}
+
 std::map<std::string, std::vector<top_gainers::Gain>> recompute_top_gainers(
     const std::map<std::string, DayStats>& day_stats) {
   std::map<std::string, top_gainers::DayGains> by_day;

@@ -25,6 +25,13 @@ std::vector<stock_stats::TimedTrade> generate_trades(std::uint32_t seed, int cou
 std::map<std::string, stock_stats::DayStats> recompute_day_stats(
     const std::vector<stock_stats::TimedTrade>& trades);
 
+// The final stock-moving-average table: per window_label() of each symbol's windows, the
+// PriceAverage of its trades in that window, added in the order generated (the order the
+// application sees a symbol's trades). Every trade counts: the grace (1 h) exceeds how late
+// the generated trades arrive (up to 30 min).
+std::map<std::string, stock_stats::PriceAverage> recompute_moving_averages(
+    const std::vector<stock_stats::TimedTrade>& trades);
+
 // The final top-gainers table: per day, the top_gainers::kTop best gains of `day_stats`.
 std::map<std::string, std::vector<top_gainers::Gain>> recompute_top_gainers(
     const std::map<std::string, stock_stats::DayStats>& day_stats);

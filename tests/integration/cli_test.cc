@@ -315,9 +315,13 @@ TEST_F(CliTest, DemoRunsEveryExampleAndItsResultsCheckOut) {
   auto r = brook({"demo"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("-> nothing lost"));
-  EXPECT_THAT(r.out, HasSubstr("stock-stats   42 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("top-gainers    3 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("day statistics and top gainers -> as recomputed"));
+  EXPECT_THAT(r.out, HasSubstr("stock-stats            42 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("stock-moving-average 1855 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("top-gainers             3 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("day statistics, moving averages and top gainers -> as recomputed"));
+  EXPECT_THAT(r.out, HasSubstr("dropped-records-total   12: the 12 readings from 3 weeks ago"));
+  EXPECT_THAT(r.out, HasSubstr("<- written before the phone went offline"));
+  EXPECT_THAT(r.out, HasSubstr("hourly statistics, final results, drops -> as recomputed"));
 }
 
 TEST_F(CliTest, HelpPrintsUsageAndExits0) {

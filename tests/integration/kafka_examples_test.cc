@@ -23,7 +23,9 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
+#include "cli/demo_readings.h"
 #include "cli/demo_trades.h"
+#include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "kafka_cluster.h"
 #include "kafka_tools.h"
@@ -119,21 +121,24 @@ class KafkaExamplesTest : public KafkaFixture {
   }
 
   // Runs the example program `name` with `flags` until it is idle; expects exit code 0.
-  void run_example(const std::string& name, std::vector<std::string> flags) {
+  // Returns what it printed on stdout.
+  std::string run_example(const std::string& name, std::vector<std::string> flags) {
     flags.insert(flags.begin(), fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, name, name));
     flags.push_back("--until-idle");
     const auto r = run_process(flags, "", io_.path());
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    return r.out;
   }
 
   // Runs `name` on the embedded log, then on the broker as application `<id>-<name>` with
-  // `kafka_flags` (e.g. --exactly-once).
-  void run_on_both(const std::string& name, std::vector<std::string> kafka_flags = {}) {
-    run_example(name, {"--data-dir", data_dir_.path().string()});
+  // `kafka_flags` (e.g. --exactly-once). Returns what each run printed on stdout.
+  std::pair<std::string, std::string> run_on_both(const std::string& name,
+                                                  std::vector<std::string> kafka_flags = {}) {
+    std::string embedded = run_example(name, {"--data-dir", data_dir_.path().string()});
     kafka_flags.insert(kafka_flags.end(), {"--bootstrap-servers", bootstrap_, "--state-dir",
                                            (data_dir_.path() / "kafka-state").string(),
                                            "--application-id", application_prefix_ + name});
-    run_example(name, kafka_flags);
+    return {std::move(embedded), run_example(name, kafka_flags)};
   }
 
   static PartitionedRecords records_of(internal::LogBackend& log, const std::string& topic) {
@@ -278,12 +283,14 @@ TEST_F(KafkaExamplesTest, JsonToAvroConvertsAndDeadLettersAsOnTheEmbeddedLog) {
   EXPECT_EQ(count(avro_kafka) + count(dead_kafka), input.size());
 }
 
-// stock_stats and top_gainers (the stateful examples, exactly-once on Kafka) end with the
-// tables they end with on the embedded log, which are the recomputation from the trades.
+// stock_stats (day statistics and moving averages) and top_gainers (the stateful examples,
+// exactly-once on Kafka) end with the tables they end with on the embedded log, which are the
+// recomputation from the trades.
 TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
   const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
   create_topics({{stock_stats::kInputTopic, 4},
                  {stock_stats::kOutputTopic, 4, compacted},
+                 {stock_stats::kMovingAverageTopic, 4, compacted},
                  {top_gainers::kOutputTopic, 1, compacted}});
   const auto trades = cli::generate_trades(42, 900);
   std::vector<ProducerRecord> input;
@@ -307,6 +314,21 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
     EXPECT_EQ(nlohmann::json::parse(json).get<stock_stats::DayStats>(), day_stats.at(key)) << key;
   }
 
+  const auto averages = cli::recompute_moving_averages(trades);
+  const auto [averages_embedded, averages_kafka] = outputs(stock_stats::kMovingAverageTopic);
+  const Table average_table = table_of(averages_kafka);
+  EXPECT_EQ(average_table, table_of(averages_embedded));
+  EXPECT_EQ(average_table.size(), averages.size());
+  const auto window_serde = stock_stats::moving_average_key_serde();
+  for (const auto& [key, json] : average_table) {
+    auto window = window_serde->deserialize(key);
+    ASSERT_TRUE(window) << window.error().to_string();
+    const std::string label = stock_stats::window_label(*window);
+    ASSERT_TRUE(averages.contains(label)) << label;
+    EXPECT_EQ(nlohmann::json::parse(json).get<stock_stats::PriceAverage>(), averages.at(label))
+        << label;
+  }
+
   const auto top = cli::recompute_top_gainers(day_stats);
   const auto [top_embedded, top_kafka] = outputs(top_gainers::kOutputTopic);
   const Table gainers = table_of(top_kafka);
@@ -316,6 +338,59 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
     EXPECT_EQ(nlohmann::json::parse(json).get<std::vector<top_gainers::Gain>>(), top.at(day))
         << day;
   }
+}
+
+// iot_late_events (exactly-once on Kafka): the demo's readings, a phone's sent 2 h late and a
+// switch's from 3 weeks ago, end with the same hourly tables on both logs, which are the
+// recomputation from the readings; the old readings are dropped on both.
+TEST_F(KafkaExamplesTest, IotLateEventsEndsWithTheEmbeddedLogsTables) {
+  const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
+  constexpr int kPartitions = 4;
+  create_topics({{iot_late_events::kInputTopic, kPartitions},
+                 {iot_late_events::kHourlyTopic, 4, compacted},
+                 {iot_late_events::kFinalTopic, 4, compacted}});
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const auto readings = cli::generate_readings(42, now / 60'000 * 60'000);
+  std::vector<ProducerRecord> input;
+  for (const auto& r : readings) {
+    input.push_back({.topic = iot_late_events::kInputTopic,
+                     .timestamp = Timestamp(r.arrival),
+                     .key = r.reading.device,
+                     .value = nlohmann::json(r.reading).dump()});
+  }
+  produce_to_both(input);
+
+  const auto [embedded_out, kafka_out] = run_on_both("iot_late_events", {"--exactly-once"});
+  const std::string dropped = fmt::format("{} readings dropped", cli::kReplayedReadings);
+  EXPECT_THAT(embedded_out, ::testing::HasSubstr(dropped));
+  EXPECT_THAT(kafka_out, ::testing::HasSubstr(dropped));
+
+  const auto key_serde = iot_late_events::windowed_key_serde();
+  // A table of windowed keys as (device, window start) -> HourlyStats.
+  auto decoded = [&](const Table& table) {
+    std::map<cli::DeviceHour, iot_late_events::HourlyStats> out;
+    for (const auto& [key, json] : table) {
+      auto windowed = key_serde->deserialize(key);
+      EXPECT_TRUE(windowed) << windowed.error().to_string();
+      if (!windowed) continue;
+      out.emplace(cli::DeviceHour{windowed->key, windowed->window.start.value()},
+                  nlohmann::json::parse(json).get<iot_late_events::HourlyStats>());
+    }
+    return out;
+  };
+  const auto hourly = cli::recompute_hourly(readings);
+  const auto [hourly_embedded, hourly_kafka] = outputs(iot_late_events::kHourlyTopic);
+  EXPECT_EQ(table_of(hourly_kafka), table_of(hourly_embedded));
+  EXPECT_EQ(decoded(table_of(hourly_kafka)), hourly);
+
+  const auto closed = cli::closed_hours(readings, hourly, kPartitions);
+  const auto [final_embedded, final_kafka] = outputs(iot_late_events::kFinalTopic);
+  EXPECT_EQ(table_of(final_kafka), table_of(final_embedded));
+  EXPECT_EQ(decoded(table_of(final_kafka)), closed);
+  EXPECT_EQ(count(final_kafka), closed.size());  // each closed hour once
+  EXPECT_EQ(count(final_embedded), closed.size());
 }
 
 }  // namespace

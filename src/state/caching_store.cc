@@ -54,7 +54,7 @@ Status CachingStore::put(std::string_view key, std::optional<std::string_view> v
     entry.below_known = cached;
     entry.below = std::move(entry.value);
     entry.dirty = true;
-    ++dirty_count_;
+    dirty_.insert(&*it);
   }
   entry.value = value;
   budget_->release(release);
@@ -90,15 +90,14 @@ Status CachingStore::scan(const KeyRange& range, const ScanVisitor& visit) {
 }
 
 Status CachingStore::flush() {
-  for (auto it = entries_.begin(); dirty_count_ > 0 && it != entries_.end();) {
-    Entry& entry = it->second;
-    if (!entry.dirty) {
-      ++it;
-      continue;
-    }
-    if (Status s = write_down(it->first, entry.value, known_below(entry)); !s.ok()) return s;
+  while (!dirty_.empty()) {
+    Node& node = **dirty_.begin();
+    Entry& entry = node.second;
+    if (Status s = write_down(node.first, entry.value, known_below(entry)); !s.ok()) return s;
+    dirty_.erase(dirty_.begin());
+    entry.dirty = false;
     if (!entry.value) {  // absent below now, like a key never read
-      it = erase(it);
+      erase(entries_.find(node.first));
       continue;
     }
     const std::size_t below_bytes = entry.below ? entry.below->size() : 0;
@@ -106,17 +105,14 @@ Status CachingStore::flush() {
     bytes_ -= below_bytes;
     entry.below_known = false;
     entry.below.reset();
-    entry.dirty = false;
-    --dirty_count_;
-    ++it;
   }
   return inner_->flush();
 }
 
 Status CachingStore::commit(std::optional<Offset> changelog_next) {
-  if (dirty_count_ > 0) {
+  if (!dirty_.empty()) {
     return Status::failed_precondition(fmt::format(
-        "store {}: commit with {} unflushed cache entries (flush() first)", name(), dirty_count_));
+        "store {}: commit with {} unflushed cache entries (flush() first)", name(), dirty_.size()));
   }
   return inner_->commit(changelog_next);
 }
@@ -157,7 +153,7 @@ CachingStore::Entries::iterator CachingStore::erase(Entries::iterator it) {
   const std::size_t bytes = charge(*it);
   budget_->release(bytes);
   bytes_ -= bytes;
-  if (it->second.dirty) --dirty_count_;
+  if (it->second.dirty) dirty_.erase(&*it);
   return entries_.erase(it);
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -126,8 +127,12 @@ class CachingStore final : public KeyValueBytesStore {
   Entries entries_;
   Node* oldest_ = nullptr;
   Node* newest_ = nullptr;
-  std::size_t bytes_ = 0;        // charged to budget_ for entries_
-  std::size_t dirty_count_ = 0;  // entries with dirty set
+  std::size_t bytes_ = 0;  // charged to budget_ for entries_
+  // The dirty entries in key order: flush() writes them down without visiting clean ones.
+  struct KeyOrder {
+    bool operator()(const Node* a, const Node* b) const { return a->first < b->first; }
+  };
+  std::set<Node*, KeyOrder> dirty_;
 };
 
 }  // namespace brook::internal

@@ -110,8 +110,15 @@ class KafkaConsumer final : public Consumer {
   // Hands librdkafka what assign() and seek() changed since the last poll, with every known
   // position (a partition without one starts at its committed offset, else the earliest).
   Status apply_assignment();
-  // Adds `message` to `out`, or notes what it signals (end of partition, an error).
-  Status take(KafkaMessage message, std::vector<ConsumerRecord>& out);
+  // The records and positions one poll() has read, not yet handed out. A position moves only
+  // when poll() returns its records: a rebalance callback inside the poll (whose listener
+  // commits positions) must not see positions past records nobody has processed.
+  struct Batch {
+    std::vector<ConsumerRecord> records;
+    std::map<TopicPartition, Offset> positions;
+  };
+  // Adds `message` to `batch`, or notes what it signals (end of partition, an error).
+  Status take(KafkaMessage message, Batch& batch);
 
   ConsumerConfig config_;
   std::chrono::milliseconds timeout_;

@@ -137,12 +137,11 @@ Status KafkaConsumer::apply_assignment() {
   return kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
 }
 
-Status KafkaConsumer::take(KafkaMessage message, std::vector<ConsumerRecord>& out) {
+Status KafkaConsumer::take(KafkaMessage message, Batch& batch) {
   TopicPartition tp{message->rkt ? rd_kafka_topic_name(message->rkt) : "",
                     Partition(message->partition)};
-  auto position = assigned_.find(tp);
   if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-    if (position != assigned_.end()) position->second = Offset(message->offset);
+    if (assigned_.contains(tp)) batch.positions[std::move(tp)] = Offset(message->offset);
     return {};
   }
   if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -156,41 +155,44 @@ Status KafkaConsumer::take(KafkaMessage message, std::vector<ConsumerRecord>& ou
     }
     return status;
   }
-  if (position == assigned_.end()) return {};  // of a partition revoked meanwhile
-  position->second = Offset(message->offset + 1);
+  if (!assigned_.contains(tp)) return {};  // of a partition revoked meanwhile
+  batch.positions[tp] = Offset(message->offset + 1);
   rd_kafka_timestamp_type_t type{};
-  out.push_back({.topic = std::move(tp.topic),
-                 .partition = tp.partition,
-                 .offset = Offset(message->offset),
-                 .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),
-                 .key = bytes(message->key, message->key_len),
-                 .value = bytes(message->payload, message->len),
-                 .headers = to_headers(message.get())});
+  batch.records.push_back({.topic = std::move(tp.topic),
+                           .partition = tp.partition,
+                           .offset = Offset(message->offset),
+                           .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),
+                           .key = bytes(message->key, message->key_len),
+                           .value = bytes(message->payload, message->len),
+                           .headers = to_headers(message.get())});
   return {};
 }
 
 Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::milliseconds timeout) {
   if (auto s = apply_assignment(); !s.ok()) return error(s);
-  std::vector<ConsumerRecord> out;
+  Batch batch;
   const std::uint64_t rebalances = rebalances_;
   auto wait = static_cast<int>(timeout.count());
-  while (out.size() < config_.max_poll_records) {
+  while (batch.records.size() < config_.max_poll_records) {
     KafkaMessage message(rd_kafka_consumer_poll(handle_.get(), wait));
     if (rebalances_ != rebalances) {
       // Records read before the assignment changed belong to the old one, even for a
       // partition assigned again: its new owner reads from the committed offset (a task
       // would otherwise get them twice).
-      out.clear();
+      batch = {};
       if (message) {
-        if (auto s = take(std::move(message), out); !s.ok()) return error(s);
+        if (auto s = take(std::move(message), batch); !s.ok()) return error(s);
       }
       break;
     }
     if (!message) break;
-    if (auto s = take(std::move(message), out); !s.ok()) return error(s);
+    if (auto s = take(std::move(message), batch); !s.ok()) return error(s);
     wait = 0;  // then only what has already arrived
   }
-  return out;
+  for (auto& [tp, position] : batch.positions) {
+    if (auto it = assigned_.find(tp); it != assigned_.end()) it->second = position;
+  }
+  return std::move(batch.records);
 }
 
 Status KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {

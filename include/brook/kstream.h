@@ -191,6 +191,21 @@ class KStream {
         .rekey();
   }
 
+  // Joins with a table (brook/stream_table_join.h): each record looks its key up in the
+  // table (its latest value as of the record's time) and joiner(value, table value) is the
+  // output value; only stream records trigger. join() drops records whose key is not in the
+  // table, left_join() calls joiner(value, std::optional<VT>) with nullopt for them.
+  template <class VT, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VT&>>>
+  KStream<K, VR> join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined = {}) const;
+  template <class VT, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VT>&>>>
+  KStream<K, VR> left_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined = {}) const;
+
+  // Joins with a global table (brook/global_ktable.h).
+
+  // Windowed joins with another stream (brook/stream_stream_join.h).
+
   // Writes every record to `topic`.
   void to(std::string topic, Produced<K, V> produced = {}) const {
     auto fixed = [topic](const Record<K, V>&) { return topic; };
@@ -214,6 +229,10 @@ class KStream {
 
   template <class, class>
   friend class KGroupedStream;
+
+  // join() and left_join() with a table (brook/stream_table_join.h).
+  template <bool kLeft, class VT, class VR, class F>
+  KStream<K, VR> table_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined) const;
 
   // The stream after a new processor node; still re-keyed if this one was.
   template <class KOut, class VOut, class MakeProcessor>
@@ -321,3 +340,4 @@ BranchedKStream<K, V> KStream<K, V>::split(Named named) const {
 
 #include "brook/kgrouped_stream.h"
 #include "brook/ktable.h"
+#include "brook/stream_table_join.h"

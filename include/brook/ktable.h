@@ -126,6 +126,30 @@ class KTable {
     });
   }
 
+  // This table kept in a store of its own (for lookups by joins, or queries): this table if
+  // it has a store and no other name is asked for, else a node writing it to the store
+  // `materialized.name` (or a generated one).
+  KTable materialize(Materialized<K, V> materialized = {}) const {
+    if (!store_.empty() && (materialized.name.empty() || materialized.name == store_)) {
+      return *this;
+    }
+    auto store = internal::add_table_store<K, V>(*graph_, materialized, "KTABLE-MATERIALIZE");
+    auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<V>>(
+        *graph_, "KTABLE-MATERIALIZE", "", {node_},
+        [name = store.name] {
+          return std::make_unique<internal::TableMaterializeProcessor<K, V>>(name);
+        },
+        {store.name});
+    return KTable(graph_, std::move(node), store.name,
+                  {.key_serde = traits_.key_serde,
+                   .value_serde = store.value_serde,
+                   .close_delay = traits_.close_delay});
+  }
+
+  // Joins with another table on the key (brook/table_table_join.h).
+
+  // Joins on a foreign key (brook/foreign_key_join.h).
+
   // The stream of updates: each key's new value, nullopt where the key was deleted (written
   // to a topic, that is a tombstone).
   KStream<K, std::optional<V>> to_stream(Named named = {}) const {
@@ -149,6 +173,11 @@ class KTable {
   }
 
  private:
+  template <class, class>
+  friend class KTable;
+  template <class, class>
+  friend class KStream;
+
   // `table` (a node after this one) with this table's value serde too: same values.
   KTable same_values(KTable table) const {
     table.traits_.value_serde = traits_.value_serde;

@@ -92,6 +92,16 @@ struct Grouped {
   SerdePtr<SerdeTargetT<V>> value_serde;
 };
 
+// Joins of a stream with a table: the join node's name, and how the stream is repartitioned if
+// its keys may have changed (topic <application.id>-<name>-repartition, with the serdes given
+// or the types' defaults, as many partitions as the table's topic).
+template <class K, class V>
+struct Joined {
+  std::string name;
+  SerdePtr<SerdeTargetT<K>> key_serde;
+  SerdePtr<SerdeTargetT<V>> value_serde;
+};
+
 // KStream::repartition(): the topic <application.id>-<name>-repartition with `partitions`
 // partitions (0: as many as the writing sub-topology has tasks).
 template <class K, class V>

@@ -48,6 +48,8 @@ class StreamsBuilder {
     return KTable<K, V>(graph_, node, store);
   }
 
+  // Global tables (brook/global_ktable.h).
+
   // Declares a key-value store for the Processor API: connect it to processors with
   // Processed{.stores = {name}} and open it with context.key_value_store<K, V>(name).
   template <class K, class V>

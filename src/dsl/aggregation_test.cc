@@ -124,6 +124,27 @@ TEST(KTable, FilterTurnsRejectedValuesIntoTombstonesOnlyWhereARowExisted) {
   EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Count{"a", 12}, Count{"a", std::nullopt}));
 }
 
+TEST(KTable, MaterializeKeepsADerivedTableInAStoreOfItsOwn) {
+  StreamsBuilder builder;
+  auto scores = builder.table<std::string, std::int64_t>("scores", {}, {.name = "scores"});
+  EXPECT_EQ(scores.materialize().store_name(), "scores");  // it has one already
+  auto high = scores.filter([](const std::string&, std::int64_t v) { return v >= 10; })
+                  .materialize({.name = "high"});
+  EXPECT_EQ(high.store_name(), "high");
+  high.to_stream().to("out");
+  TopologyTestDriver driver(build(builder));
+  auto in = driver.create_input_topic<std::string, std::optional<std::int64_t>>("scores");
+  in.pipe_input("a", 12);
+  in.pipe_input("b", 15);
+  in.pipe_input("a", 3);  // leaves the table: deleted from the store, a tombstone downstream
+  auto store = driver.timestamped_key_value_store<std::string, std::int64_t>("high");
+  EXPECT_EQ(store.get("a"), std::nullopt);
+  EXPECT_EQ(store.get("b")->value, 15);
+  auto out = driver.create_output_topic<std::string, std::optional<std::int64_t>>("out");
+  EXPECT_THAT(out.read_key_values_to_list(),
+              ElementsAre(Count{"a", 12}, Count{"b", 15}, Count{"a", std::nullopt}));
+}
+
 TEST(KTable, MapValuesAndFilterNot) {
   StreamsBuilder builder;
   builder.table<std::string, std::string>("t")

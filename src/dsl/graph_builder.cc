@@ -16,8 +16,9 @@ Result<Topology> GraphBuilder::build() {
     return error(Status::failed_precondition("StreamsBuilder::build() may be called only once"));
   }
   built_ = true;
-  auto data = make_topology_data(std::move(nodes_), std::move(stores_),
-                                 std::move(repartition_topics_), std::move(errors_));
+  auto data =
+      make_topology_data(std::move(nodes_), std::move(stores_), std::move(repartition_topics_),
+                         std::move(errors_), std::move(copartition_groups_));
   if (!data) return error(std::move(data.error()));
   return Topology(std::move(*data));
 }

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <ranges>
 #include <set>
@@ -171,6 +173,38 @@ struct Streams::Impl {
     return parts(a) == parts(b);
   }
 
+  // Checks that the inputs of each join have equal partition counts (equal keys then meet in
+  // one task) and gives the repartition topics among them without a count of their own that
+  // count. `partitions`: the counts known so far, by topic.
+  static Status copartition(const internal::TopologyData& data,
+                            std::map<std::string, std::int32_t, std::less<>>& partitions) {
+    for (const auto& group : data.copartition_groups) {
+      std::vector<std::string> topics;
+      for (const auto& input : group.inputs) {
+        auto upstream = data.source_topics_of(input);
+        topics.insert(topics.end(), upstream.begin(), upstream.end());
+      }
+      std::optional<std::pair<std::string, std::int32_t>> first;
+      for (const auto& topic : topics) {
+        auto it = partitions.find(topic);
+        if (it == partitions.end()) continue;  // a repartition topic: it gets the group's count
+        if (!first) {
+          first.emplace(topic, it->second);
+        } else if (it->second != first->second) {
+          return Status::invalid_argument(fmt::format(
+              "join {}: its inputs must be co-partitioned (equal partition counts, so that equal "
+              "keys meet in one task), but topic {} has {} partitions and topic {} has {}; "
+              "repartition one side (KStream::repartition with {} partitions) or recreate a "
+              "topic",
+              group.join, first->first, first->second, topic, it->second, first->second));
+        }
+      }
+      if (!first) continue;
+      for (const auto& topic : topics) partitions.emplace(topic, first->second);
+    }
+    return {};
+  }
+
   // Creates the repartition and changelog topics that do not exist yet. A sub-topology has
   // as many tasks as its largest source topic; a repartition topic without a given count
   // gets as many partitions as its writer has tasks; a changelog one partition per task.
@@ -186,6 +220,7 @@ struct Streams::Impl {
     for (const auto& topic : data.repartition_topics) {
       if (topic.partitions > 0) partitions[topic.name] = topic.partitions;
     }
+    if (auto s = copartition(data, partitions); !s.ok()) return s;
     auto writer_of = [&](const std::string& topic) -> const internal::Subtopology* {
       for (const auto& sub : data.subtopologies) {
         for (std::size_t i : sub.nodes) {

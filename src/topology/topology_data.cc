@@ -95,7 +95,8 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
 
 Result<std::shared_ptr<const TopologyData>> make_topology_data(
     std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
-    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> errors) {
+    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> errors,
+    std::vector<CopartitionGroup> copartition_groups) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
@@ -113,6 +114,15 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(
   data->repartition_topics = std::move(repartition_topics);
   check_stores(data->stores, errors);
   check_nodes(nodes, index, data->stores, errors);
+  for (const auto& group : copartition_groups) {
+    for (const auto& input : group.inputs) {
+      if (!index.contains(input)) {
+        errors.push_back(
+            Status::not_found(fmt::format("join {}: unknown input node '{}'", group.join, input)));
+      }
+    }
+  }
+  data->copartition_groups = std::move(copartition_groups);
   if (!errors.empty()) {
     std::string message =
         fmt::format("the topology has {} error{}:", errors.size(), errors.size() == 1 ? "" : "s");
@@ -144,6 +154,25 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(
   }
   data->nodes = std::move(nodes);
   return std::shared_ptr<const TopologyData>(std::move(data));
+}
+
+std::vector<std::string> TopologyData::source_topics_of(std::string_view name) const {
+  std::unordered_map<std::string_view, std::size_t> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i].name, i);
+  std::vector<bool> upstream(nodes.size(), false);
+  if (auto it = index.find(name); it != index.end()) upstream[it->second] = true;
+  // Parents come before children: one backward pass marks every ancestor.
+  for (std::size_t i = nodes.size(); i-- > 0;) {
+    if (!upstream[i]) continue;
+    for (const auto& parent : nodes[i].parents) upstream[index.at(parent)] = true;
+  }
+  std::vector<std::string> topics;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (upstream[i] && nodes[i].kind == NodeKind::kSource) {
+      topics.insert(topics.end(), nodes[i].topics.begin(), nodes[i].topics.end());
+    }
+  }
+  return topics;
 }
 
 const StoreSpec* TopologyData::store(std::string_view name) const {

@@ -185,6 +185,16 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   ASSERT_TRUE(stays.start().ok());
   ASSERT_TRUE(restarts->start().ok());
   produce(in, {{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"}});
+  // The keys fill partitions 0, 1 and 2: once both members have processed a record, the
+  // group has settled with both (the one that joined second got partitions only then).
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while ((stays.metrics().total("process-total") == 0 ||
+          restarts->metrics().total("process-total") == 0) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(10));  // nothing to wait on but the metric
+  }
+  ASSERT_GT(restarts->metrics().total("process-total"), 0) << "the second member got no partitions";
   wait_until_idle(stays);
   const int before = rebalances.load();
 

@@ -26,6 +26,9 @@ class GraphBuilder {
   void add_repartition_topic(RepartitionTopic topic) {
     repartition_topics_.push_back(std::move(topic));
   }
+  void add_copartition_group(CopartitionGroup group) {
+    copartition_groups_.push_back(std::move(group));
+  }
   void add_error(Status status) { errors_.push_back(std::move(status)); }
   // The topology, or one Status listing every mistake. May be called once.
   Result<Topology> build();
@@ -34,6 +37,7 @@ class GraphBuilder {
   std::vector<NodeSpec> nodes_;
   std::vector<StoreSpec> stores_;
   std::vector<RepartitionTopic> repartition_topics_;
+  std::vector<CopartitionGroup> copartition_groups_;
   std::vector<Status> errors_;
   int counter_ = 0;
   bool built_ = false;

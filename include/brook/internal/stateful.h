@@ -93,6 +93,25 @@ class TableSourceProcessor final : public Processor<K, VIn, K, Change<UnwrappedT
   TableState<K, V> state_;
 };
 
+// Materialises a table that has no store of its own: each change's new value is written to
+// the store (nullopt deletes the key) and passed on with the old value the store held.
+template <class K, class V>
+class TableMaterializeProcessor final : public Processor<K, Change<V>, K, Change<V>> {
+ public:
+  explicit TableMaterializeProcessor(std::string store) : store_name_(std::move(store)) {}
+  void init(ProcessorContext<K, Change<V>>& context) override {
+    Processor<K, Change<V>, K, Change<V>>::init(context);
+    state_.init(context, store_name_);
+  }
+  void process(Record<K, Change<V>> r) override {
+    state_.put(r.key, std::move(r.value.new_value), r.timestamp, state_.get(r.key));
+  }
+
+ private:
+  std::string store_name_;
+  TableState<K, V> state_;
+};
+
 // An aggregation: f(key, value, current) -> the new aggregate, or nullopt to delete the row,
 // where `current` is null for a key's first value. Over a grouped stream the value is a
 // record's value; over a grouped table it is a Change, whose old value f subtracts and whose

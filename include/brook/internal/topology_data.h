@@ -42,13 +42,23 @@ struct RepartitionTopic {
   std::int32_t partitions = 0;
 };
 
+// The inputs of a join (nodes), whose source topics must have equal partition counts so that
+// equal keys meet in one task.
+struct CopartitionGroup {
+  std::string join;                 // the join's node, for messages
+  std::vector<std::string> inputs;  // node names
+};
+
 struct TopologyData {
   std::vector<NodeSpec> nodes;
   std::vector<Subtopology> subtopologies;
   std::vector<StoreSpec> stores;
   std::vector<RepartitionTopic> repartition_topics;
+  std::vector<CopartitionGroup> copartition_groups;
 
   const StoreSpec* store(std::string_view name) const;
+  // The topics of the source nodes upstream of node `name` (itself included), in node order.
+  std::vector<std::string> source_topics_of(std::string_view name) const;
   // The sub-topology whose nodes use `store`.
   const Subtopology* owner_of_store(std::string_view name) const;
 };
@@ -64,7 +74,8 @@ std::string changelog_topic(std::string_view application_id, std::string_view st
 // `earlier_errors`) is reported in one Status, one line each, naming the node at fault.
 Result<std::shared_ptr<const TopologyData>> make_topology_data(
     std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
-    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> earlier_errors);
+    std::vector<RepartitionTopic> repartition_topics, std::vector<Status> earlier_errors,
+    std::vector<CopartitionGroup> copartition_groups = {});
 
 // The live nodes of one task of a sub-topology, wired together and ready for init().
 struct TaskGraph {

@@ -1,0 +1,105 @@
+// KStream::join / left_join with a KTable (DESIGN.md pattern 4): enrich each record with the
+// table's current value for its key, by a local lookup.
+//
+//   clicks.left_join(profiles, [](const Click& c, const std::optional<Profile>& p) {
+//     return Enriched{c, p ? p->age : -1};
+//   });
+//
+// Only stream records trigger output; a table update changes the results of later records,
+// never of earlier ones (the task processes its inputs in timestamp order). The output has the
+// stream record's key, timestamp and headers. Stream and table must be co-partitioned: the
+// application refuses to start if their topics' partition counts differ, naming both. A
+// stream whose keys may have changed is repartitioned first. A table without a store of its
+// own (a filtered table, say) is materialised for the lookups.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "brook/kstream.h"
+#include "brook/ktable.h"
+
+namespace brook {
+namespace internal {
+
+// Looks each record's key up in the table store `store`; kLeft: also without a match.
+template <class K, class V, class VT, class VR, class F, bool kLeft>
+class StreamTableJoinProcessor final : public Processor<K, V, K, VR> {
+ public:
+  StreamTableJoinProcessor(std::string store, F joiner)
+      : store_name_(std::move(store)), joiner_(std::move(joiner)) {}
+
+  void init(ProcessorContext<K, VR>& context) override {
+    Processor<K, V, K, VR>::init(context);
+    table_.emplace(context.template timestamped_key_value_store<K, VT>(store_name_));
+  }
+
+  void process(Record<K, V> r) override {
+    auto found = table_->get(r.key);
+    std::optional<VR> out;
+    if constexpr (kLeft) {
+      std::optional<VT> value;
+      if (found) value = std::move(found->value);
+      out.emplace(joiner_(std::as_const(r.value), std::as_const(value)));
+    } else {
+      if (!found) return;
+      out.emplace(joiner_(std::as_const(r.value), std::as_const(found->value)));
+    }
+    this->context().forward(
+        Record<K, VR>{std::move(r.key), std::move(*out), r.timestamp, std::move(r.headers)});
+  }
+
+ private:
+  std::string store_name_;
+  F joiner_;
+  std::optional<TimestampedKeyValueStore<K, VT>> table_;
+};
+
+// The join node `name` of the stream node `input` (repartitioned if it was re-keyed) with
+// `table`, materialised if it has no store; the two are one co-partition group.
+template <bool kLeft, class K, class V, class VT, class VR, class F>
+KStream<K, VR> add_stream_table_join(const std::shared_ptr<GraphBuilder>& graph,
+                                     const std::string& name, const std::string& input,
+                                     const KTable<K, VT>& table, F joiner) {
+  const auto lookup = table.materialize();
+  const std::string store = lookup.store_name();
+  auto node = add_processor<K, V, K, VR>(
+      *graph, "KSTREAM-JOIN", name, {input},
+      [store, joiner] {
+        return std::make_unique<StreamTableJoinProcessor<K, V, VT, VR, F, kLeft>>(store, joiner);
+      },
+      {store});
+  graph->add_copartition_group({.join = name, .inputs = {input, lookup.node_name()}});
+  return KStream<K, VR>(graph, std::move(node));
+}
+
+}  // namespace internal
+
+template <class K, class V>
+template <bool kLeft, class VT, class VR, class F>
+KStream<K, VR> KStream<K, V>::table_join(const KTable<K, VT>& table, F joiner,
+                                         Joined<K, V> joined) const {
+  const auto name = graph_->name_for(joined.name, "KSTREAM-JOIN");
+  const auto input = repartitioned_if_needed(name + "-repartition", 0, std::move(joined.key_serde),
+                                             std::move(joined.value_serde));
+  return internal::add_stream_table_join<kLeft, K, V, VT, VR>(graph_, name, input.node_name(),
+                                                              table, std::move(joiner));
+}
+
+template <class K, class V>
+template <class VT, class F, class VR>
+KStream<K, VR> KStream<K, V>::join(const KTable<K, VT>& table, F joiner,
+                                   Joined<K, V> joined) const {
+  return table_join<false, VT, VR>(table, std::move(joiner), std::move(joined));
+}
+
+template <class K, class V>
+template <class VT, class F, class VR>
+KStream<K, VR> KStream<K, V>::left_join(const KTable<K, VT>& table, F joiner,
+                                        Joined<K, V> joined) const {
+  return table_join<true, VT, VR>(table, std::move(joiner), std::move(joined));
+}
+
+}  // namespace brook

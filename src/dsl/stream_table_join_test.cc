@@ -1,0 +1,102 @@
+// Stream-table joins through the test driver: inner and left, table updates and deletes,
+// re-keyed streams, tables without a store.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+
+namespace brook {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::TopologyTestDriver;
+using Out = KeyValue<std::string, std::string>;
+
+Topology build(StreamsBuilder& builder) {
+  auto topology = builder.build();
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+std::string describe(const std::string& click, const std::optional<std::string>& profile) {
+  return click + " by " + profile.value_or("?");
+}
+
+struct App {
+  explicit App(StreamsBuilder& builder)
+      : driver(build(builder)),
+        clicks(driver.create_input_topic<std::string, std::string>("clicks")),
+        profiles(driver.create_input_topic<std::string, std::optional<std::string>>("profiles")),
+        out(driver.create_output_topic<std::string, std::string>("out")) {}
+  TopologyTestDriver driver;
+  testing::TestInputTopic<std::string, std::string> clicks;
+  testing::TestInputTopic<std::string, std::optional<std::string>> profiles;
+  testing::TestOutputTopic<std::string, std::string> out;
+};
+
+TEST(StreamTableJoin, InnerJoinEnrichesMatchesAndDropsTheRest) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<std::string, std::string>("clicks")
+      .join(profiles, [](const std::string& c, const std::string& p) { return describe(c, p); })
+      .to("out");
+  App run(builder);
+  run.clicks.pipe_input("u1", "home", Timestamp(1));  // no profile yet: nothing
+  run.profiles.pipe_input("u1", "ann, 34", Timestamp(2));
+  run.clicks.pipe_input("u1", "cart", Timestamp(3));
+  run.clicks.pipe_input("u2", "home", Timestamp(4));
+  EXPECT_THAT(run.out.read_key_values_to_list(), ElementsAre(Out{"u1", "cart by ann, 34"}));
+}
+
+TEST(StreamTableJoin, LeftJoinKeepsUnmatchedRecordsAndTableUpdatesOnlyChangeLaterOnes) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<std::string, std::string>("clicks").left_join(profiles, describe).to("out");
+  App run(builder);
+  run.clicks.pipe_input("u1", "home", Timestamp(1));
+  run.profiles.pipe_input("u1", "ann, 34", Timestamp(2));
+  run.clicks.pipe_input("u1", "cart", Timestamp(3));
+  run.profiles.pipe_input("u1", "ann, 35", Timestamp(4));  // only updates the table
+  run.clicks.pipe_input("u1", "pay", Timestamp(5));
+  run.profiles.pipe_input("u1", std::nullopt, Timestamp(6));  // deleted
+  run.clicks.pipe_input("u1", "exit", Timestamp(7));
+  const auto results = run.out.read_records_to_list();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].value, "home by ?");
+  EXPECT_EQ(results[1].value, "cart by ann, 34");
+  EXPECT_EQ(results[2].value, "pay by ann, 35");
+  EXPECT_EQ(results[3].value, "exit by ?");
+  EXPECT_EQ(results[2].timestamp, Timestamp(5)) << "the stream record's timestamp";
+}
+
+TEST(StreamTableJoin, AReKeyedStreamIsRepartitionedAndAFilteredTableMaterialised) {
+  StreamsBuilder builder;
+  auto adults = builder.table<std::string, std::string>("profiles")
+                    .filter([](const std::string&, const std::string& p) { return p != "kid"; });
+  builder.stream<std::string, std::string>("clicks")
+      .select_key([](const std::string&, const std::string& v) { return v.substr(0, 2); })
+      .join(adults, [](const std::string& c, const std::string& p) { return describe(c, p); },
+            {.name = "enrich"})
+      .to("out");
+  auto topology = build(builder);
+  EXPECT_THAT(topology.describe(), HasSubstr("enrich-repartition"));
+  EXPECT_THAT(topology.describe(), HasSubstr("KTABLE-MATERIALIZE-STATE-STORE"));
+  ASSERT_EQ(topology.data().copartition_groups.size(), 1u);
+  EXPECT_EQ(topology.data().copartition_groups[0].join, "enrich");
+
+  TopologyTestDriver driver(topology);
+  auto profiles = driver.create_input_topic<std::string, std::optional<std::string>>("profiles");
+  auto clicks = driver.create_input_topic<std::string, std::string>("clicks");
+  profiles.pipe_input("u1", "ann", Timestamp(1));
+  profiles.pipe_input("u2", "kid", Timestamp(2));
+  clicks.pipe_input("x", "u1:home", Timestamp(3));
+  clicks.pipe_input("y", "u2:home", Timestamp(4));  // u2 is filtered out of the table
+  auto out = driver.create_output_topic<std::string, std::string>("out");
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Out{"u1", "u1:home by ann"}));
+}
+
+}  // namespace
+}  // namespace brook

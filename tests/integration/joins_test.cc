@@ -1,0 +1,87 @@
+// Joins on the real runtime over the embedded log: the results equal the test driver's, and
+// inputs that are not co-partitioned stop the start with an error naming both topics.
+#include <gmock/gmock.h>
+
+#include <map>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+#include "embedded_fixture.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Clicks enriched with the user's profile; profiles are written before the clicks.
+Topology enrichment() {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles", {}, {.name = "profiles"});
+  builder.stream<std::string, std::string>("clicks")
+      .left_join(profiles,
+                 [](const std::string& click, const std::optional<std::string>& profile) {
+                   return click + " by " + profile.value_or("?");
+                 },
+                 {.name = "enrich"})
+      .to("out");
+  return std::move(*builder.build());
+}
+
+std::vector<std::pair<std::string, std::string>> profiles() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int u = 0; u < 20; u += 2)
+    out.emplace_back("u" + std::to_string(u), "p" + std::to_string(u));
+  return out;
+}
+std::vector<std::pair<std::string, std::string>> clicks() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int i = 0; i < 100; ++i)
+    out.emplace_back("u" + std::to_string(i % 20), "c" + std::to_string(i));
+  return out;
+}
+
+class JoinsTest : public EmbeddedFixture {};
+
+TEST_F(JoinsTest, StreamTableJoinOnTheRuntimeGivesWhatTheTestDriverGives) {
+  create_topics({{"clicks", 4}, {"profiles", 4}, {"out", 4}});
+  // The profiles are in the table before any click arrives: a first run reads them.
+  produce("profiles", profiles());
+  for (bool with_clicks : {false, true}) {
+    if (with_clicks) produce("clicks", clicks());
+    Streams app(enrichment(), config({{"application.id", "joins"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  }
+  std::map<std::string, std::string> runtime;
+  for (const auto& r : read_all("out")) runtime[*r.value] = *r.key;
+
+  TopologyTestDriver driver(enrichment());
+  auto table = driver.create_input_topic<std::string, std::optional<std::string>>("profiles");
+  for (const auto& [user, profile] : profiles()) table.pipe_input(user, profile);
+  auto stream = driver.create_input_topic<std::string, std::string>("clicks");
+  for (const auto& [user, click] : clicks()) stream.pipe_input(user, click);
+  std::map<std::string, std::string> expected;
+  for (const auto& [user, enriched] :
+       driver.create_output_topic<std::string, std::string>("out").read_key_values_to_list()) {
+    expected[enriched] = user;
+  }
+  EXPECT_EQ(runtime.size(), 100u);
+  EXPECT_EQ(runtime, expected);
+  EXPECT_EQ(runtime.at("c3 by ?"), "u3");
+  EXPECT_EQ(runtime.at("c4 by p4"), "u4");
+}
+
+TEST_F(JoinsTest, InputsWithOtherPartitionCountsStopTheStartNamingBothTopics) {
+  create_topics({{"clicks", 4}, {"profiles", 3}, {"out", 4}});
+  Streams app(enrichment(), config({{"application.id", "joins"}}));
+  const auto status = app.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("join enrich: its inputs must be co-partitioned"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("topic clicks has 4 partitions and topic profiles has 3"));
+}
+
+}  // namespace
+}  // namespace brook::testing

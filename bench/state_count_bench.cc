@@ -42,6 +42,7 @@
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "compare.h"
+#include "hand_written_app.h"
 #include "rocksdb_baseline.h"
 #include "state_workload.h"
 #include "streams_timing.h"
@@ -56,7 +57,6 @@ using brook::bench::get_count;
 using brook::bench::increment;
 using brook::bench::seconds_since;
 using brook::bench::StateWorkload;
-using brook::internal::TopicPartition;
 
 const std::int64_t kRecords = brook::bench::env_or("BROOK_COUNT_RECORDS", 3'000'000);
 const std::int64_t kKeys = brook::bench::env_or("BROOK_COUNT_KEYS", 1'000'000);
@@ -177,51 +177,24 @@ void BM_BaselineCountRocksDb(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kRecords);
 }
 
-// One timed run of the hand-written app on a reset data dir: Consumer::poll of "in", then per
-// record `count(key)` (the key's new count; negative on an error) and Producer::send of it to
-// "out"; a flush after each poll and an offset commit every kCommitInterval. False (and the
-// benchmark skipped) on an error.
+// One timed run of the hand-written app (hand_written_app.h) on a reset data dir: per record
+// of "in", `count(key)` (the key's new count; negative on an error) sent to "out" as 8
+// big-endian bytes. False (and the benchmark skipped) on an error.
 template <class Count>
 bool run_app(benchmark::State& state, Count count) {
-  auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
-  auto consumer =
-      std::move(*log->make_consumer({.group_id = "baseline-" + std::to_string(next_run())}));
-  auto producer = std::move(*log->make_producer({}));
-  const TopicPartition in{"in", brook::Partition(0)};
-  (void)consumer->assign({in});
-  const auto start = Clock::now();
-  auto last_commit = start;
-  brook::Offset next(0);
-  while (next.value() < kRecords) {
-    auto records = consumer->poll(100ms);
-    if (!records) {
-      state.SkipWithError(records.error().to_string().c_str());
-      return false;
-    }
-    for (auto& r : *records) {
-      const std::int64_t n = count(*r.key);
-      if (n < 0) {
-        state.SkipWithError("counting failed");
-        return false;
-      }
-      const auto bytes = brook::bench::big_endian(n);
-      (void)producer->send({.topic = "out",
-                            .timestamp = r.timestamp,
-                            .key = std::move(r.key),
-                            .value = std::string(bytes.data(), bytes.size())});
-      next = brook::Offset(r.offset.value() + 1);
-    }
-    if (auto s = producer->flush(); !s.ok()) {
-      state.SkipWithError(s.to_string().c_str());
-      return false;
-    }
-    if (Clock::now() - last_commit >= kCommitInterval) {
-      (void)consumer->commit({{in, next}});
-      last_commit = Clock::now();
-    }
+  auto seconds = brook::bench::run_hand_written_app(
+      Data::get().dir(), "baseline-" + std::to_string(next_run()), "in", "out", kRecords,
+      kCommitInterval, [&](const brook::ConsumerRecord& r) -> std::optional<std::string> {
+        const std::int64_t n = count(*r.key);
+        if (n < 0) return std::nullopt;
+        const auto bytes = brook::bench::big_endian(n);
+        return std::string(bytes.data(), bytes.size());
+      });
+  if (!seconds) {
+    state.SkipWithError(seconds.error().to_string().c_str());
+    return false;
   }
-  (void)consumer->commit({{in, next}});
-  state.SetIterationTime(seconds_since(start));
+  state.SetIterationTime(*seconds);
   return true;
 }
 

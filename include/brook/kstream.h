@@ -338,6 +338,8 @@ BranchedKStream<K, V> KStream<K, V>::split(Named named) const {
 
 }  // namespace brook
 
+#include "brook/foreign_key_join.h"
 #include "brook/kgrouped_stream.h"
 #include "brook/ktable.h"
 #include "brook/stream_table_join.h"
+#include "brook/table_table_join.h"

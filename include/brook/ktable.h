@@ -147,8 +147,51 @@ class KTable {
   }
 
   // Joins with another table on the key (brook/table_table_join.h).
+  // joiner(left value, right value) -> the joined value, for keys both tables hold. Both
+  // sides trigger; each update of either side emits Change{new, old} of the joined value
+  // (old: the side's old value joined with the other side's current value); the result's
+  // timestamp is the larger of the two values'. The tables must be co-partitioned (checked
+  // at start). A side without a store is materialised; `materialized` with a name
+  // materialises the result too. `named` names the node emitting the result.
+  template <class VO, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VO&>>>
+  KTable<K, VR> join(const KTable<K, VO>& other, F joiner, Named named = {},
+                     Materialized<K, VR> materialized = {}) const;
+  // joiner(left value, std::optional right value): every key of this table.
+  template <class VO, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VO>&>>>
+  KTable<K, VR> left_join(const KTable<K, VO>& other, F joiner, Named named = {},
+                          Materialized<K, VR> materialized = {}) const;
+  // joiner(std::optional left, std::optional right): every key of either table.
+  template <class VO, class F,
+            class VR = std::decay_t<
+                std::invoke_result_t<F&, const std::optional<V>&, const std::optional<VO>&>>>
+  KTable<K, VR> outer_join(const KTable<K, VO>& other, F joiner, Named named = {},
+                           Materialized<K, VR> materialized = {}) const;
 
   // Joins on a foreign key (brook/foreign_key_join.h).
+  // foreign_key(value) -> the key of `other` this row refers to (KO, or std::optional<KO>
+  // where nullopt means: no reference); joiner(value, other's value) -> the joined value. The
+  // result has this table's keys. Both sides trigger: an update of `other` re-emits the
+  // result of every row referring to it. Inner join: a row without a match has no result (a
+  // tombstone is emitted when it loses its match, possibly for a row that had none). The
+  // tables need not be co-partitioned: rows travel through the internal topics
+  // <app>-<name>-subscription-registration-topic (as many partitions as other's topic) and
+  // <app>-<name>-subscription-response-topic (as many as this table's), and `other`'s side
+  // keeps the store <name>-subscription-store (name: TableJoined::name, else generated).
+  // Without a name in `materialized` the result's changes carry no old value.
+  template <class KO, class VO, class FK, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VO&>>,
+            class = std::invoke_result_t<FK&, const V&>>
+  KTable<K, VR> join(const KTable<KO, VO>& other, FK foreign_key, F joiner,
+                     TableJoined table_joined = {}, Materialized<K, VR> materialized = {}) const;
+  // joiner(value, std::optional other value): every row of this table has a result.
+  template <class KO, class VO, class FK, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VO>&>>,
+            class = std::invoke_result_t<FK&, const V&>>
+  KTable<K, VR> left_join(const KTable<KO, VO>& other, FK foreign_key, F joiner,
+                          TableJoined table_joined = {},
+                          Materialized<K, VR> materialized = {}) const;
 
   // The stream of updates: each key's new value, nullopt where the key was deleted (written
   // to a topic, that is a tombstone).
@@ -175,6 +218,13 @@ class KTable {
  private:
   template <class, class>
   friend class KTable;
+  // The table-table joins: f(optional left, optional right) -> optional joined value.
+  template <class VO, class VR, class Fn>
+  KTable<K, VR> key_join(const KTable<K, VO>& other, Fn f, Named named,
+                         Materialized<K, VR> materialized) const;
+  template <bool kLeft, class KO, class VO, class VR, class FK, class F>
+  KTable<K, VR> foreign_key_join(const KTable<KO, VO>& other, FK foreign_key, F joiner,
+                                 TableJoined table_joined, Materialized<K, VR> materialized) const;
   template <class, class>
   friend class KStream;
 

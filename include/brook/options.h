@@ -102,6 +102,14 @@ struct Joined {
   SerdePtr<SerdeTargetT<V>> value_serde;
 };
 
+// Foreign-key joins of tables (KTable::join with a foreign_key function): `name` prefixes
+// the join's nodes, its internal topics <application.id>-<name>-subscription-registration-topic
+// and -subscription-response-topic, and its store <name>-subscription-store (empty: a
+// generated KTABLE-FK-JOIN-<counter>). Name it to keep them stable across versions.
+struct TableJoined {
+  std::string name;
+};
+
 // KStream::repartition(): the topic <application.id>-<name>-repartition with `partitions`
 // partitions (0: as many as the writing sub-topology has tasks).
 template <class K, class V>

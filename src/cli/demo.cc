@@ -5,9 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "log_router.h"
+#include "orders_customers.h"
 #include "stock_stats.h"
 #include "top_gainers.h"
 
@@ -48,7 +51,12 @@ Status create_topics(EmbeddedLog& log) {
                                        {top_gainers::kOutputTopic, 1, compacted},
                                        {iot_late_events::kInputTopic, kReadingPartitions},
                                        {iot_late_events::kHourlyTopic, 4, compacted},
-                                       {iot_late_events::kFinalTopic, 4, compacted}};
+                                       {iot_late_events::kFinalTopic, 4, compacted},
+                                       // Tables on topics of different partition counts: a
+                                       // foreign-key join needs no co-partitioning.
+                                       {orders_customers::kOrdersTopic, 4, compacted},
+                                       {orders_customers::kCustomersTopic, 3, compacted},
+                                       {orders_customers::kOutputTopic, 4, compacted}};
   for (const auto& topic : topics) {
     if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
   }
@@ -154,6 +162,52 @@ Status write_readings(internal::Producer& producer, const std::vector<DemoReadin
   return producer.flush();
 }
 
+// The orders and customers of orders_customers, in the order they are written: 30 customers,
+// 200 orders (some of customers that do not exist), then renamed and deleted customers,
+// orders that change customer and a deleted order.
+struct DemoRow {
+  const char* topic;
+  std::string key;
+  std::optional<nlohmann::json> value;  // nullopt: a tombstone
+};
+std::vector<DemoRow> demo_orders_and_customers() {
+  using orders_customers::Customer;
+  using orders_customers::Order;
+  const char* countries[] = {"NZ", "FR", "BR", "JP", "KE"};
+  std::vector<DemoRow> rows;
+  auto customer = [&](int c, const std::string& name) {
+    rows.push_back({orders_customers::kCustomersTopic, fmt::format("c{:02}", c),
+                    nlohmann::json(Customer{name, countries[c % 5]})});
+  };
+  auto order = [&](int o, int c, double amount) {
+    rows.push_back({orders_customers::kOrdersTopic, fmt::format("o{:03}", o),
+                    nlohmann::json(Order{fmt::format("c{:02}", c), amount})});
+  };
+  for (int c = 0; c < 30; ++c) customer(c, fmt::format("customer {}", c));
+  for (int o = 0; o < 200; ++o) order(o, (o * 7) % 33, 10 + (o * 37) % 490);  // c30..c32 unknown
+  customer(7, "customer 7 (renamed)");  // re-emits all of c07's orders
+  rows.push_back({orders_customers::kCustomersTopic, "c08", std::nullopt});
+  order(5, 7, 99);                    // o005 moves from c02 to c07
+  order(6, 31, 45);                   // o006 moves to an unknown customer
+  customer(31, "customer 31 (new)");  // ... which then arrives
+  rows.push_back({orders_customers::kOrdersTopic, "o010", std::nullopt});
+  return rows;
+}
+
+Status write_orders_and_customers(internal::Producer& producer) {
+  std::int64_t ts = now_ms() - 10'000;
+  for (const auto& row : demo_orders_and_customers()) {
+    std::optional<std::string> value;
+    if (row.value) value = row.value->dump();
+    if (auto s = producer.send(
+            {.topic = row.topic, .timestamp = Timestamp(++ts), .key = row.key, .value = value});
+        !s.ok()) {
+      return s;
+    }
+  }
+  return producer.flush();
+}
+
 Status prepare(const std::filesystem::path& dir,
                const std::vector<stock_stats::TimedTrade>& stock_trades,
                const std::vector<DemoReading>& readings) {
@@ -167,6 +221,7 @@ Status prepare(const std::filesystem::path& dir,
   if (auto s = write_logs(**producer, random); !s.ok()) return s;
   if (auto s = write_trades(**producer, random); !s.ok()) return s;
   if (auto s = write_stock_trades(**producer, stock_trades); !s.ok()) return s;
+  if (auto s = write_orders_and_customers(**producer); !s.ok()) return s;
   return write_readings(**producer, readings);
 }
 
@@ -276,6 +331,60 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
     break;
   }
   return false;
+}
+
+// Checks orders-enriched against the join recomputed from the latest orders and customers,
+// and prints a few of its rows.
+bool check_orders_results(EmbeddedLog& log) {
+  using orders_customers::Customer;
+  using orders_customers::EnrichedOrder;
+  using orders_customers::Order;
+  std::map<std::string, Order> orders;
+  std::map<std::string, Customer> customers;
+  for (const auto& row : demo_orders_and_customers()) {
+    const bool is_order = std::string_view(row.topic) == orders_customers::kOrdersTopic;
+    if (!row.value) {
+      is_order ? orders.erase(row.key) : customers.erase(row.key);
+    } else if (is_order) {
+      orders.insert_or_assign(row.key, row.value->get<Order>());
+    } else {
+      customers.insert_or_assign(row.key, row.value->get<Customer>());
+    }
+  }
+  const auto expected = orders_customers::recompute(orders, customers);
+  fmt::print(
+      "\n== Orders with their customers (orders_customers: a foreign-key join of the orders "
+      "table, 4 partitions, with the customers table, 3 partitions):\n");
+  auto actual = latest_values<EnrichedOrder>(log, orders_customers::kOutputTopic);
+  if (!actual) {
+    fmt::print("   {}: cannot read it: {}\n", orders_customers::kOutputTopic,
+               actual.error().to_string());
+    return false;
+  }
+  for (const char* key : {"o005", "o006", "o007", "o014"}) {
+    const auto it = actual->find(key);
+    fmt::print("      {} -> {}\n", key,
+               it == actual->end() ? std::string("(none)") : nlohmann::json(it->second).dump());
+  }
+  if (*actual != expected) {
+    for (const auto& [key, want] : expected) {
+      const auto it = actual->find(key);
+      if (it != actual->end() && it->second == want) continue;
+      fmt::print(
+          "   {} DIFFERS from the recomputation ({} keys, {} expected); first at {}: "
+          "expected {}, got {}\n",
+          orders_customers::kOutputTopic, actual->size(), expected.size(), key,
+          nlohmann::json(want).dump(),
+          it == actual->end() ? std::string("nothing") : nlohmann::json(it->second).dump());
+      return false;
+    }
+    fmt::print("   {} DIFFERS from the recomputation: {} keys, {} expected\n",
+               orders_customers::kOutputTopic, actual->size(), expected.size());
+    return false;
+  }
+  fmt::print("   {:<20} {:>4} orders, each equal to the recomputation from orders and customers\n",
+             orders_customers::kOutputTopic, actual->size());
+  return true;
 }
 
 // Checks stock-stats and top-gainers against the recomputation from `trades` and prints a
@@ -582,6 +691,11 @@ int run_demo(int argc, char** argv) {
       code != 0) {
     return code;
   }
+  if (int code = run_example("orders_customers", orders_customers::build_topology(),
+                             "demo-orders-customers", dir);
+      code != 0) {
+    return code;
+  }
 
   auto log = internal::open_embedded_log({.data_dir = dir});
   if (!log) return report(log.error());
@@ -614,6 +728,7 @@ int run_demo(int argc, char** argv) {
   }
   const bool stocks_ok = check_stock_results(**log, stock_trades);
   const bool iot_ok = check_iot_results(**log, readings, dropped);
+  const bool orders_ok = check_orders_results(**log);
   // Nothing lost: every log line routed once, every trade converted or dead-lettered once.
   const bool complete = counts[0] + counts[1] == kLogLines && counts[2] + counts[3] == kTrades;
   fmt::print("\nlog lines in: {}, routed: {}; trades in: {}, converted + dead-lettered: {} -> {}\n",
@@ -623,7 +738,9 @@ int run_demo(int argc, char** argv) {
              stock_trades.size(), stocks_ok ? "as recomputed" : "NOT AS RECOMPUTED");
   fmt::print("sensor readings in: {}; hourly statistics, final results, drops -> {}\n",
              readings.size(), iot_ok ? "as recomputed" : "NOT AS RECOMPUTED");
-  return complete && stocks_ok && iot_ok ? 0 : 1;
+  fmt::print("orders and customers in: {}; orders enriched with their customers -> {}\n",
+             demo_orders_and_customers().size(), orders_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+  return complete && stocks_ok && iot_ok && orders_ok ? 0 : 1;
 }
 
 }  // namespace brook::cli

@@ -220,7 +220,6 @@ struct Streams::Impl {
     for (const auto& topic : data.repartition_topics) {
       if (topic.partitions > 0) partitions[topic.name] = topic.partitions;
     }
-    if (auto s = copartition(data, partitions); !s.ok()) return s;
     auto writer_of = [&](const std::string& topic) -> const internal::Subtopology* {
       for (const auto& sub : data.subtopologies) {
         for (std::size_t i : sub.nodes) {
@@ -232,22 +231,43 @@ struct Streams::Impl {
       }
       return nullptr;
     };
+    // Repartition topics in a co-partition group take the group's count once one of its
+    // topics has one (a foreign-key join's subscription topic: as many as the right table's
+    // topic, which may itself be a repartition topic counted only in an earlier round). Only
+    // when no count reaches a group from outside does one of its topics take its writer's
+    // task count, one topic at a time, so that the rest of the group follows it.
+    std::set<std::string, std::less<>> grouped;
+    for (const auto& group : data.copartition_groups) {
+      for (const auto& input : group.inputs) {
+        for (auto& topic : data.source_topics_of(input)) grouped.insert(std::move(topic));
+      }
+    }
     std::vector<std::int32_t> tasks(data.subtopologies.size(), 0);
-    for (std::size_t round = 0; round <= data.subtopologies.size(); ++round) {
-      for (const auto& sub : data.subtopologies) {
-        for (const auto& topic : sub.source_topics) {
-          if (auto it = partitions.find(topic); it != partitions.end()) {
-            tasks[sub.id] = std::max(tasks[sub.id], it->second);
+    for (bool include_grouped : {false, true}) {
+      for (bool changed = true; changed;) {
+        changed = false;
+        if (auto s = copartition(data, partitions); !s.ok()) return s;
+        for (const auto& sub : data.subtopologies) {
+          for (const auto& topic : sub.source_topics) {
+            if (auto it = partitions.find(topic); it != partitions.end()) {
+              tasks[sub.id] = std::max(tasks[sub.id], it->second);
+            }
           }
         }
-      }
-      for (const auto& topic : data.repartition_topics) {
-        const auto* writer = writer_of(topic.name);
-        if (!partitions.contains(topic.name) && writer != nullptr && tasks[writer->id] > 0) {
+        for (const auto& topic : data.repartition_topics) {
+          const auto* writer = writer_of(topic.name);
+          if (partitions.contains(topic.name) || writer == nullptr || tasks[writer->id] == 0) {
+            continue;
+          }
+          if (grouped.contains(topic.name)) {
+            if (!include_grouped || changed) continue;
+          }
           partitions[topic.name] = tasks[writer->id];
+          changed = true;
         }
       }
     }
+    if (auto s = copartition(data, partitions); !s.ok()) return s;
     // Creates `topic`, or checks the one there (another instance may be creating it now).
     auto ensure = [&](const internal::NewTopic& topic) -> Status {
       auto created = admin.create_topic(topic);

@@ -1,0 +1,151 @@
+// KTable::join / left_join / outer_join with another table on the key (DESIGN.md pattern 5).
+//
+//   auto enriched = orders.left_join(customers, [](const Order& o, const std::optional<Customer>&
+//   c) {
+//     return Enriched{o, c ? c->name : ""};
+//   });
+//
+// Both sides trigger. An update of one side looks its key up in the other side's store and
+// emits Change{new, old} of the joined value: new = joiner(the side's new value, the other
+// side's current value), old = joiner(the side's old value, the same current value), each
+// only where the join kind has a result (inner: both values; left: the left value; outer:
+// either). An update that has neither an old nor a new result emits nothing; a delete emits
+// a tombstone (new absent) where a result existed. The result's timestamp is the larger of
+// the update's and the other side's stored value's. The tables must be co-partitioned: the
+// application refuses to start if their topics' partition counts differ. A side without a
+// store of its own is materialised; the result is materialised if `materialized` names a store.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "brook/kstream.h"
+#include "brook/ktable.h"
+
+namespace brook {
+namespace internal {
+
+// One side of a join on the key: each change of this side (left if kThisIsLeft), joined with
+// the other side's current value from the store `other_store`. f(optional left, optional
+// right) -> the joined value, or nullopt where the join kind has no result.
+template <class K, class VThis, class VOther, class VR, class F, bool kThisIsLeft>
+class TableTableJoinProcessor final : public Processor<K, Change<VThis>, K, Change<VR>> {
+ public:
+  TableTableJoinProcessor(std::string other_store, F f)
+      : other_store_(std::move(other_store)), f_(std::move(f)) {}
+
+  void init(ProcessorContext<K, Change<VR>>& context) override {
+    Processor<K, Change<VThis>, K, Change<VR>>::init(context);
+    other_.emplace(context.template timestamped_key_value_store<K, VOther>(other_store_));
+  }
+
+  void process(Record<K, Change<VThis>> r) override {
+    auto stored = other_->get(r.key);
+    std::optional<VOther> other;
+    Timestamp timestamp = r.timestamp;
+    if (stored) {
+      timestamp = std::max(timestamp, stored->timestamp);
+      other.emplace(std::move(stored->value));
+    }
+    Change<VR> out{join(r.value.new_value, other), join(r.value.old_value, other)};
+    if (!out.new_value && !out.old_value) return;
+    this->context().forward(
+        Record<K, Change<VR>>{std::move(r.key), std::move(out), timestamp, std::move(r.headers)});
+  }
+
+ private:
+  std::optional<VR> join(const std::optional<VThis>& mine, const std::optional<VOther>& other) {
+    if constexpr (kThisIsLeft) {
+      return f_(mine, other);
+    } else {
+      return f_(other, mine);
+    }
+  }
+
+  std::string other_store_;
+  F f_;
+  std::optional<TimestampedKeyValueStore<K, VOther>> other_;
+};
+
+}  // namespace internal
+
+template <class K, class V>
+template <class VO, class VR, class Fn>
+KTable<K, VR> KTable<K, V>::key_join(const KTable<K, VO>& other, Fn f, Named named,
+                                     Materialized<K, VR> materialized) const {
+  const auto name = graph_->name_for(named.name, "KTABLE-MERGE");
+  const auto left = materialize();
+  const auto right = other.materialize();
+  auto this_side = internal::add_processor<K, internal::Change<V>, K, internal::Change<VR>>(
+      *graph_, "KTABLE-JOINTHIS", name + "-join-this", {left.node_name()},
+      [store = right.store_name(), f] {
+        return std::make_unique<internal::TableTableJoinProcessor<K, V, VO, VR, Fn, true>>(store,
+                                                                                           f);
+      },
+      {right.store_name()});
+  auto other_side = internal::add_processor<K, internal::Change<VO>, K, internal::Change<VR>>(
+      *graph_, "KTABLE-JOINOTHER", name + "-join-other", {right.node_name()},
+      [store = left.store_name(), f] {
+        return std::make_unique<internal::TableTableJoinProcessor<K, VO, V, VR, Fn, false>>(store,
+                                                                                            f);
+      },
+      {left.store_name()});
+  auto merged = internal::add_processor<K, internal::Change<VR>, K, internal::Change<VR>>(
+      *graph_, "KTABLE-MERGE", name, {this_side, other_side},
+      [] { return std::make_unique<internal::PassThroughProcessor<K, internal::Change<VR>>>(); });
+  graph_->add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});
+  KTable<K, VR> result(graph_, std::move(merged), "",
+                       {.key_serde = left.traits_.key_serde,
+                        .value_serde = materialized.value_serde,
+                        .close_delay = std::nullopt});
+  if (materialized.name.empty()) return result;
+  if (!materialized.key_serde) materialized.key_serde = left.traits_.key_serde;
+  return result.materialize(std::move(materialized));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KTable<K, VR> KTable<K, V>::join(const KTable<K, VO>& other, F joiner, Named named,
+                                 Materialized<K, VR> materialized) const {
+  return key_join<VO, VR>(
+      other,
+      [joiner](const std::optional<V>& l, const std::optional<VO>& r) mutable {
+        std::optional<VR> out;
+        if (l && r) out.emplace(joiner(*l, *r));
+        return out;
+      },
+      std::move(named), std::move(materialized));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KTable<K, VR> KTable<K, V>::left_join(const KTable<K, VO>& other, F joiner, Named named,
+                                      Materialized<K, VR> materialized) const {
+  return key_join<VO, VR>(
+      other,
+      [joiner](const std::optional<V>& l, const std::optional<VO>& r) mutable {
+        std::optional<VR> out;
+        if (l) out.emplace(joiner(*l, r));
+        return out;
+      },
+      std::move(named), std::move(materialized));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KTable<K, VR> KTable<K, V>::outer_join(const KTable<K, VO>& other, F joiner, Named named,
+                                       Materialized<K, VR> materialized) const {
+  return key_join<VO, VR>(
+      other,
+      [joiner](const std::optional<V>& l, const std::optional<VO>& r) mutable {
+        std::optional<VR> out;
+        if (l || r) out.emplace(joiner(l, r));
+        return out;
+      },
+      std::move(named), std::move(materialized));
+}
+
+}  // namespace brook

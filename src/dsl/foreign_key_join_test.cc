@@ -1,0 +1,206 @@
+// Foreign-key joins of tables through the test driver: inner and left; right updates fan out
+// to every subscriber; a changed foreign key retracts the old result and unsubscribes; left and
+// right deletes; rows without a foreign key; stale responses dropped by their hash.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+
+namespace brook {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::TopologyTestDriver;
+using Out = KeyValue<std::string, std::optional<std::string>>;
+using Subscriptions = KeyValueStore<internal::CombinedKey<std::string, std::string>, std::int64_t>;
+
+Topology build(StreamsBuilder& builder) {
+  auto topology = builder.build();
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+// Orders are "<customer>:<amount>"; an order without a ':' has no customer.
+std::optional<std::string> customer_of(const std::string& order) {
+  const auto colon = order.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return order.substr(0, colon);
+}
+
+Topology inner_join() {
+  StreamsBuilder builder;
+  auto orders = builder.table<std::string, std::string>("orders");
+  auto customers = builder.table<std::string, std::string>("customers");
+  orders
+      .join(customers, customer_of,
+            [](const std::string& order, const std::string& customer) {
+              return order + " by " + customer;
+            },
+            {.name = "enrich"})
+      .to_stream()
+      .to("out");
+  return build(builder);
+}
+
+Topology left_join() {
+  StreamsBuilder builder;
+  auto orders = builder.table<std::string, std::string>("orders");
+  auto customers = builder.table<std::string, std::string>("customers");
+  orders
+      .left_join(customers, customer_of,
+                 [](const std::string& order, const std::optional<std::string>& customer) {
+                   return order + " by " + customer.value_or("?");
+                 },
+                 {.name = "enrich"})
+      .to_stream()
+      .to("out");
+  return build(builder);
+}
+
+struct App {
+  explicit App(Topology topology)
+      : driver(std::move(topology)),
+        orders(driver.create_input_topic<std::string, std::optional<std::string>>("orders")),
+        customers(driver.create_input_topic<std::string, std::optional<std::string>>("customers")),
+        out(driver.create_output_topic<std::string, std::optional<std::string>>("out")) {}
+  std::size_t subscriptions() {
+    return driver
+        .key_value_store<internal::CombinedKey<std::string, std::string>, std::int64_t>(
+            "enrich-subscription-store")
+        .all()
+        .size();
+  }
+  TopologyTestDriver driver;
+  testing::TestInputTopic<std::string, std::optional<std::string>> orders;
+  testing::TestInputTopic<std::string, std::optional<std::string>> customers;
+  testing::TestOutputTopic<std::string, std::optional<std::string>> out;
+};
+
+TEST(ForeignKeyJoin, NamesItsInternalTopicsAndStoreAfterTableJoined) {
+  const auto description = inner_join().describe();
+  EXPECT_THAT(description, HasSubstr("enrich-subscription-registration-topic"));
+  EXPECT_THAT(description, HasSubstr("enrich-subscription-response-topic"));
+  EXPECT_THAT(description, HasSubstr("enrich-subscription-store"));
+}
+
+TEST(ForeignKeyJoin, InnerJoinBothSidesTriggerAndRightUpdatesFanOutToEverySubscriber) {
+  App run(inner_join());
+  run.orders.pipe_input("o1", "c1:10", Timestamp(1));  // no customer yet: a tombstone
+  run.customers.pipe_input("c1", "ann", Timestamp(2));
+  run.orders.pipe_input("o2", "c1:20", Timestamp(3));
+  run.customers.pipe_input("c2", "bob", Timestamp(4));  // nobody refers to c2: nothing
+  run.customers.pipe_input("c1", "ann smith", Timestamp(5));
+  run.customers.pipe_input("c1", std::nullopt, Timestamp(6));
+  const auto results = run.out.read_records_to_list();
+  ASSERT_EQ(results.size(), 7u);
+  EXPECT_EQ(results[0].key, "o1");
+  EXPECT_EQ(results[0].value, std::nullopt);
+  EXPECT_EQ(results[1].key, "o1");
+  EXPECT_EQ(results[1].value, "c1:10 by ann");
+  EXPECT_EQ(results[1].timestamp, Timestamp(2));
+  EXPECT_EQ(results[2].key, "o2");
+  EXPECT_EQ(results[2].value, "c1:20 by ann");
+  EXPECT_EQ(results[2].timestamp, Timestamp(3)) << "max of the order's 3 and the customer's 2";
+  EXPECT_EQ(results[3].value, "c1:10 by ann smith");
+  EXPECT_EQ(results[4].value, "c1:20 by ann smith");
+  EXPECT_EQ(results[4].timestamp, Timestamp(5));
+  EXPECT_EQ(results[5].key, "o1");
+  EXPECT_EQ(results[5].value, std::nullopt) << "the customer was deleted";
+  EXPECT_EQ(results[6].key, "o2");
+  EXPECT_EQ(results[6].value, std::nullopt);
+  EXPECT_EQ(run.subscriptions(), 2u) << "deleting the customer keeps its subscribers";
+}
+
+TEST(ForeignKeyJoin, AChangedForeignKeyReplacesTheResultAndUnsubscribesFromTheOldKey) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.customers.pipe_input("c2", "bob", Timestamp(2));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(3));
+  EXPECT_EQ(run.subscriptions(), 1u);
+  run.orders.pipe_input("o1", "c2:10", Timestamp(4));
+  EXPECT_EQ(run.subscriptions(), 1u) << "(c1, o1) removed, (c2, o1) added";
+  run.customers.pipe_input("c1", "ann smith", Timestamp(5));  // o1 left c1: nothing
+  run.orders.pipe_input("o1", "c3:10", Timestamp(6));         // no c3: the result retracts
+  run.customers.pipe_input("c2", "bob jones", Timestamp(7));  // o1 left c2: nothing
+  EXPECT_THAT(
+      run.out.read_key_values_to_list(),
+      ElementsAre(Out{"o1", "c1:10 by ann"}, Out{"o1", "c2:10 by bob"}, Out{"o1", std::nullopt}));
+}
+
+TEST(ForeignKeyJoin, DeletingALeftRowRetractsItsResultAndUnsubscribes) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(2));
+  run.orders.pipe_input("o1", std::nullopt, Timestamp(3));
+  EXPECT_EQ(run.subscriptions(), 0u);
+  run.customers.pipe_input("c1", "ann smith", Timestamp(4));  // no subscriber left: nothing
+  const auto results = run.out.read_records_to_list();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].value, "c1:10 by ann");
+  EXPECT_EQ(results[1].value, std::nullopt);
+  EXPECT_EQ(results[1].timestamp, Timestamp(3));
+}
+
+TEST(ForeignKeyJoin, LeftJoinEmitsRowsWithoutMatchOrForeignKey) {
+  App run(left_join());
+  run.orders.pipe_input("o1", "c1:10", Timestamp(1));
+  run.orders.pipe_input("o2", "no customer", Timestamp(2));  // a null foreign key
+  run.customers.pipe_input("c1", "ann", Timestamp(3));
+  run.customers.pipe_input("c1", std::nullopt, Timestamp(4));
+  run.orders.pipe_input("o1", "walk-in", Timestamp(5));  // loses its foreign key
+  EXPECT_EQ(run.subscriptions(), 0u);
+  run.customers.pipe_input("c1", "ann", Timestamp(6));  // no subscriber: nothing
+  run.orders.pipe_input("o2", std::nullopt, Timestamp(7));
+  EXPECT_THAT(
+      run.out.read_key_values_to_list(),
+      ElementsAre(Out{"o1", "c1:10 by ?"}, Out{"o2", "no customer by ?"}, Out{"o1", "c1:10 by ann"},
+                  Out{"o1", "c1:10 by ?"}, Out{"o1", "walk-in by ?"}, Out{"o2", std::nullopt}));
+}
+
+TEST(ForeignKeyJoin, InnerJoinRetractsARowThatLosesItsForeignKey) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(2));
+  run.orders.pipe_input("o1", "walk-in", Timestamp(3));
+  EXPECT_THAT(run.out.read_key_values_to_list(),
+              ElementsAre(Out{"o1", "c1:10 by ann"}, Out{"o1", std::nullopt}));
+}
+
+// A response answering a value the row no longer has (it changed while the response was on
+// its way) is dropped: written here straight into the response topic.
+TEST(ForeignKeyJoin, AResponseForAnOlderValueOfTheRowIsDropped) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(2));
+  run.orders.pipe_input("o1", "c1:11", Timestamp(3));
+  ASSERT_EQ(run.out.read_values_to_list().size(), 2u);
+  const auto strings = default_serde<std::string>();
+  internal::SubscriptionResponseSerde<std::string> responses(strings);
+  auto respond = [&](const std::string& row) {
+    const auto hash = internal::row_hash(*strings->serialize(row));
+    run.driver.pipe_raw_input("brook-test-enrich-subscription-response-topic", "o1",
+                              *responses.serialize({hash, "stale ann"}), Timestamp(4));
+  };
+  respond("c1:10");  // the old value: dropped
+  EXPECT_TRUE(run.out.read_values_to_list().empty());
+  respond("c1:11");  // the current value: joined
+  EXPECT_THAT(run.out.read_values_to_list(), ElementsAre("c1:11 by stale ann"));
+}
+
+TEST(ForeignKeyJoin, CombinedKeysOfOneForeignKeyShareAPrefix) {
+  const auto strings = default_serde<std::string>();
+  internal::CombinedKeySerde<std::string, std::string> serde(strings, strings);
+  const auto prefix = *serde.prefix("c1");
+  EXPECT_TRUE(serde.serialize({"c1", "o9"})->starts_with(prefix));
+  EXPECT_FALSE(serde.serialize({"c10", "o9"})->starts_with(prefix)) << "the length comes first";
+  const auto back = serde.deserialize(*serde.serialize({"c1", "o9"}));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->foreign_key, "c1");
+  EXPECT_EQ(back->primary_key, "o9");
+}
+
+}  // namespace
+}  // namespace brook

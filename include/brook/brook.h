@@ -3,6 +3,7 @@
 
 #include "brook/avro_serde.h"
 #include "brook/error_handling.h"
+#include "brook/global_ktable.h"
 #include "brook/headers.h"
 #include "brook/interactive_query.h"
 #include "brook/json_serde.h"

@@ -35,6 +35,8 @@ template <class K, class V>
 class KGroupedStream;
 template <class K, class V>
 class KTable;
+template <class K, class V>
+class GlobalKTable;
 
 // A callable that names the topic of a record: std::string-like f(const K&, const V&).
 template <class F, class K, class V>
@@ -202,7 +204,20 @@ class KStream {
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VT>&>>>
   KStream<K, VR> left_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined = {}) const;
 
-  // Joins with a global table (brook/global_ktable.h).
+  // Joins with a global table (brook/global_ktable.h): each record looks up
+  // key_mapper(key, value) (KG(const K&, const V&)) in the table, replicated on every instance,
+  // and joiner(value, table value) is the output value, under the record's key, timestamp and
+  // headers; only stream records trigger. No co-partitioning and no repartitioning. join()
+  // drops records whose lookup key is not in the table; left_join() calls
+  // joiner(value, std::optional<VG>) with nullopt for them.
+  template <class KG, class VG, class KM, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VG&>>>
+  KStream<K, VR> join(const GlobalKTable<KG, VG>& table, KM key_mapper, F joiner,
+                      Named named = {}) const;
+  template <class KG, class VG, class KM, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VG>&>>>
+  KStream<K, VR> left_join(const GlobalKTable<KG, VG>& table, KM key_mapper, F joiner,
+                           Named named = {}) const;
 
   // Windowed joins with another stream (brook/stream_stream_join.h).
 
@@ -233,6 +248,10 @@ class KStream {
   // join() and left_join() with a table (brook/stream_table_join.h).
   template <bool kLeft, class VT, class VR, class F>
   KStream<K, VR> table_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined) const;
+  // join() and left_join() with a global table (brook/global_ktable.h).
+  template <bool kLeft, class KG, class VG, class VR, class KM, class F>
+  KStream<K, VR> global_table_join(const GlobalKTable<KG, VG>& table, KM key_mapper, F joiner,
+                                   Named named) const;
 
   // The stream after a new processor node; still re-keyed if this one was.
   template <class KOut, class VOut, class MakeProcessor>
@@ -339,6 +358,7 @@ BranchedKStream<K, V> KStream<K, V>::split(Named named) const {
 }  // namespace brook
 
 #include "brook/foreign_key_join.h"
+#include "brook/global_ktable.h"
 #include "brook/kgrouped_stream.h"
 #include "brook/ktable.h"
 #include "brook/stream_table_join.h"

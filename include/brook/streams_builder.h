@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "brook/global_ktable.h"
 #include "brook/kstream.h"
 #include "brook/options.h"
 #include "brook/topology.h"
@@ -48,7 +49,18 @@ class StreamsBuilder {
     return KTable<K, V>(graph_, node, store);
   }
 
-  // Global tables (brook/global_ktable.h).
+  // Global tables (brook/global_ktable.h): a table of the latest value per key of every
+  // partition of `topic` (best a compacted topic; it is the table's only log), replicated in
+  // full on every instance in the store `materialized.name` (or generated; RocksDB or in
+  // memory, never logged nor cached), restored to the end of the topic before any stream
+  // thread processes and kept up to date by the global thread. A null value deletes its key.
+  // Join streams with it (KStream::join / left_join with a key mapper); query it with
+  // Streams::store<K, V>(store_name()).
+  template <class K, class V>
+  GlobalKTable<K, V> global_table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
+                                  Materialized<K, V> materialized = {}) {
+    return internal::add_global_table<K, V>(graph_, std::move(topic), consumed, materialized);
+  }
 
   // Declares a key-value store for the Processor API: connect it to processors with
   // Processed{.stores = {name}} and open it with context.key_value_store<K, V>(name).

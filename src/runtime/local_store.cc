@@ -44,6 +44,16 @@ std::optional<Offset> LocalStore::committed_offset() const {
   return stack_.top->committed_offset();
 }
 
+Status LocalStore::commit_positions(const std::map<std::int32_t, Offset>& next) {
+  std::lock_guard lock(mutex_);
+  return stack_.top->commit_positions(next);
+}
+
+std::map<std::int32_t, Offset> LocalStore::committed_positions() const {
+  std::lock_guard lock(mutex_);
+  return stack_.top->committed_positions();
+}
+
 bool LocalStore::persistent() const {
   std::lock_guard lock(mutex_);
   return stack_.top->persistent();

@@ -36,6 +36,8 @@ class LocalStore final : public KeyValueBytesStore {
   Status flush() override;
   Status commit(std::optional<Offset> changelog_next) override;
   std::optional<Offset> committed_offset() const override;
+  Status commit_positions(const std::map<std::int32_t, Offset>& next) override;
+  std::map<std::int32_t, Offset> committed_positions() const override;
   bool persistent() const override;
   bool set_flush_listener(CacheFlushListener listener) override;
 

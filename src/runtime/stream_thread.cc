@@ -120,6 +120,12 @@ Status StreamThread::subscribe() {
 }
 
 Status StreamThread::loop() {
+  if (global_gate_) {  // the global stores are restored before any task processes
+    while (!stop_.load() && !global_gate_->wait(config_.poll)) {
+    }
+    if (auto s = global_gate_->status(); !s.ok()) return s;
+    if (stop_.load()) return {};
+  }
   if (auto s = subscribe(); !s.ok()) return s;
   last_commit_ = std::chrono::steady_clock::now();
   while (!stop_.load()) {
@@ -133,6 +139,9 @@ Status StreamThread::loop() {
 }
 
 Status StreamThread::step() {
+  if (global_gate_) {
+    if (auto s = global_gate_->status(); !s.ok()) return s;
+  }
   if (auto s = restore(); !s.ok()) return s;
   auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
   if (!fatal_.ok()) return fatal_;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "backend/log_backend.h"
+#include "runtime/global_stream_thread.h"
 #include "runtime/state_restorer.h"
 #include "runtime/stream_task.h"
 #include "runtime/streams_config.h"
@@ -33,6 +34,9 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
 
   // Creates the clients and starts the thread.
   Status start();
+  // Before start(): the thread joins the group only once `gate` opens (the global stores are
+  // restored), and stops with the global thread's error if it fails.
+  void set_global_gate(std::shared_ptr<const GlobalGate> gate) { global_gate_ = std::move(gate); }
   // Asks the loop to finish: it commits, closes its tasks and leaves the group.
   void request_stop() { stop_.store(true); }
   // Waits for the thread to end; the error that stopped it, if any.
@@ -83,6 +87,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   StateConfig state_;
   std::shared_ptr<StateRestoreListener> restore_listener_;
   PhaseListener on_phase_;
+  std::shared_ptr<const GlobalGate> global_gate_;  // null: no global stores
   std::map<std::string, int, std::less<>> subtopology_of_topic_;
   std::set<std::string, std::less<>> repartition_topics_;
 

@@ -17,6 +17,7 @@
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
 #include "core/log.h"
+#include "runtime/global_stream_thread.h"
 #include "runtime/local_store_query.h"
 #include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
@@ -74,8 +75,9 @@ struct Streams::Impl {
   std::shared_ptr<StateRestoreListener> restore_listener;
   std::unique_ptr<internal::LogBackend> backend;
   std::vector<std::unique_ptr<StreamThread>> threads;
-  std::mutex lag_mutex;                            // guards lag_reader
-  std::unique_ptr<internal::Consumer> lag_reader;  // reads the committed offsets for lag()
+  std::unique_ptr<internal::GlobalStreamThread> global;  // if the topology has global stores
+  std::mutex lag_mutex;                                  // guards lag_reader
+  std::unique_ptr<internal::Consumer> lag_reader;        // reads the committed offsets for lag()
   Metrics metrics;
 
   std::mutex close_mutex;                 // one close() at a time
@@ -306,6 +308,10 @@ struct Streams::Impl {
       }
     }
     for (const auto& store : data.stores) {
+      if (store.global) {  // one per instance, holding every partition; no changelog
+        store_partitions[store.name] = 1;
+        continue;
+      }
       const auto* owner = data.owner_of_store(store.name);
       if (owner == nullptr) continue;  // declared but used by no node
       store_partitions[store.name] = tasks[owner->id];
@@ -373,7 +379,7 @@ Status Streams::start() {
   if (auto s = impl_->create_internal_topics(); !s.ok()) return fail(s);
   impl_->rocksdb_memory =
       std::make_shared<internal::RocksDbMemory>(impl_->config.rocksdb_memory_bytes);
-  const internal::StateConfig state{
+  internal::StateConfig state{
       .dir = std::filesystem::path(impl_->config.state_dir) / impl_->config.application_id,
       .rocksdb_memory = impl_->rocksdb_memory,
       .sync = impl_->config.fsync,
@@ -381,12 +387,33 @@ Status Streams::start() {
 
   impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
   impl_->transition(State::kRebalancing);
+  // The global thread restores the global stores while the application is REBALANCING; the
+  // stream threads join the group once it is done.
+  if (!impl_->resolved->global_subtopologies.empty()) {
+    impl_->global = std::make_unique<internal::GlobalStreamThread>(
+        impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
+        impl_->restore_listener, [impl = impl_.get()](const Status&) {
+          // Fatal for the instance: the stream threads stop with this error too.
+          impl->transition(State::kError);
+        });
+    if (auto s = impl_->global->start(); !s.ok()) {
+      {
+        std::lock_guard lock(impl_->mutex);
+        std::fill(impl_->phases.begin(), impl_->phases.end(), StreamThread::Phase::kStopped);
+      }
+      impl_->failure = s;
+      (void)close();
+      return s;
+    }
+    state.global_stores = impl_->global->stores();
+  }
   for (int i = 0; i < impl_->config.num_threads; ++i) {
     impl_->threads.push_back(std::make_unique<StreamThread>(
         i, impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
         impl_->restore_listener, [impl = impl_.get()](int index, StreamThread::Phase phase) {
           impl->on_thread_phase(index, phase);
         }));
+    if (impl_->global) impl_->threads.back()->set_global_gate(impl_->global->gate());
   }
   for (std::size_t i = 0; i < impl_->threads.size(); ++i) {
     if (auto s = impl_->threads[i]->start(); !s.ok()) {
@@ -406,6 +433,7 @@ Status Streams::close(std::chrono::milliseconds timeout) {
   if (state() == State::kNotRunning) return impl_->failure;
   impl_->transition(State::kPendingShutdown);  // no-op when already shutting down
   for (auto& thread : impl_->threads) thread->request_stop();
+  if (impl_->global) impl_->global->request_stop();
   {
     std::unique_lock lock(impl_->mutex);
     const bool stopped = impl_->state_changed.wait_for(lock, timeout, [&] {
@@ -423,6 +451,10 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
   }
   impl_->threads.clear();
+  if (impl_->global) {  // after the tasks, which read its stores
+    if (auto s = impl_->global->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
+    impl_->global.reset();
+  }
   {
     std::lock_guard lag(impl_->lag_mutex);
     impl_->lag_reader.reset();
@@ -523,6 +555,7 @@ Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(std::string_v
     return error(Status::failed_precondition(
         fmt::format("store {} can be queried once the application has started", name)));
   }
+  // A global store is registered as partition 0 of 1: every key is local.
   return std::make_shared<internal::LocalStoreQuery>(*spec, partitions->second, impl_->stores);
 }
 

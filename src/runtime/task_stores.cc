@@ -12,6 +12,7 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
   for (std::size_t i : topology.subtopologies.at(task_.subtopology).nodes) {
     for (const auto& name : topology.nodes[i].stores) {
       const StoreSpec* spec = topology.store(name);
+      if (spec->global) continue;  // the instance's, not the task's
       if (std::find(used.begin(), used.end(), spec) == used.end()) used.push_back(spec);
     }
   }
@@ -49,6 +50,9 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
 LocalStore* TaskStores::find(std::string_view name) const {
   for (const auto& store : stores_) {
     if (store->name() == name) return store.get();
+  }
+  if (auto global = config_.global_stores.find(name); global != config_.global_stores.end()) {
+    return global->second.get();
   }
   return nullptr;
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct StateConfig {
   bool sync = false;                              // fsync RocksDB's log on commit
   std::shared_ptr<CacheBudget> cache;             // the record cache of the task's thread
   StoreRegistry* registry = nullptr;              // where queries find the stores, if any
+  // The instance's global stores (opened and fed by the global thread), by name: every task
+  // reads them; a task opens no store of its own for them.
+  std::map<std::string, std::shared_ptr<LocalStore>, std::less<>> global_stores;
 };
 
 class TaskStores {
@@ -35,6 +39,7 @@ class TaskStores {
   // user (so upstream caches flush first). `now` gives changelog records their timestamp.
   Status open(const TopologyData& topology, std::string_view application_id, Send send,
               std::function<Timestamp()> now);
+  // The task's store `name`, or else the global store `name`; null if neither exists.
   LocalStore* find(std::string_view name) const;
   const std::vector<std::shared_ptr<LocalStore>>& stores() const { return stores_; }
 

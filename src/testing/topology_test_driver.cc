@@ -6,7 +6,9 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <set>
 
+#include "runtime/global_state.h"
 #include "runtime/stream_task.h"
 
 namespace brook::testing {
@@ -29,6 +31,8 @@ std::filesystem::path make_state_dir() {
 struct TopologyTestDriver::Impl final : internal::RecordCollector {
   ~Impl() {
     tasks.clear();  // closes the stores before their directory goes
+    global.reset();
+    internal::close_global_stores(global_stores, nullptr);
     std::filesystem::remove_all(state_dir);
   }
 
@@ -41,9 +45,16 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
   std::map<std::string, std::int64_t, std::less<>> next_offset;
   std::map<std::string, std::deque<ProducerRecord>, std::less<>> outputs;
   std::deque<ConsumerRecord> pending;  // output fed back into a source topic
+  internal::GlobalStores global_stores;
+  std::unique_ptr<internal::GlobalStateUpdater> global;  // null without global stores
+  std::set<std::string, std::less<>> global_topics;
+
+  bool reads(std::string_view topic) const {
+    return task_of_topic.contains(topic) || global_topics.contains(topic);
+  }
 
   void send(ProducerRecord&& record) override {
-    if (task_of_topic.contains(record.topic)) {
+    if (reads(record.topic)) {
       pending.push_back(
           to_input(record.topic, record.key, record.value, record.timestamp, record.headers));
     } else {
@@ -74,6 +85,11 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
     while (!pending.empty()) {
       ConsumerRecord next = std::move(pending.front());
       pending.pop_front();
+      if (global_topics.contains(next.topic)) {  // the global store, at once
+        check(global->process(next));
+        check(global->commit({{{next.topic, next.partition}, Offset(next.offset.value() + 1)}}));
+        continue;
+      }
       StreamTask& task = *task_of_topic.at(next.topic);
       task.add_record(std::move(next));
       while (task.buffered() > 0) {
@@ -97,10 +113,24 @@ TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfi
     : impl_(std::make_unique<Impl>()) {
   impl_->topology = internal::resolve_internal_topics(topology.data(), config.application_id);
   impl_->clock = config.wall_clock_start;
-  const internal::StateConfig state{
-      .dir = impl_->state_dir,
-      .rocksdb_memory = std::make_shared<internal::RocksDbMemory>(64 << 20),
-      .cache = std::make_shared<internal::CacheBudget>(10 << 20)};
+  internal::StateConfig state{.dir = impl_->state_dir,
+                              .rocksdb_memory = std::make_shared<internal::RocksDbMemory>(64 << 20),
+                              .cache = std::make_shared<internal::CacheBudget>(10 << 20)};
+  if (!impl_->topology->global_subtopologies.empty()) {
+    auto stores = internal::open_global_stores(*impl_->topology, state);
+    if (!stores) throw TaskFailed(stores.error());
+    impl_->global_stores = std::move(*stores);
+    impl_->global = std::make_unique<internal::GlobalStateUpdater>(
+        impl_->topology, impl_->global_stores,
+        internal::GlobalStateUpdater::Config{.application_id = config.application_id,
+                                             .errors = config.errors,
+                                             .clock = [impl = impl_.get()] { return impl->clock; },
+                                             .dead_letters = impl_.get()},
+        impl_->metrics);
+    Impl::check(impl_->global->init());
+    for (const auto& topic : impl_->global->topics()) impl_->global_topics.insert(topic);
+    state.global_stores = impl_->global_stores;
+  }
   for (const auto& sub : impl_->topology->subtopologies) {
     internal::TaskConfig task_config{.application_id = config.application_id,
                                      .errors = config.errors,
@@ -120,7 +150,7 @@ TopologyTestDriver::~TopologyTestDriver() = default;
 void TopologyTestDriver::pipe_raw_input(const std::string& topic, std::optional<std::string> key,
                                         std::optional<std::string> value, Timestamp timestamp,
                                         Headers headers) {
-  if (!impl_->task_of_topic.contains(topic)) {
+  if (!impl_->reads(topic)) {
     throw std::invalid_argument(fmt::format("topic '{}' is not read by the topology", topic));
   }
   impl_->run(
@@ -143,6 +173,9 @@ Timestamp TopologyTestDriver::wall_clock_time() const { return impl_->clock; }
 internal::StoreAccess TopologyTestDriver::state_store(std::string_view name) {
   for (auto& task : impl_->tasks) {
     if (auto* store = task->stores().find(name)) return {*store, store->spec()};
+  }
+  if (auto global = impl_->global_stores.find(name); global != impl_->global_stores.end()) {
+    return {*global->second, global->second->spec()};
   }
   throw std::invalid_argument(fmt::format("the topology has no store named '{}'", name));
 }

@@ -85,6 +85,21 @@ std::string Topology::describe() const {
     for (const auto& name : names) out += "    " + describe_node(*spec[name], shape) + "\n";
     out += "\n";
   }
+  // Global stores as Kafka Streams prints them (its ids interleave with the sub-topologies';
+  // Brook numbers them after, so adding a global table renumbers no task).
+  for (const auto& global : data_->global_subtopologies) {
+    std::vector<std::string> names;
+    std::unordered_map<std::string, const NodeSpec*> spec;
+    for (std::size_t i : global.nodes) {
+      names.push_back(data_->nodes[i].name);
+      spec[names.back()] = &data_->nodes[i];
+    }
+    shape.order(names);
+    out +=
+        fmt::format("  Sub-topology: {} for global store (will not generate tasks)\n", global.id);
+    for (const auto& name : names) out += "    " + describe_node(*spec[name], shape) + "\n";
+    out += "\n";
+  }
   return out;
 }
 
@@ -93,6 +108,13 @@ std::string Topology::describe_dot() const {
   for (const auto& sub : data_->subtopologies) {
     out += fmt::format("  subgraph cluster_{0} {{\n    label=\"Sub-topology: {0}\";\n", sub.id);
     for (std::size_t i : sub.nodes) out += fmt::format("    \"{}\";\n", data_->nodes[i].name);
+    out += "  }\n";
+  }
+  for (const auto& global : data_->global_subtopologies) {
+    out += fmt::format(
+        "  subgraph cluster_{0} {{\n    label=\"Sub-topology: {0} for global store\";\n",
+        global.id);
+    for (std::size_t i : global.nodes) out += fmt::format("    \"{}\";\n", data_->nodes[i].name);
     out += "  }\n";
   }
   for (const auto& node : data_->nodes) {

@@ -82,10 +82,27 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
       errors.push_back(Status::invalid_argument(what + ": has no parent node"));
     }
     for (const auto& store : node.stores) {
-      if (std::none_of(stores.begin(), stores.end(),
-                       [&](const StoreSpec& spec) { return spec.name == store; })) {
+      auto spec = std::find_if(stores.begin(), stores.end(),
+                               [&](const StoreSpec& s) { return s.name == store; });
+      if (spec == stores.end()) {
         errors.push_back(
             Status::not_found(fmt::format("{}: unknown state store '{}'", what, store)));
+      } else if (node.global && !spec->global) {
+        errors.push_back(Status::invalid_argument(fmt::format(
+            "{}: a global store's node can use only global stores, not '{}'", what, store)));
+      }
+    }
+    if (node.global && node.kind == NodeKind::kSource && node.topics.size() > 1) {
+      errors.push_back(Status::invalid_argument(what + ": a global source reads one topic"));
+    }
+    if (node.global && node.kind == NodeKind::kSink) {
+      errors.push_back(Status::invalid_argument(what + ": a global store's nodes cannot write"));
+    }
+    for (const auto& parent : node.parents) {
+      if (index.contains(parent) && nodes[index.at(parent)].global != node.global) {
+        errors.push_back(Status::invalid_argument(
+            fmt::format("{}: parent '{}' {} a global store's node and this one {}", what, parent,
+                        node.global ? "is not" : "is", node.global ? "is" : "is not")));
       }
     }
   }
@@ -131,18 +148,36 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(
   }
 
   Components components(nodes.size());
-  // Nodes that share a store run in one task, so they belong to one sub-topology.
+  // Nodes that share a store run in one task, so they belong to one sub-topology; a global
+  // store is shared by every task and joins nothing.
   std::unordered_map<std::string_view, std::size_t> user_of_store;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     for (const auto& parent : nodes[i].parents) components.join(i, index.at(parent));
     for (const auto& store : nodes[i].stores) {
+      if (data->store(store)->global) continue;
       if (auto [it, fresh] = user_of_store.emplace(store, i); !fresh)
         components.join(i, it->second);
     }
   }
-  // Sub-topologies are numbered in the order their first node was added.
+  // Sub-topologies are numbered in the order their first node was added, global ones after.
   std::unordered_map<std::size_t, int> id_of_root;
+  std::unordered_map<std::size_t, std::size_t> global_of_root;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].global) continue;
+    auto [it, fresh] =
+        global_of_root.emplace(components.find(i), data->global_subtopologies.size());
+    if (fresh) data->global_subtopologies.emplace_back();
+    auto& global = data->global_subtopologies[it->second];
+    global.nodes.push_back(i);
+    if (nodes[i].kind == NodeKind::kSource && !nodes[i].topics.empty()) {
+      global.topic = nodes[i].topics.front();
+    }
+    for (const auto& store : nodes[i].stores) {
+      if (data->store(store)->global) global.stores.push_back(store);
+    }
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].global) continue;
     auto [it, fresh] = id_of_root.emplace(components.find(i), data->subtopologies.size());
     if (fresh) data->subtopologies.push_back({.id = it->second});
     auto& sub = data->subtopologies[it->second];
@@ -151,6 +186,10 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(
       sub.source_topics.insert(sub.source_topics.end(), nodes[i].topics.begin(),
                                nodes[i].topics.end());
     }
+  }
+  for (auto& global : data->global_subtopologies) {
+    global.id = static_cast<int>(data->subtopologies.size() +
+                                 (&global - data->global_subtopologies.data()));
   }
   data->nodes = std::move(nodes);
   return std::shared_ptr<const TopologyData>(std::move(data));
@@ -192,6 +231,15 @@ const Subtopology* TopologyData::owner_of_store(std::string_view name) const {
   return nullptr;
 }
 
+const GlobalSubtopology* TopologyData::global_of_store(std::string_view name) const {
+  for (const auto& global : global_subtopologies) {
+    if (std::find(global.stores.begin(), global.stores.end(), name) != global.stores.end()) {
+      return &global;
+    }
+  }
+  return nullptr;
+}
+
 std::string changelog_topic(std::string_view application_id, std::string_view store) {
   return fmt::format("{}-{}-changelog", application_id, store);
 }
@@ -216,13 +264,13 @@ std::shared_ptr<const TopologyData> resolve_internal_topics(const TopologyData& 
   return resolved;
 }
 
-Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {
-  if (subtopology < 0 || subtopology >= static_cast<int>(topology.subtopologies.size())) {
-    return error(Status::not_found(fmt::format("no sub-topology {}", subtopology)));
-  }
+namespace {
+
+Result<TaskGraph> instantiate_nodes(const TopologyData& topology,
+                                    const std::vector<std::size_t>& nodes) {
   TaskGraph graph;
   std::unordered_map<std::string_view, Node*> by_name;
-  for (std::size_t i : topology.subtopologies[subtopology].nodes) {
+  for (std::size_t i : nodes) {
     const auto& spec = topology.nodes[i];
     auto node = spec.factory();
     for (const auto& parent : spec.parents) {
@@ -239,6 +287,22 @@ Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {
     graph.nodes.push_back(std::move(node));
   }
   return graph;
+}
+
+}  // namespace
+
+Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology) {
+  if (subtopology < 0 || subtopology >= static_cast<int>(topology.subtopologies.size())) {
+    return error(Status::not_found(fmt::format("no sub-topology {}", subtopology)));
+  }
+  return instantiate_nodes(topology, topology.subtopologies[subtopology].nodes);
+}
+
+Result<TaskGraph> instantiate_global(const TopologyData& topology, int global_index) {
+  if (global_index < 0 || global_index >= static_cast<int>(topology.global_subtopologies.size())) {
+    return error(Status::not_found(fmt::format("no global sub-topology #{}", global_index)));
+  }
+  return instantiate_nodes(topology, topology.global_subtopologies[global_index].nodes);
 }
 
 }  // namespace brook::internal

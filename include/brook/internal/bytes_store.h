@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,16 @@ class KeyValueBytesStore {
   // The changelog offset stored by the last commit(); nullopt if there is none (a new or
   // in-memory store): restoration then starts from the changelog's beginning.
   virtual std::optional<Offset> committed_offset() const = 0;
+  // Stores fed by every partition of a topic (a global table's, which has no changelog: its
+  // topic is its changelog): commit() with the next offset to read of each partition instead
+  // of one changelog offset. A persistent store writes them atomically with its data, one
+  // small metadata entry per partition, and committed_positions() gives them back after a
+  // reopen (only the partitions committed so far). This default commits without positions and
+  // remembers none (in memory: the store is read from the beginning on every start).
+  virtual Status commit_positions(const std::map<std::int32_t, Offset>& /*next*/) {
+    return commit(std::nullopt);
+  }
+  virtual std::map<std::int32_t, Offset> committed_positions() const { return {}; }
   // True if the store's content survives the process (RocksDB).
   virtual bool persistent() const = 0;
   // Installs the listener of the record cache in this stack, if there is one. False if

@@ -42,6 +42,9 @@ struct StoreSpec {
   bool retain_duplicates = false;            // window stores: add() keeps every value of a key
   bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
   bool caching = true;  // the record cache sits in front of the store
+  // A global table's store: one per application instance, fed from every partition of its
+  // source topic by the global thread, read by every task (never logged nor cached).
+  bool global = false;
   // The key and value types of the typed facade, and their serdes (Serde<K>, Serde<V>).
   std::type_index key_type = typeid(void);
   std::type_index value_type = typeid(void);

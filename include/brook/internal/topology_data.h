@@ -26,6 +26,9 @@ struct NodeSpec {
   bool internal_topics = false;      // `topics` are internal: <application.id>-<topic>
   std::string topic_extractor;       // sink with a per-record topic: a description of it
   std::vector<std::string> stores;
+  // Part of a global store's sub-topology (its source and the processor that updates the
+  // store): run by the global thread, never in a task.
+  bool global = false;
   NodeFactory factory;
 };
 
@@ -33,6 +36,15 @@ struct Subtopology {
   int id = 0;
   std::vector<std::size_t> nodes;  // indices into TopologyData::nodes, parents before children
   std::vector<std::string> source_topics;
+};
+
+// The nodes that keep one global store up to date: a source of one topic and the processors
+// below it. Its `id` follows the ids of the stream sub-topologies; it makes no tasks.
+struct GlobalSubtopology {
+  int id = 0;
+  std::vector<std::size_t> nodes;   // indices into TopologyData::nodes, parents before children
+  std::string topic;                // the one topic of its source
+  std::vector<std::string> stores;  // the global stores its processors update
 };
 
 // A repartition topic the topology writes and reads back. Partitions 0: as many as the
@@ -52,6 +64,7 @@ struct CopartitionGroup {
 struct TopologyData {
   std::vector<NodeSpec> nodes;
   std::vector<Subtopology> subtopologies;
+  std::vector<GlobalSubtopology> global_subtopologies;
   std::vector<StoreSpec> stores;
   std::vector<RepartitionTopic> repartition_topics;
   std::vector<CopartitionGroup> copartition_groups;
@@ -59,8 +72,10 @@ struct TopologyData {
   const StoreSpec* store(std::string_view name) const;
   // The topics of the source nodes upstream of node `name` (itself included), in node order.
   std::vector<std::string> source_topics_of(std::string_view name) const;
-  // The sub-topology whose nodes use `store`.
+  // The sub-topology whose nodes use `store` (a global store: the first that reads it).
   const Subtopology* owner_of_store(std::string_view name) const;
+  // The global sub-topology that updates the global store `name`, or null.
+  const GlobalSubtopology* global_of_store(std::string_view name) const;
 };
 
 // `topology` with every internal topic name prefixed by "<application_id>-": what the runtime
@@ -84,5 +99,7 @@ struct TaskGraph {
 };
 
 Result<TaskGraph> instantiate(const TopologyData& topology, int subtopology);
+// The live nodes of a global sub-topology.
+Result<TaskGraph> instantiate_global(const TopologyData& topology, int global_index);
 
 }  // namespace brook::internal

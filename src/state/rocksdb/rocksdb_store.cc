@@ -41,6 +41,9 @@ namespace {
 // see the offset.
 constexpr std::string_view kMetaFamily = "brook-meta";
 constexpr std::string_view kOffsetKey = "changelog-offset";  // value: 8 bytes, big-endian
+// Global stores (commit_positions()): one entry per source partition, the prefix then the
+// partition as 4 bytes big-endian; value: the next offset, 8 bytes big-endian.
+constexpr std::string_view kPositionPrefix = "source-offset-";
 constexpr std::size_t kWriteBufferBytes = std::size_t{16} << 20;
 constexpr int kBloomBitsPerKey = 10;
 
@@ -52,6 +55,14 @@ std::array<char, 8> encode_offset(Offset offset) {
   auto v = static_cast<std::uint64_t>(offset.value());
   for (int i = 7; i >= 0; --i, v >>= 8) bytes[i] = static_cast<char>(v & 0xff);
   return bytes;
+}
+
+std::string position_key(std::int32_t partition) {
+  std::string key(kPositionPrefix);
+  auto v = static_cast<std::uint32_t>(partition);
+  for (int shift = 24; shift >= 0; shift -= 8)
+    key.push_back(static_cast<char>((v >> shift) & 0xff));
+  return key;
 }
 
 Offset decode_offset(std::string_view bytes) {
@@ -102,6 +113,25 @@ class RocksDbStore final : public KeyValueBytesStore {
                       name_, dir_, value.size()));
     }
     committed_offset_ = decode_offset(value);
+    return {};
+  }
+
+  // Reads the source positions stored by commit_positions() into committed_positions_.
+  Status load_committed_positions() {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options_, meta_.get()));
+    for (it->Seek(slice(kPositionPrefix)); it->Valid(); it->Next()) {
+      const auto key = view(it->key());
+      if (!key.starts_with(kPositionPrefix)) break;
+      const auto value = view(it->value());
+      if (key.size() != kPositionPrefix.size() + 4 || value.size() != sizeof(std::uint64_t)) {
+        return Status::corruption(fmt::format(
+            "RocksDB store '{}' in {}: a malformed source position entry", name_, dir_));
+      }
+      const auto partition =
+          static_cast<std::int32_t>(decode_offset(key.substr(kPositionPrefix.size())).value());
+      committed_positions_[partition] = decode_offset(value);
+    }
+    if (!it->status().ok()) return failure(it->status(), name_, dir_, "reading source positions");
     return {};
   }
 
@@ -249,6 +279,18 @@ class RocksDbStore final : public KeyValueBytesStore {
   }
 
   std::optional<Offset> committed_offset() const override { return committed_offset_; }
+  Status commit_positions(const std::map<std::int32_t, Offset>& next) override {
+    for (const auto& [partition, offset] : next) {
+      auto it = committed_positions_.find(partition);
+      if (it == committed_positions_.end() || it->second != offset) {
+        pending_positions_[partition] = offset;
+      }
+    }
+    return commit(std::nullopt);
+  }
+  std::map<std::int32_t, Offset> committed_positions() const override {
+    return committed_positions_;
+  }
   bool persistent() const override { return true; }
 
  private:
@@ -256,7 +298,9 @@ class RocksDbStore final : public KeyValueBytesStore {
   // clears it; on failure it stays as it was.
   template <class Batch>
   Status write(Batch& batch, rocksdb::WriteBatch& writes, std::optional<Offset> changelog_next) {
-    if (writes.Count() == 0 && changelog_next == committed_offset_) return {};
+    if (writes.Count() == 0 && changelog_next == committed_offset_ && pending_positions_.empty()) {
+      return {};
+    }
     batch.SetSavePoint();
     rocksdb::Status s;
     if (changelog_next) {
@@ -265,6 +309,12 @@ class RocksDbStore final : public KeyValueBytesStore {
     } else if (committed_offset_) {
       s = batch.Delete(meta_.get(), slice(kOffsetKey));
     }
+    for (const auto& [partition, offset] : pending_positions_) {
+      if (!s.ok()) break;
+      auto bytes = encode_offset(offset);
+      s = batch.Put(meta_.get(), slice(position_key(partition)),
+                    rocksdb::Slice(bytes.data(), bytes.size()));
+    }
     if (s.ok()) s = db_->Write(write_options_, &writes);
     if (!s.ok()) {
       batch.RollbackToSavePoint().PermitUncheckedError();
@@ -272,6 +322,9 @@ class RocksDbStore final : public KeyValueBytesStore {
     }
     batch.Clear();
     committed_offset_ = changelog_next;
+    for (const auto& [partition, offset] : pending_positions_)
+      committed_positions_[partition] = offset;
+    pending_positions_.clear();
     return {};
   }
 
@@ -309,6 +362,8 @@ class RocksDbStore final : public KeyValueBytesStore {
   rocksdb::ReadOptions read_options_;
   rocksdb::WriteOptions write_options_;
   std::optional<Offset> committed_offset_;
+  std::map<std::int32_t, Offset> committed_positions_;  // commit_positions(), by partition
+  std::map<std::int32_t, Offset> pending_positions_;    // to write with the next commit
 };
 
 }  // namespace
@@ -355,6 +410,9 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   auto store = std::make_unique<RocksDbStore>(std::move(name), std::move(dir_name), db, handles[0],
                                               handles[1], options);
   if (auto loaded = store->load_committed_offset(); !loaded.ok()) return error(std::move(loaded));
+  if (auto loaded = store->load_committed_positions(); !loaded.ok()) {
+    return error(std::move(loaded));
+  }
   return store;
 }
 

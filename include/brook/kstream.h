@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <ranges>
 #include <string>
 #include <type_traits>
@@ -26,8 +27,14 @@
 #include "brook/internal/stateless.h"
 #include "brook/options.h"
 #include "brook/processor.h"
+#include "brook/windows.h"
 
 namespace brook {
+
+namespace internal {
+// Inner, left or outer (brook/stream_stream_join.h).
+enum class StreamJoinKind { kInner, kLeft, kOuter };
+}  // namespace internal
 
 template <class K, class V>
 class BranchedKStream;
@@ -220,6 +227,29 @@ class KStream {
                            Named named = {}) const;
 
   // Windowed joins with another stream (brook/stream_stream_join.h).
+  // Each record of either stream is kept for the window and joined with every record of the
+  // other stream with the same key whose time t2 is within the window of its time t1
+  // (t1 - before <= t2 <= t1 + after, both inclusive): output key = the key, value =
+  // joiner(this value, other value), timestamp max(t1, t2). A record whose window closed (its
+  // end + grace is before stream time) is dropped and counted (dropped-records). left_join()
+  // also emits joiner(value, nullopt) for each record of this stream that found no match, and
+  // outer_join() joiner(nullopt, other value) for the other stream's too: only once no match
+  // can come any more (stream time > t + before + after + grace), never a spurious one. Both
+  // streams must be co-partitioned; a re-keyed one is repartitioned first. A stream may be
+  // joined with itself (every record then also joins itself).
+  template <class VO, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VO&>>>
+  KStream<K, VR> join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                      StreamJoined<K, V, VO> joined = {}) const;
+  template <class VO, class F,
+            class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VO>&>>>
+  KStream<K, VR> left_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                           StreamJoined<K, V, VO> joined = {}) const;
+  template <class VO, class F,
+            class VR = std::decay_t<
+                std::invoke_result_t<F&, const std::optional<V>&, const std::optional<VO>&>>>
+  KStream<K, VR> outer_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                            StreamJoined<K, V, VO> joined = {}) const;
 
   // Writes every record to `topic`.
   void to(std::string topic, Produced<K, V> produced = {}) const {
@@ -252,6 +282,11 @@ class KStream {
   template <bool kLeft, class KG, class VG, class VR, class KM, class F>
   KStream<K, VR> global_table_join(const GlobalKTable<KG, VG>& table, KM key_mapper, F joiner,
                                    Named named) const;
+
+  // join(), left_join() and outer_join() with a stream (brook/stream_stream_join.h).
+  template <internal::StreamJoinKind kKind, class VO, class VR, class F>
+  KStream<K, VR> stream_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                             StreamJoined<K, V, VO> joined) const;
 
   // The stream after a new processor node; still re-keyed if this one was.
   template <class KOut, class VOut, class MakeProcessor>
@@ -361,5 +396,6 @@ BranchedKStream<K, V> KStream<K, V>::split(Named named) const {
 #include "brook/global_ktable.h"
 #include "brook/kgrouped_stream.h"
 #include "brook/ktable.h"
+#include "brook/stream_stream_join.h"
 #include "brook/stream_table_join.h"
 #include "brook/table_table_join.h"

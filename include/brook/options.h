@@ -110,6 +110,23 @@ struct TableJoined {
   std::string name;
 };
 
+// Windowed stream-stream joins (KStream::join with another stream): `name` is the prefix of
+// the join's nodes, stores and repartition topics: stores <name>-this-join-store and
+// <name>-other-join-store (each side's records within the window) and, for left and outer
+// joins, <name>-outer-join-store (records still waiting for a match); repartition topics
+// <application.id>-<name>-left-repartition / -right-repartition if a side was re-keyed. Name
+// it to keep the state across versions of the application. The serdes (null: the types'
+// defaults) serve the stores and the repartition topics.
+template <class K, class V, class VO>
+struct StreamJoined {
+  std::string name;
+  StoreType type = StoreType::kRocksDb;
+  bool logging = true;  // changelog topics <application.id>-<store>-changelog restore the stores
+  SerdePtr<SerdeTargetT<K>> key_serde;
+  SerdePtr<SerdeTargetT<V>> value_serde;         // this stream's values
+  SerdePtr<SerdeTargetT<VO>> other_value_serde;  // the other stream's values
+};
+
 // KStream::repartition(): the topic <application.id>-<name>-repartition with `partitions`
 // partitions (0: as many as the writing sub-topology has tasks).
 template <class K, class V>

@@ -1,4 +1,5 @@
-// Window definitions for windowed aggregations (KGroupedStream::windowed_by).
+// Window definitions for windowed aggregations (KGroupedStream::windowed_by) and for
+// stream-stream joins (JoinWindows).
 //
 // Every window kind has a grace period: how long after a window ends it still accepts late
 // records. A window closes once the stream time (the largest event time its task has
@@ -144,6 +145,59 @@ class SessionWindows {
   SessionWindows(std::chrono::milliseconds gap, std::chrono::milliseconds grace)
       : gap_(gap), grace_(grace) {}
   std::chrono::milliseconds gap_;
+  std::chrono::milliseconds grace_;
+};
+
+// The window of a stream-stream join (KStream::join, brook/stream_stream_join.h): a record of
+// the other stream at t2 joins a record of this stream at t1 if
+// t1 - before <= t2 <= t1 + after, both bounds inclusive. of_time_difference_*(d) sets
+// before = after = d (|t1 - t2| <= d); before() and after() then make it asymmetric, and
+// either may be negative as long as before + after is not. The grace period is how long after
+// a record's window ends (by stream time) records that fall into it are still accepted.
+class JoinWindows {
+ public:
+  static JoinWindows of_time_difference_and_grace(std::chrono::milliseconds difference,
+                                                  std::chrono::milliseconds grace) {
+    return JoinWindows(difference, difference, grace);
+  }
+  static JoinWindows of_time_difference_with_no_grace(std::chrono::milliseconds difference) {
+    return of_time_difference_and_grace(difference, std::chrono::milliseconds(0));
+  }
+  // The same windows with another `before` (how far the other record may precede) or `after`
+  // (how far it may follow).
+  JoinWindows before(std::chrono::milliseconds before) const {
+    return JoinWindows(before, after_, grace_);
+  }
+  JoinWindows after(std::chrono::milliseconds after) const {
+    return JoinWindows(before_, after, grace_);
+  }
+
+  std::chrono::milliseconds before() const { return before_; }
+  std::chrono::milliseconds after() const { return after_; }
+  std::chrono::milliseconds grace() const { return grace_; }
+  // before + after: how far apart two joined records may be at most.
+  std::chrono::milliseconds size() const { return before_ + after_; }
+
+  // A non-ok Status naming what is wrong: a negative window size or grace period.
+  Status validate() const {
+    if (size().count() < 0) {
+      return Status::invalid_argument("JoinWindows: before + after must not be negative, got " +
+                                      std::to_string(before_.count()) + " + " +
+                                      std::to_string(after_.count()) + " ms");
+    }
+    if (grace_.count() < 0) {
+      return Status::invalid_argument("JoinWindows: the grace period must not be negative, got " +
+                                      std::to_string(grace_.count()) + " ms");
+    }
+    return {};
+  }
+
+ private:
+  JoinWindows(std::chrono::milliseconds before, std::chrono::milliseconds after,
+              std::chrono::milliseconds grace)
+      : before_(before), after_(after), grace_(grace) {}
+  std::chrono::milliseconds before_;
+  std::chrono::milliseconds after_;
   std::chrono::milliseconds grace_;
 };
 

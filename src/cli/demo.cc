@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -22,6 +23,7 @@
 #include "json_to_avro.h"
 #include "log_router.h"
 #include "orders_customers.h"
+#include "search_clicks.h"
 #include "stock_stats.h"
 #include "top_gainers.h"
 
@@ -56,7 +58,10 @@ Status create_topics(EmbeddedLog& log) {
                                        // foreign-key join needs no co-partitioning.
                                        {orders_customers::kOrdersTopic, 4, compacted},
                                        {orders_customers::kCustomersTopic, 3, compacted},
-                                       {orders_customers::kOutputTopic, 4, compacted}};
+                                       {orders_customers::kOutputTopic, 4, compacted},
+                                       {search_clicks::kSearchTopic, 4},
+                                       {search_clicks::kClickTopic, 4},
+                                       {search_clicks::kOutputTopic, 4, compacted}};
   for (const auto& topic : topics) {
     if (auto s = log.admin().create_topic(topic); !s.ok()) return s;
   }
@@ -208,9 +213,65 @@ Status write_orders_and_customers(internal::Producer& producer) {
   return producer.flush();
 }
 
+// The searches and clicks of search_clicks: kDemoSearches searches by 40 users, one every
+// 250 ms from a fixed start; each followed by up to three clicks 0.2 to 8 s later (some after
+// the 5 s window, a few on results the search did not show), clicks preferring the top results.
+constexpr int kDemoSearches = 4'000;
+struct SearchClickData {
+  std::vector<search_clicks::Timed<search_clicks::Search>> searches;
+  std::vector<search_clicks::Timed<search_clicks::Click>> clicks;  // in time order
+};
+SearchClickData generate_search_clicks(std::uint32_t seed) {
+  std::mt19937 random(seed);
+  const char* queries[] = {"boots", "rain jacket", "tent", "headlamp", "stove", "backpack"};
+  SearchClickData data;
+  constexpr std::int64_t kStart = 1'767'225'600'000;  // 2026-01-01T00:00Z
+  for (int i = 0; i < kDemoSearches; ++i) {
+    const std::string query = queries[random() % 6];
+    search_clicks::Search search{query, {}};
+    for (int r = 1; r <= 5; ++r) search.results.push_back(fmt::format("{}-{}", query, r));
+    const std::string user = fmt::format("user-{:02}", random() % 40);
+    const std::int64_t at = kStart + std::int64_t{i} * 250;
+    data.searches.push_back({user, search, at});
+    const int clicks = static_cast<int>(random() % 4);
+    for (int c = 0; c < clicks; ++c) {
+      // Rank 1 most often: min of two draws from 1..6 (6: a result not shown).
+      const int rank = 1 + static_cast<int>(std::min(random() % 6, random() % 6));
+      data.clicks.push_back(
+          {user, {fmt::format("{}-{}", query, rank)}, at + 200 + std::int64_t(random() % 7'800)});
+    }
+  }
+  std::stable_sort(data.clicks.begin(), data.clicks.end(),
+                   [](const auto& a, const auto& b) { return a.at < b.at; });
+  return data;
+}
+
+// Searches and clicks as JSON keyed by user, each topic in time order.
+Status write_search_clicks(internal::Producer& producer, const SearchClickData& data) {
+  for (const auto& s : data.searches) {
+    if (auto st = producer.send({.topic = search_clicks::kSearchTopic,
+                                 .timestamp = Timestamp(s.at),
+                                 .key = s.user,
+                                 .value = nlohmann::json(s.value).dump()});
+        !st.ok()) {
+      return st;
+    }
+  }
+  for (const auto& c : data.clicks) {
+    if (auto st = producer.send({.topic = search_clicks::kClickTopic,
+                                 .timestamp = Timestamp(c.at),
+                                 .key = c.user,
+                                 .value = nlohmann::json(c.value).dump()});
+        !st.ok()) {
+      return st;
+    }
+  }
+  return producer.flush();
+}
+
 Status prepare(const std::filesystem::path& dir,
                const std::vector<stock_stats::TimedTrade>& stock_trades,
-               const std::vector<DemoReading>& readings) {
+               const std::vector<DemoReading>& readings, const SearchClickData& search_data) {
   std::filesystem::remove_all(dir);
   auto log = internal::open_embedded_log({.data_dir = dir});
   if (!log) return log.error();
@@ -222,6 +283,7 @@ Status prepare(const std::filesystem::path& dir,
   if (auto s = write_trades(**producer, random); !s.ok()) return s;
   if (auto s = write_stock_trades(**producer, stock_trades); !s.ok()) return s;
   if (auto s = write_orders_and_customers(**producer); !s.ok()) return s;
+  if (auto s = write_search_clicks(**producer, search_data); !s.ok()) return s;
   return write_readings(**producer, readings);
 }
 
@@ -642,6 +704,21 @@ bool check_iot_results(EmbeddedLog& log, const std::vector<DemoReading>& reading
 
 }  // namespace
 
+// Checks top-clicked-results against the recomputation of the windowed join and the counts
+// from the searches and clicks, and prints each query's most-clicked result.
+bool check_search_results(EmbeddedLog& log, const SearchClickData& data, std::int64_t dropped) {
+  fmt::print(
+      "\n== Most-clicked result per query (search_clicks: clicks joined with the search they "
+      "followed within 5 s), against a recomputation:\n");
+  const auto expected = search_clicks::recompute(data.searches, data.clicks);
+  const bool same = check_table(log, search_clicks::kOutputTopic, expected);
+  for (const auto& [query, top] : expected) {
+    fmt::print("      {:<12} -> {} ({} clicks)\n", query, top.result, top.clicks);
+  }
+  if (dropped != 0) fmt::print("   {} records were DROPPED as late; expected none\n", dropped);
+  return same && dropped == 0 && !expected.empty();
+}
+
 int run_demo(int argc, char** argv) {
   std::filesystem::path dir = "brook-demo-data";
   for (int i = 1; i < argc; ++i) {
@@ -661,7 +738,10 @@ int run_demo(int argc, char** argv) {
       "Writing {} application log lines, {} stock trades (JSON), {} more over {} days and {} "
       "sensor readings ...\n",
       kLogLines, kTrades, stock_trades.size(), kDemoDays, readings.size());
-  if (auto s = prepare(dir, stock_trades, readings); !s.ok()) return report(s);
+  const auto search_data = generate_search_clicks(kSeed);
+  fmt::print("... and {} searches with {} clicks\n", search_data.searches.size(),
+             search_data.clicks.size());
+  if (auto s = prepare(dir, stock_trades, readings, search_data); !s.ok()) return report(s);
 
   if (int code = run_example("log_router", log_router::build_topology(), "demo-log-router", dir);
       code != 0) {
@@ -693,6 +773,16 @@ int run_demo(int argc, char** argv) {
   }
   if (int code = run_example("orders_customers", orders_customers::build_topology(),
                              "demo-orders-customers", dir);
+      code != 0) {
+    return code;
+  }
+
+  std::int64_t search_dropped = -1;
+  if (int code = run_example("search_clicks", search_clicks::build_topology(), "demo-search-clicks",
+                             dir, {},
+                             [&](const Streams& app) {
+                               search_dropped = app.metrics().total("dropped-records-total");
+                             });
       code != 0) {
     return code;
   }
@@ -729,6 +819,7 @@ int run_demo(int argc, char** argv) {
   const bool stocks_ok = check_stock_results(**log, stock_trades);
   const bool iot_ok = check_iot_results(**log, readings, dropped);
   const bool orders_ok = check_orders_results(**log);
+  const bool search_ok = check_search_results(**log, search_data, search_dropped);
   // Nothing lost: every log line routed once, every trade converted or dead-lettered once.
   const bool complete = counts[0] + counts[1] == kLogLines && counts[2] + counts[3] == kTrades;
   fmt::print("\nlog lines in: {}, routed: {}; trades in: {}, converted + dead-lettered: {} -> {}\n",
@@ -740,7 +831,10 @@ int run_demo(int argc, char** argv) {
              readings.size(), iot_ok ? "as recomputed" : "NOT AS RECOMPUTED");
   fmt::print("orders and customers in: {}; orders enriched with their customers -> {}\n",
              demo_orders_and_customers().size(), orders_ok ? "as recomputed" : "NOT AS RECOMPUTED");
-  return complete && stocks_ok && iot_ok && orders_ok ? 0 : 1;
+  fmt::print("searches in: {}, clicks in: {}; most-clicked results per query -> {}\n",
+             search_data.searches.size(), search_data.clicks.size(),
+             search_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+  return complete && stocks_ok && iot_ok && orders_ok && search_ok ? 0 : 1;
 }
 
 }  // namespace brook::cli

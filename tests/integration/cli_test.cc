@@ -322,6 +322,8 @@ TEST_F(CliTest, DemoRunsEveryExampleAndItsResultsCheckOut) {
   EXPECT_THAT(r.out, HasSubstr("dropped-records-total   12: the 12 readings from 3 weeks ago"));
   EXPECT_THAT(r.out, HasSubstr("<- written before the phone went offline"));
   EXPECT_THAT(r.out, HasSubstr("hourly statistics, final results, drops -> as recomputed"));
+  EXPECT_THAT(r.out, HasSubstr("top-clicked-results     6 keys, each equal to the recomputation"));
+  EXPECT_THAT(r.out, HasSubstr("most-clicked results per query -> as recomputed"));
 }
 
 TEST_F(CliTest, HelpPrintsUsageAndExits0) {

@@ -1,0 +1,12 @@
+// Finds the most-clicked result per search query: searches in topic `searches` joined with the
+// same user's clicks in topic `clicks` within 5 s, counted per query into the compacted topic
+// top-clicked-results, as a Streams app on the embedded log or Kafka. Flags: see
+// examples/common.
+#include "app_runner.h"
+#include "search_clicks.h"
+
+int main(int argc, char** argv) {
+  auto topology = search_clicks::build_topology();
+  if (!topology) return brook::report(topology.error());
+  return examples::run_app(*topology, "search-clicks", argc, argv);
+}

@@ -1,0 +1,97 @@
+// search_clicks: which result people click most for each search query (DESIGN.md pattern 6,
+// windowed stream-stream join). Searches (topic "searches", key: the user, JSON {"query":
+// "boots", "results": ["r1", "r2", ...]}) are joined with the same user's clicks (topic
+// "clicks", key: the user, JSON {"result": "r2"}) that come within kClickWindow after the
+// search (JoinWindows: before 0, after 5 s, 1 h of grace, see kGrace; join state in the RocksDB
+// window stores search-clicks-this-join-store / -other-join-store). A click on a result the search
+// did not show is no hit. The hits are re-keyed by query (repartition topic
+// <application.id>-hits-by-query-repartition) and counted per result in the store
+// "result-clicks"; every change of a query's most-clicked result (ties: the smallest result
+// name) goes to the compacted topic "top-clicked-results", keyed by query.
+//
+// Both input topics must have the same number of partitions and be keyed by user.
+#pragma once
+
+#include <brook/brook.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace search_clicks {
+
+inline constexpr const char* kSearchTopic = "searches";
+inline constexpr const char* kClickTopic = "clicks";
+inline constexpr const char* kOutputTopic = "top-clicked-results";
+inline constexpr const char* kJoinName = "search-clicks";
+inline constexpr const char* kCountsStore = "result-clicks";
+inline constexpr std::chrono::milliseconds kClickWindow = std::chrono::seconds(5);
+// Generous: the two topics are read independently, and a task processes what it has polled
+// (by smallest timestamp among what it holds), so one topic may be read up to a poll's worth
+// of event time ahead of the other; a record of the other then arrives behind stream time.
+inline constexpr std::chrono::milliseconds kGrace = std::chrono::hours(1);
+
+struct Search {
+  std::string query;
+  std::vector<std::string> results;
+  friend bool operator==(const Search&, const Search&) = default;
+};
+void to_json(nlohmann::json& json, const Search& search);
+void from_json(const nlohmann::json& json, Search& search);
+
+struct Click {
+  std::string result;
+  friend bool operator==(const Click&, const Click&) = default;
+};
+void to_json(nlohmann::json& json, const Click& click);
+void from_json(const nlohmann::json& json, Click& click);
+
+// A click joined with the search it followed; `shown`: the search listed the result.
+struct Hit {
+  std::string query;
+  std::string result;
+  bool shown = false;
+};
+void to_json(nlohmann::json& json, const Hit& hit);
+void from_json(const nlohmann::json& json, Hit& hit);
+
+// The clicks per result of one query, and the most-clicked one.
+struct ResultClicks {
+  std::map<std::string, std::int64_t> clicks;
+  void add(const std::string& result) { ++clicks[result]; }
+  friend bool operator==(const ResultClicks&, const ResultClicks&) = default;
+};
+void to_json(nlohmann::json& json, const ResultClicks& counts);
+void from_json(const nlohmann::json& json, ResultClicks& counts);
+
+// What kOutputTopic holds per query: JSON {"result": "r2", "clicks": 7}.
+struct TopResult {
+  std::string result;
+  std::int64_t clicks = 0;
+  friend bool operator==(const TopResult&, const TopResult&) = default;
+};
+void to_json(nlohmann::json& json, const TopResult& top);
+void from_json(const nlohmann::json& json, TopResult& top);
+
+// The most-clicked result (ties: the smallest name); empty for no clicks.
+TopResult top_result(const ResultClicks& counts);
+
+// A click follows a search by the same user by 0 to kClickWindow (both inclusive).
+brook::JoinWindows click_window();
+
+brook::Result<brook::Topology> build_topology();
+
+// The same results computed directly from timestamped inputs (a record's user, value and
+// time), for tests and the demo: what kOutputTopic holds per query once everything is read.
+template <class V>
+struct Timed {
+  std::string user;
+  V value;
+  std::int64_t at = 0;
+};
+std::map<std::string, TopResult> recompute(const std::vector<Timed<Search>>& searches,
+                                           const std::vector<Timed<Click>>& clicks);
+
+}  // namespace search_clicks

@@ -1,0 +1,355 @@
+// KStream::join / left_join / outer_join with another KStream (DESIGN.md pattern 6): windowed
+// stream-stream joins.
+//
+//   searches.join(clicks, [](const Search& s, const Click& c) { return Hit{s.query, c.result}; },
+//                 JoinWindows::of_time_difference_and_grace(5s, 1s), {.name = "search-clicks"});
+//
+// How it runs. Each side has a processor node, <name>-this-join (this stream's records) and
+// <name>-other-join (the other's), feeding one <name>-merge node, the join's output. A record
+// at t is first checked for lateness: its window on the other side, [t - before, t + after]
+// for this stream and [t - after, t + before] for the other, is closed once its end + grace
+// is before stream time; then it is dropped (dropped-records, logged). Otherwise it is added
+// to its side's window store (<name>-this-join-store / <name>-other-join-store, duplicates
+// retained, retention before + after + grace + 1 ms) and joined with every record of the
+// other side's store within its window, in the other store's time order.
+//
+// Unmatched records (left and outer joins): a record that found no match is written to
+// <name>-outer-join-store, keyed [8-byte time][side][key][4-byte sequence], and removed from
+// it as soon as a record of the other side matches it. Whenever stream time moves (a
+// stream-time punctuation every 1 ms, so stream.time.idle.advance.ms moves it without
+// records too), the records with t + before + after + grace < stream time are emitted as
+// joiner(value, nullopt) / joiner(nullopt, other value), with their own timestamp, and removed.
+// That bound is when no match can be accepted any more: the latest record of the other side
+// that could match (at t + after) is itself accepted while stream time <= t + after + before +
+// grace. Kafka Streams emits at t + after + grace already, and may then still join the record
+// with a late one within grace; Brook waits `before` longer and never contradicts itself.
+//
+// Both inputs are one co-partition group; a re-keyed input is first written to
+// <application.id>-<name>-left-repartition (-right-repartition). Joining a stream with itself
+// works: each record reaches both processors, so it also joins itself. Value types must not
+// be std::optional (the stores keep plain values).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "brook/internal/dsl_support.h"
+#include "brook/internal/suppress.h"
+#include "brook/kstream.h"
+#include "brook/window_store.h"
+#include "brook/windows.h"
+
+namespace brook {
+namespace internal {
+
+// Calls the user's joiner with a pair of values, or one value alone (left and outer joins).
+template <class VL, class VRt, class VOut, class F, StreamJoinKind kKind>
+struct StreamJoiner {
+  F f;
+
+  VOut both(const VL& left, const VRt& right) {
+    if constexpr (kKind == StreamJoinKind::kInner) {
+      return f(left, right);
+    } else if constexpr (kKind == StreamJoinKind::kLeft) {
+      return f(left, std::optional<VRt>(right));
+    } else {
+      return f(std::optional<VL>(left), std::optional<VRt>(right));
+    }
+  }
+  VOut left_only(const VL& left) {
+    if constexpr (kKind == StreamJoinKind::kLeft) {
+      return f(left, std::optional<VRt>());
+    } else {
+      return f(std::optional<VL>(left), std::optional<VRt>());
+    }
+  }
+  VOut right_only(const VRt& right) { return f(std::optional<VL>(), std::optional<VRt>(right)); }
+};
+
+// The stores of one join: each side's records, and the unmatched ones (empty for inner joins).
+struct StreamJoinStores {
+  std::string left;
+  std::string right;
+  std::string outer;
+};
+
+// Keys of the outer-join store: [8-byte big-endian time][side: 0 left, 1 right][key][4-byte
+// sequence]. Times are not negative, so the store's key order is time order.
+inline std::string outer_join_prefix(Timestamp t, bool left, std::string_view key) {
+  std::string out;
+  out.reserve(8 + 1 + key.size() + 4);
+  put_time(out, t);
+  out.push_back(left ? '\0' : '\1');
+  out.append(key);
+  return out;
+}
+inline constexpr std::size_t kOuterJoinKeyOverhead = 8 + 1 + 4;
+
+// The join processor of one side (kLeftSide: this stream's records) of a stream-stream join.
+template <class K, class VL, class VRt, class VOut, class F, StreamJoinKind kKind, bool kLeftSide>
+class StreamStreamJoinProcessor final
+    : public Processor<K, std::conditional_t<kLeftSide, VL, VRt>, K, VOut> {
+ public:
+  using VThis = std::conditional_t<kLeftSide, VL, VRt>;
+  using VOther = std::conditional_t<kLeftSide, VRt, VL>;
+  static constexpr bool kHasOuterStore = kKind != StreamJoinKind::kInner;
+  // Whether this side's unmatched records are emitted.
+  static constexpr bool kThisOuter =
+      kKind == StreamJoinKind::kOuter || (kKind == StreamJoinKind::kLeft && kLeftSide);
+
+  StreamStreamJoinProcessor(StreamJoinStores stores, JoinWindows windows, F joiner)
+      : stores_(std::move(stores)), windows_(windows), joiner_{std::move(joiner)} {}
+
+  void init(ProcessorContext<K, VOut>& context) override {
+    Processor<K, VThis, K, VOut>::init(context);
+    const std::string& mine = kLeftSide ? stores_.left : stores_.right;
+    const std::string& theirs = kLeftSide ? stores_.right : stores_.left;
+    this_store_.emplace(context.template window_store<K, VThis>(mine));
+    other_store_.emplace(context.template window_store<K, VOther>(theirs));
+    if constexpr (kHasOuterStore) {
+      const StoreAccess left = context.state_store(stores_.left);
+      const StoreAccess right = context.state_store(stores_.right);
+      key_serde_ = std::static_pointer_cast<const Serde<K>>(left.spec.key_serde);
+      left_serde_ = std::static_pointer_cast<const Serde<VL>>(left.spec.value_serde);
+      right_serde_ = std::static_pointer_cast<const Serde<VRt>>(right.spec.value_serde);
+      outer_ = &context.state_store(stores_.outer).store;
+      // Fires whenever stream time moves, also when it moves without records (idle advance).
+      context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
+                       [this](Timestamp) { emit_closed(); });
+    }
+  }
+
+  void process(Record<K, VThis> r) override {
+    observed_ = std::max(observed_, this->context().current_stream_time());
+    const Timestamp t = r.timestamp;
+    // The other side's records this one joins: [t - look_back, t + look_ahead].
+    const auto look_back = kLeftSide ? windows_.before() : windows_.after();
+    const auto look_ahead = kLeftSide ? windows_.after() : windows_.before();
+    if (observed_ != Timestamp::min() && t + look_ahead + windows_.grace() < observed_) {
+      this->context().drop_record("record at " + std::to_string(t.value()) +
+                                  " is too late for the join: its window ended at " +
+                                  std::to_string((t + look_ahead).value()) +
+                                  ", closed after grace " +
+                                  std::to_string(windows_.grace().count()) + " ms (stream time " +
+                                  std::to_string(observed_.value()) + ")");
+      return;
+    }
+    this_store_->put(r.key, r.value, t);
+    const auto matches =
+        other_store_->fetch(r.key, std::max(t - look_back, Timestamp(0)), t + look_ahead);
+    std::string key_bytes;
+    if constexpr (kHasOuterStore) key_bytes = check(key_serde_->serialize(r.key));
+    std::optional<Timestamp> unlisted;  // the other side's time whose entries are removed
+    for (const auto& [at, value] : matches) {
+      if constexpr (kHasOuterStore) {
+        if (unlisted != at) remove_outer(at, !kLeftSide, key_bytes);
+        unlisted = at;
+      }
+      std::optional<VOut> out;
+      if constexpr (kLeftSide) {
+        out.emplace(joiner_.both(r.value, value));
+      } else {
+        out.emplace(joiner_.both(value, r.value));
+      }
+      this->context().forward(Record<K, VOut>{r.key, std::move(*out), std::max(t, at), r.headers});
+    }
+    if constexpr (kThisOuter) {
+      if (matches.empty()) add_outer(t, key_bytes, r.value);
+    }
+    if constexpr (kHasOuterStore) emit_closed();
+  }
+
+ private:
+  // Adds an unmatched record of this side to the outer-join store.
+  void add_outer(Timestamp t, const std::string& key_bytes, const VThis& value) {
+    std::string key = outer_join_prefix(t, kLeftSide, key_bytes);
+    std::uint32_t seq = 0;
+    bool any = false;
+    for_each_outer(key, [&](std::string_view k) {
+      seq = std::max(seq, static_cast<std::uint32_t>(read_big_endian(k.substr(k.size() - 4))));
+      any = true;
+    });
+    if (any) ++seq;
+    append_big_endian(key, seq, 4);
+    const auto& serde = kLeftSide ? *left_serde_ : *right_serde_;
+    ok(outer_->put(key, check(serde.serialize(value))));
+  }
+
+  // Removes the unmatched records of side `left` at `t` with key `key_bytes`: they have a match.
+  void remove_outer(Timestamp t, bool left, const std::string& key_bytes) {
+    std::vector<std::string> found;
+    for_each_outer(outer_join_prefix(t, left, key_bytes),
+                   [&](std::string_view k) { found.emplace_back(k); });
+    for (const auto& k : found) ok(outer_->put(k, std::nullopt));
+  }
+
+  // Calls f(key) for each outer-join store key that is `prefix` + a 4-byte sequence.
+  template <class Visit>
+  void for_each_outer(const std::string& prefix, Visit f) {
+    KeyRange range{.from = prefix, .to = prefix + std::string(4, '\xff')};
+    ok(outer_->scan(range, [&](std::string_view k, std::string_view) {
+      if (k.size() == prefix.size() + 4) f(k);
+      return true;
+    }));
+  }
+
+  // Emits and removes the unmatched records no match can reach any more.
+  void emit_closed() {
+    const Timestamp now = std::max(observed_, this->context().current_stream_time());
+    if (now == Timestamp::min()) return;
+    const Timestamp threshold = now - windows_.size() - windows_.grace();  // emit t < threshold
+    if (threshold <= emitted_below_) return;  // later entries are never below an old threshold
+    emitted_below_ = threshold;
+    std::vector<std::pair<std::string, std::string>> due;
+    ok(outer_->scan({}, [&](std::string_view k, std::string_view v) {
+      if (k.size() < kOuterJoinKeyOverhead) return true;
+      if (get_time(k) >= threshold) return false;
+      due.emplace_back(k, v);
+      return true;
+    }));
+    for (auto& [k, v] : due) {
+      ok(outer_->put(k, std::nullopt));
+      const Timestamp t = get_time(k);
+      K key = check(
+          key_serde_->deserialize(std::string_view(k).substr(9, k.size() - kOuterJoinKeyOverhead)));
+      if (k[8] == '\0') {
+        if constexpr (kKind != StreamJoinKind::kInner) {
+          VOut out = joiner_.left_only(check(left_serde_->deserialize(v)));
+          this->context().forward(Record<K, VOut>{std::move(key), std::move(out), t});
+        }
+      } else {
+        if constexpr (kKind == StreamJoinKind::kOuter) {
+          VOut out = joiner_.right_only(check(right_serde_->deserialize(v)));
+          this->context().forward(Record<K, VOut>{std::move(key), std::move(out), t});
+        }
+      }
+    }
+  }
+
+  template <class T>
+  T check(Result<T> result) {
+    return value_or_throw(std::move(result), stores_.outer);
+  }
+  void ok(const Status& status) { ok_or_throw(status, stores_.outer); }
+
+  StreamJoinStores stores_;
+  JoinWindows windows_;
+  StreamJoiner<VL, VRt, VOut, F, kKind> joiner_;
+  std::optional<WindowStore<K, VThis>> this_store_;
+  std::optional<WindowStore<K, VOther>> other_store_;
+  KeyValueBytesStore* outer_ = nullptr;
+  SerdePtr<K> key_serde_;
+  SerdePtr<VL> left_serde_;
+  SerdePtr<VRt> right_serde_;
+  Timestamp observed_ = Timestamp::min();
+  Timestamp emitted_below_ = Timestamp::min();
+};
+
+// Declares the window store `name` of one side's records.
+template <class K, class V>
+void add_join_store(GraphBuilder& graph, const std::string& name, StoreType type, bool logging,
+                    SerdePtr<K> key_serde, SerdePtr<V> value_serde, const JoinWindows& windows) {
+  auto spec = StoreSpec::make<K, V>(name, type, logging, false, std::move(key_serde),
+                                    std::move(value_serde));
+  spec.kind = StoreKind::kWindow;
+  spec.retain_duplicates = true;
+  spec.window_size = std::max(windows.size(), std::chrono::milliseconds(0));
+  spec.retention = std::max(windows.size(), std::chrono::milliseconds(0)) +
+                   std::max(windows.grace(), std::chrono::milliseconds(0)) +
+                   std::chrono::milliseconds(1);
+  graph.add_store(std::move(spec));
+}
+
+}  // namespace internal
+
+template <class K, class V>
+template <internal::StreamJoinKind kKind, class VO, class VR, class F>
+KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
+                                          JoinWindows windows,
+                                          StreamJoined<K, V, VO> joined) const {
+  static_assert(
+      !internal::kIsOptional<K> && !internal::kIsOptional<V> && !internal::kIsOptional<VO>,
+      "KStream::join with a stream: key and value types must not be std::optional");
+  auto& graph = *graph_;
+  const auto name = graph.name_for(joined.name, "KSTREAM-JOIN");
+  if (auto valid = windows.validate(); !valid.ok()) {
+    graph.add_error(Status::invalid_argument("join " + name + ": " + valid.message()));
+  }
+  const auto left =
+      repartitioned_if_needed(name + "-left-repartition", 0, joined.key_serde, joined.value_serde);
+  const auto right = other.repartitioned_if_needed(name + "-right-repartition", 0, joined.key_serde,
+                                                   joined.other_value_serde);
+
+  internal::StreamJoinStores stores{
+      name + "-this-join-store", name + "-other-join-store",
+      kKind == internal::StreamJoinKind::kInner ? std::string() : name + "-outer-join-store"};
+  auto key_serde = internal::serde_or_default<K>(graph, joined.key_serde, stores.left, "store",
+                                                 "key", "StreamJoined");
+  auto value_serde = internal::serde_or_default<V>(graph, joined.value_serde, stores.left, "store",
+                                                   "value", "StreamJoined");
+  auto other_serde = internal::serde_or_default<VO>(graph, joined.other_value_serde, stores.right,
+                                                    "store", "other_value", "StreamJoined");
+  internal::add_join_store<K, V>(graph, stores.left, joined.type, joined.logging, key_serde,
+                                 value_serde, windows);
+  internal::add_join_store<K, VO>(graph, stores.right, joined.type, joined.logging, key_serde,
+                                  other_serde, windows);
+  std::vector<std::string> store_names{stores.left, stores.right};
+  if (!stores.outer.empty()) {
+    auto bytes = std::make_shared<const StringSerde>();
+    graph.add_store(internal::StoreSpec::make<std::string, std::string>(
+        stores.outer, joined.type, joined.logging, false, bytes, bytes));
+    store_names.push_back(stores.outer);
+  }
+
+  const auto this_join = internal::add_processor<K, V, K, VR>(
+      graph, "KSTREAM-JOINTHIS", name + "-this-join", {left.node_name()},
+      [stores, windows, joiner] {
+        return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, true>>(
+            stores, windows, joiner);
+      },
+      store_names);
+  const auto other_join = internal::add_processor<K, VO, K, VR>(
+      graph, "KSTREAM-JOINOTHER", name + "-other-join", {right.node_name()},
+      [stores, windows, joiner] {
+        return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, false>>(
+            stores, windows, joiner);
+      },
+      store_names);
+  graph.add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});
+  auto merged = internal::add_processor<K, VR, K, VR>(
+      graph, "KSTREAM-MERGE", name + "-merge", {this_join, other_join},
+      [] { return std::make_unique<internal::PassThroughProcessor<K, VR>>(); });
+  return KStream<K, VR>(graph_, std::move(merged));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KStream<K, VR> KStream<K, V>::join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                                   StreamJoined<K, V, VO> joined) const {
+  return stream_join<internal::StreamJoinKind::kInner, VO, VR>(other, std::move(joiner), windows,
+                                                               std::move(joined));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KStream<K, VR> KStream<K, V>::left_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                                        StreamJoined<K, V, VO> joined) const {
+  return stream_join<internal::StreamJoinKind::kLeft, VO, VR>(other, std::move(joiner), windows,
+                                                              std::move(joined));
+}
+
+template <class K, class V>
+template <class VO, class F, class VR>
+KStream<K, VR> KStream<K, V>::outer_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
+                                         StreamJoined<K, V, VO> joined) const {
+  return stream_join<internal::StreamJoinKind::kOuter, VO, VR>(other, std::move(joiner), windows,
+                                                               std::move(joined));
+}
+
+}  // namespace brook

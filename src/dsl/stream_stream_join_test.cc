@@ -1,0 +1,276 @@
+// Windowed stream-stream joins through the test driver: inner, left and outer; window bounds,
+// asymmetric windows, grace and late records; unmatched results only once no match can come;
+// duplicates, self-joins, re-keyed inputs and names.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+
+namespace brook {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::TopologyTestDriver;
+using ::testing::UnorderedElementsAre;
+
+Topology build(StreamsBuilder& builder) {
+  auto topology = builder.build();
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+std::string pair(const std::string& l, const std::string& r) { return l + "+" + r; }
+std::string left_pair(const std::string& l, const std::optional<std::string>& r) {
+  return l + "+" + r.value_or("_");
+}
+std::string outer_pair(const std::optional<std::string>& l, const std::optional<std::string>& r) {
+  return l.value_or("_") + "+" + r.value_or("_");
+}
+
+// "<key>:<value>@<timestamp>", so results read as plain strings.
+struct App {
+  explicit App(StreamsBuilder& builder, testing::TestDriverConfig config = {})
+      : driver(build(builder), config),
+        left(driver.create_input_topic<std::string, std::string>("left")),
+        right(driver.create_input_topic<std::string, std::string>("right")),
+        out(driver.create_output_topic<std::string, std::string>("out")) {}
+  void l(const std::string& key, const std::string& value, std::int64_t at) {
+    left.pipe_input(key, value, Timestamp(at));
+  }
+  void r(const std::string& key, const std::string& value, std::int64_t at) {
+    right.pipe_input(key, value, Timestamp(at));
+  }
+  std::vector<std::string> results() {
+    std::vector<std::string> out_list;
+    for (auto& rec : out.read_records_to_list()) {
+      out_list.push_back(rec.key + ":" + rec.value + "@" + std::to_string(rec.timestamp.value()));
+    }
+    return out_list;
+  }
+  std::int64_t dropped() const { return driver.metrics().total("dropped-records-total"); }
+
+  TopologyTestDriver driver;
+  testing::TestInputTopic<std::string, std::string> left;
+  testing::TestInputTopic<std::string, std::string> right;
+  testing::TestOutputTopic<std::string, std::string> out;
+};
+
+KStream<std::string, std::string> stream(StreamsBuilder& builder, const std::string& topic) {
+  return builder.stream<std::string, std::string>(topic);
+}
+
+TEST(StreamStreamJoin, BothSidesTriggerAndTheOutputTakesTheLaterTimestamp) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l1", 100);
+  run.r("a", "r1", 105);  // the right record triggers
+  run.l("a", "l2", 108);  // the left record triggers
+  run.r("b", "r2", 108);  // other key: no match
+  EXPECT_THAT(run.results(), ElementsAre("a:l1+r1@105", "a:l2+r1@108"));
+}
+
+TEST(StreamStreamJoin, WindowBoundsAreInclusiveAtExactlyTheTimeDifference) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_and_grace(10ms, 100ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.r("a", "r89", 89);    // 11 before: out
+  run.r("a", "r90", 90);    // exactly 10 before: in
+  run.r("a", "r110", 110);  // exactly 10 after: in
+  run.r("a", "r111", 111);  // 11 after: out
+  EXPECT_THAT(run.results(), ElementsAre("a:l+r90@100", "a:l+r110@110"));
+  EXPECT_EQ(run.dropped(), 0);
+}
+
+TEST(StreamStreamJoin, AsymmetricWindowsUseBeforeAndAfterFromTheLeftRecordsView) {
+  StreamsBuilder builder;
+  // A right record at t2 joins a left one at t1 if t1 - 2 <= t2 <= t1 + 5.
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair,
+            JoinWindows::of_time_difference_and_grace(0ms, 100ms).before(2ms).after(5ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.r("a", "r97", 97);
+  run.r("a", "r98", 98);
+  run.r("a", "r105", 105);
+  run.r("a", "r106", 106);
+  EXPECT_THAT(run.results(), ElementsAre("a:l+r98@100", "a:l+r105@105"));
+  // Seen from the right: a left record at t1 joins a right one at t2 if t2 - 5 <= t1 <= t2 + 2.
+  run.l("a", "l104", 104);  // 104 - 2 = 102: r105 and r106 (and r98? 98 >= 102 no)
+  run.l("a", "l96", 96);    // [94, 101]: r97, r98
+  EXPECT_THAT(run.results(),
+              ElementsAre("a:l104+r105@105", "a:l104+r106@106", "a:l96+r97@97", "a:l96+r98@98"));
+}
+
+TEST(StreamStreamJoin, OutOfOrderRecordsWithinGraceStillJoin) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_and_grace(10ms, 20ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.l("x", "x", 125);  // stream time 125
+  run.r("a", "r", 95);   // window [85, 105] + grace 20 = 125: still open
+  EXPECT_THAT(run.results(), ElementsAre("a:l+r@100"));
+  EXPECT_EQ(run.dropped(), 0);
+}
+
+TEST(StreamStreamJoin, RecordsBeyondGraceAreDroppedAndCounted) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_and_grace(10ms, 20ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.l("x", "x", 126);  // stream time 126
+  run.r("a", "r", 95);   // its window closed at 105 + 20 = 125 < 126: dropped
+  run.l("a", "l2", 95);  // the same on the left side
+  EXPECT_THAT(run.results(), IsEmpty());
+  EXPECT_EQ(run.dropped(), 2);
+}
+
+TEST(StreamStreamJoin, DuplicatesOnEitherSideEachJoin) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.l("a", "l", 100);
+  run.r("a", "r", 100);
+  run.r("a", "r", 100);
+  EXPECT_THAT(run.results(), ElementsAre("a:l+r@100", "a:l+r@100", "a:l+r@100", "a:l+r@100"));
+}
+
+TEST(StreamStreamJoin, LeftJoinEmitsUnmatchedRecordsOnlyOnceNoMatchCanCome) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .left_join(stream(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_and_grace(10ms, 5ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l1", 100);  // unmatched until stream time > 100 + 10 + 10 + 5 = 125
+  run.l("b", "l2", 100);
+  run.r("c", "rc", 110);  // right records are never emitted alone by a left join
+  run.l("x", "x", 125);
+  EXPECT_THAT(run.results(), IsEmpty());
+  run.r("b", "r", 110);  // b finds its match in time: no unmatched result for it, ever
+  EXPECT_THAT(run.results(), ElementsAre("b:l2+r@110"));
+  run.l("y", "y", 126);  // stream time 126: a's window and grace have closed
+  EXPECT_THAT(run.results(), ElementsAre("a:l1+_@100"));
+  run.l("z", "z", 1000);
+  EXPECT_THAT(run.results(), UnorderedElementsAre("x:x+_@125", "y:y+_@126"));
+}
+
+TEST(StreamStreamJoin, ALateMatchWithinGraceStillPreventsTheUnmatchedResult) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .left_join(stream(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_and_grace(10ms, 5ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.l("x", "x", 125);
+  // The right record at 110 is accepted until stream time 110 + 10 + 5 = 125 and matches.
+  run.r("a", "r", 110);
+  run.l("y", "y", 200);
+  EXPECT_THAT(run.results(), ElementsAre("a:l+r@110", "x:x+_@125"));
+}
+
+TEST(StreamStreamJoin, OuterJoinEmitsUnmatchedRecordsOfBothSidesAfterTheWindowCloses) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .outer_join(stream(builder, "right"), outer_pair,
+                  JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  App run(builder);
+  run.l("a", "l", 100);
+  run.r("b", "r", 101);
+  run.l("c", "lc", 105);
+  run.r("c", "rc", 106);
+  EXPECT_THAT(run.results(), ElementsAre("c:lc+rc@106"));
+  run.r("d", "rd", 121);  // stream time 121 > 100 + 20: a closes
+  EXPECT_THAT(run.results(), ElementsAre("a:l+_@100"));
+  run.r("d", "rd2", 122);
+  EXPECT_THAT(run.results(), ElementsAre("b:_+r@101"));
+}
+
+TEST(StreamStreamJoin, UnmatchedResultsAlsoComeWhenStreamTimeAdvancesWithoutRecords) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .left_join(stream(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_with_no_grace(1000ms))
+      .to("out");
+  App run(builder, {.stream_time_idle_advance = 100ms});
+  run.l("a", "l", 5000);
+  run.driver.advance_wall_clock_time(1000ms);  // stream time 6000
+  EXPECT_THAT(run.results(), IsEmpty());
+  run.driver.advance_wall_clock_time(1101ms);  // past 5000 + 2000
+  EXPECT_THAT(run.results(), ElementsAre("a:l+_@5000"));
+}
+
+TEST(StreamStreamJoin, AStreamJoinedWithItselfJoinsEveryPairBothWays) {
+  StreamsBuilder builder;
+  auto events = stream(builder, "left");
+  events.join(events, pair, JoinWindows::of_time_difference_with_no_grace(10ms)).to("out");
+  App run(builder);
+  run.l("a", "1", 100);
+  EXPECT_THAT(run.results(), ElementsAre("a:1+1@100"));
+  run.l("a", "2", 105);
+  EXPECT_THAT(run.results(), UnorderedElementsAre("a:2+1@105", "a:1+2@105", "a:2+2@105"));
+}
+
+TEST(StreamStreamJoin, ReKeyedInputsAreRepartitionedAndNamesFollowStreamJoined) {
+  StreamsBuilder builder;
+  auto left = stream(builder, "left").select_key([](const std::string&, const std::string& v) {
+    return v.substr(0, 1);
+  });
+  auto right = stream(builder, "right");
+  left.outer_join(right, outer_pair, JoinWindows::of_time_difference_with_no_grace(10ms),
+                  {.name = "j"})
+      .to("out");
+  auto topology = builder.build();
+  ASSERT_TRUE(topology) << topology.error().to_string();
+  const std::string described = topology->describe();
+  EXPECT_THAT(described, HasSubstr("j-left-repartition"));
+  EXPECT_THAT(described, ::testing::Not(HasSubstr("j-right-repartition")));
+  EXPECT_THAT(described, HasSubstr("j-this-join-store"));
+  EXPECT_THAT(described, HasSubstr("j-other-join-store"));
+  EXPECT_THAT(described, HasSubstr("j-outer-join-store"));
+
+  TopologyTestDriver driver(std::move(*topology));
+  auto l = driver.create_input_topic<std::string, std::string>("left");
+  auto r = driver.create_input_topic<std::string, std::string>("right");
+  auto out = driver.create_output_topic<std::string, std::string>("out");
+  l.pipe_input("ignored", "a-left", Timestamp(100));
+  r.pipe_input("a", "a-right", Timestamp(101));
+  EXPECT_THAT(out.read_key_values_to_list(),
+              ElementsAre(KeyValue<std::string, std::string>{"a", "a-left+a-right"}));
+}
+
+TEST(StreamStreamJoin, InvalidWindowsAreReportedByBuild) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_and_grace(1ms, -1ms),
+            {.name = "bad"})
+      .to("out");
+  auto topology = builder.build();
+  ASSERT_FALSE(topology);
+  EXPECT_THAT(topology.error().to_string(), HasSubstr("join bad: JoinWindows: the grace period"));
+  EXPECT_FALSE(JoinWindows::of_time_difference_with_no_grace(5ms).before(-6ms).validate().ok());
+  EXPECT_TRUE(JoinWindows::of_time_difference_with_no_grace(5ms).before(-5ms).validate().ok());
+}
+
+}  // namespace
+}  // namespace brook

@@ -19,6 +19,7 @@
 #include "backend/embedded/embedded_log.h"
 #include "cli/demo_readings.h"
 #include "cli/demo_trades.h"
+#include "click_enrichment.h"
 #include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "log_router.h"
@@ -54,6 +55,9 @@ Status create_topics(EmbeddedLog& log) {
                                        {iot_late_events::kInputTopic, kReadingPartitions},
                                        {iot_late_events::kHourlyTopic, 4, compacted},
                                        {iot_late_events::kFinalTopic, 4, compacted},
+                                       {click_enrichment::kClicksTopic, 4},
+                                       {click_enrichment::kProfilesTopic, 4, compacted},
+                                       {click_enrichment::kOutputTopic, 4},
                                        // Tables on topics of different partition counts: a
                                        // foreign-key join needs no co-partitioning.
                                        {orders_customers::kOrdersTopic, 4, compacted},
@@ -269,6 +273,42 @@ Status write_search_clicks(internal::Producer& producer, const SearchClickData& 
   return producer.flush();
 }
 
+// click_enrichment's profiles and clicks, in phases written one after the other with a run of
+// the application after each: 0: profiles of u00..u29 (u30..u39 have none); 1: clicks; 2:
+// u00..u09 a year older (u05 also changes gender); 3: more clicks.
+constexpr int kClickPhases = 4;
+constexpr int kClickUsers = 40;
+constexpr int kClicksPerPhase = 160;
+std::optional<click_enrichment::Profile> demo_profile(int user, bool updated) {
+  if (user >= 30) return std::nullopt;
+  const bool older = updated && user < 10;
+  return click_enrichment::Profile{20 + user + (older ? 1 : 0),
+                                   user == 5 && older ? "x" : (user % 2 == 0 ? "f" : "m")};
+}
+std::string demo_user(int user) { return fmt::format("u{:02}", user); }
+
+Status write_click_phase(internal::Producer& producer, int phase) {
+  std::int64_t ts = now_ms() - 100'000 + phase * 10'000;
+  auto send = [&](const char* topic, int user, const nlohmann::json& value) {
+    return producer.send({.topic = topic,
+                          .timestamp = Timestamp(++ts),
+                          .key = demo_user(user),
+                          .value = value.dump()});
+  };
+  for (int i = 0; i < (phase % 2 == 0 ? 30 : kClicksPerPhase); ++i) {
+    Status s;
+    if (phase % 2 == 1) {
+      const int click = (phase / 2) * kClicksPerPhase + i;
+      s = send(click_enrichment::kClicksTopic, click % kClickUsers,
+               click_enrichment::Click{fmt::format("/page-{}", click)});
+    } else if (phase == 0 || i < 10) {
+      s = send(click_enrichment::kProfilesTopic, i, *demo_profile(i, phase == 2));
+    }
+    if (!s.ok()) return s;
+  }
+  return producer.flush();
+}
+
 Status prepare(const std::filesystem::path& dir,
                const std::vector<stock_stats::TimedTrade>& stock_trades,
                const std::vector<DemoReading>& readings, const SearchClickData& search_data) {
@@ -397,6 +437,47 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
 
 // Checks orders-enriched against the join recomputed from the latest orders and customers,
 // and prints a few of its rows.
+// Whether every click came out enriched with the profile its user had when it was written
+// (the updates of phase 2 only for the clicks of phase 3); prints a verdict and a sample.
+bool check_click_results(EmbeddedLog& log) {
+  fmt::print(
+      "\n== Clicks with their users' profiles (click_enrichment: a stream-table left join; "
+      "profiles updated between two batches of clicks):\n");
+  auto records = read_topic(log, click_enrichment::kOutputTopic);
+  if (!records) {
+    fmt::print("   {}: cannot read it: {}\n", click_enrichment::kOutputTopic,
+               records.error().to_string());
+    return false;
+  }
+  std::map<std::string, std::pair<std::string, click_enrichment::EnrichedClick>> actual;
+  for (const auto& r : *records) {
+    auto click = JsonSerde<click_enrichment::EnrichedClick>().deserialize(r.value.value_or(""));
+    if (click) actual.insert_or_assign(click->page, std::pair{r.key.value_or(""), *click});
+  }
+  std::map<std::string, std::pair<std::string, click_enrichment::EnrichedClick>> expected;
+  for (int click = 0; click < 2 * kClicksPerPhase; ++click) {
+    const int user = click % kClickUsers;
+    const auto page = fmt::format("/page-{}", click);
+    expected.emplace(page, std::pair{demo_user(user),
+                                     click_enrichment::enrich(
+                                         {page}, demo_profile(user, click >= kClicksPerPhase))});
+  }
+  for (const char* page : {"/page-5", "/page-165", "/page-35"}) {
+    const auto it = actual.find(page);
+    fmt::print("      {} -> {}\n", page,
+               it == actual.end()
+                   ? std::string("(none)")
+                   : it->second.first + " " + nlohmann::json(it->second.second).dump());
+  }
+  const bool ok = records->size() == expected.size() && actual == expected;
+  fmt::print(
+      "   {} {} records for {} clicks: {}\n", click_enrichment::kOutputTopic, records->size(),
+      expected.size(),
+      ok ? "each enriched with the profile as of its click (updates changed later clicks only)"
+         : "NOT as expected");
+  return ok;
+}
+
 bool check_orders_results(EmbeddedLog& log) {
   using orders_customers::Customer;
   using orders_customers::EnrichedOrder;
@@ -778,6 +859,20 @@ int run_demo(int argc, char** argv) {
   }
 
   std::int64_t search_dropped = -1;
+  for (int phase = 0; phase < kClickPhases; ++phase) {
+    {
+      auto log = internal::open_embedded_log({.data_dir = dir});
+      if (!log) return report(log.error());
+      auto producer = (*log)->make_producer({});
+      if (!producer) return report(producer.error());
+      if (auto s = write_click_phase(**producer, phase); !s.ok()) return report(s);
+    }
+    if (int code = run_example("click_enrichment", click_enrichment::build_topology(),
+                               "demo-click-enrichment", dir);
+        code != 0) {
+      return code;
+    }
+  }
   if (int code = run_example("search_clicks", search_clicks::build_topology(), "demo-search-clicks",
                              dir, {},
                              [&](const Streams& app) {
@@ -818,6 +913,7 @@ int run_demo(int argc, char** argv) {
   }
   const bool stocks_ok = check_stock_results(**log, stock_trades);
   const bool iot_ok = check_iot_results(**log, readings, dropped);
+  const bool clicks_ok = check_click_results(**log);
   const bool orders_ok = check_orders_results(**log);
   const bool search_ok = check_search_results(**log, search_data, search_dropped);
   // Nothing lost: every log line routed once, every trade converted or dead-lettered once.
@@ -834,7 +930,11 @@ int run_demo(int argc, char** argv) {
   fmt::print("searches in: {}, clicks in: {}; most-clicked results per query -> {}\n",
              search_data.searches.size(), search_data.clicks.size(),
              search_ok ? "as recomputed" : "NOT AS RECOMPUTED");
-  return complete && stocks_ok && iot_ok && orders_ok && search_ok ? 0 : 1;
+  fmt::print(
+      "clicks in: {}, profiles in: 30 and 10 updates; clicks enriched with their "
+      "profiles -> {}\n",
+      2 * kClicksPerPhase, clicks_ok ? "as expected" : "NOT AS EXPECTED");
+  return complete && stocks_ok && iot_ok && clicks_ok && orders_ok && search_ok ? 0 : 1;
 }
 
 }  // namespace brook::cli

@@ -324,6 +324,10 @@ TEST_F(CliTest, DemoRunsEveryExampleAndItsResultsCheckOut) {
   EXPECT_THAT(r.out, HasSubstr("hourly statistics, final results, drops -> as recomputed"));
   EXPECT_THAT(r.out, HasSubstr("top-clicked-results     6 keys, each equal to the recomputation"));
   EXPECT_THAT(r.out, HasSubstr("most-clicked results per query -> as recomputed"));
+  EXPECT_THAT(r.out, HasSubstr("/page-5 -> u05 {\"age\":25"));    // before the profile update
+  EXPECT_THAT(r.out, HasSubstr("/page-165 -> u05 {\"age\":26"));  // after it
+  EXPECT_THAT(r.out, HasSubstr("clicks enriched with their profiles -> as expected"));
+  EXPECT_THAT(r.out, HasSubstr("orders enriched with their customers -> as recomputed"));
 }
 
 TEST_F(CliTest, HelpPrintsUsageAndExits0) {

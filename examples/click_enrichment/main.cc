@@ -1,0 +1,11 @@
+// Enriches the clicks in topic `user-clicks` with the user profiles of topic `user-profiles`
+// into user-clicks-enriched, as a Streams app on the embedded log or Kafka. Flags: see
+// examples/common.
+#include "app_runner.h"
+#include "click_enrichment.h"
+
+int main(int argc, char** argv) {
+  auto topology = click_enrichment::build_topology();
+  if (!topology) return brook::report(topology.error());
+  return examples::run_app(*topology, "click-enrichment", argc, argv);
+}

@@ -32,6 +32,7 @@
 #include "brook/internal/stateful.h"
 #include "brook/kstream.h"
 #include "brook/options.h"
+#include "brook/stream_table_join.h"
 
 namespace brook {
 
@@ -113,43 +114,6 @@ GlobalKTable<K, V> add_global_table(const std::shared_ptr<GraphBuilder>& graph, 
   return GlobalKTable<K, V>(graph, node, store);
 }
 
-// Looks up key_mapper(key, value) in the global store `store`; kLeft: also without a match.
-template <class K, class V, class KG, class VG, class VR, class KM, class F, bool kLeft>
-class StreamGlobalTableJoinProcessor final : public Processor<K, V, K, VR> {
- public:
-  StreamGlobalTableJoinProcessor(std::string store, KM key_mapper, F joiner)
-      : store_name_(std::move(store)),
-        key_mapper_(std::move(key_mapper)),
-        joiner_(std::move(joiner)) {}
-
-  void init(ProcessorContext<K, VR>& context) override {
-    Processor<K, V, K, VR>::init(context);
-    table_.emplace(context.template timestamped_key_value_store<KG, VG>(store_name_));
-  }
-
-  void process(Record<K, V> r) override {
-    const KG lookup(key_mapper_(std::as_const(r.key), std::as_const(r.value)));
-    auto found = table_->get(lookup);
-    std::optional<VR> out;
-    if constexpr (kLeft) {
-      std::optional<VG> value;
-      if (found) value = std::move(found->value);
-      out.emplace(joiner_(std::as_const(r.value), std::as_const(value)));
-    } else {
-      if (!found) return;
-      out.emplace(joiner_(std::as_const(r.value), std::as_const(found->value)));
-    }
-    this->context().forward(
-        Record<K, VR>{std::move(r.key), std::move(*out), r.timestamp, std::move(r.headers)});
-  }
-
- private:
-  std::string store_name_;
-  KM key_mapper_;
-  F joiner_;
-  std::optional<TimestampedKeyValueStore<KG, VG>> table_;
-};
-
 }  // namespace internal
 
 template <class K, class V>
@@ -161,13 +125,13 @@ KStream<K, VR> KStream<K, V>::global_table_join(const GlobalKTable<KG, VG>& tabl
                 "the table's key type KG");
   const std::string store = table.store_name();
   // Not re-keyed downstream either: the output keeps this stream's keys.
-  return add<K, VR>("KSTREAM-JOIN", named,
-                    [store, key_mapper, joiner] {
-                      return std::make_unique<
-                          internal::StreamGlobalTableJoinProcessor<K, V, KG, VG, VR, KM, F, kLeft>>(
-                          store, key_mapper, joiner);
-                    },
-                    {}, {store});
+  return add<K, VR>(
+      "KSTREAM-JOIN", named,
+      [store, key_mapper, joiner] {
+        return std::make_unique<internal::TableLookupJoinProcessor<K, V, KG, VG, VR, KM, F, kLeft>>(
+            store, key_mapper, joiner);
+      },
+      {}, {store});
 }
 
 template <class K, class V>

@@ -24,20 +24,21 @@
 namespace brook {
 namespace internal {
 
-// Looks each record's key up in the table store `store`; kLeft: also without a match.
-template <class K, class V, class VT, class VR, class F, bool kLeft>
-class StreamTableJoinProcessor final : public Processor<K, V, K, VR> {
+// Looks each record up in the table store `store` under key_of(key, value) (the record's key
+// for a table, a key mapper's result for a global table); kLeft: also without a match.
+template <class K, class V, class KT, class VT, class VR, class KeyOf, class F, bool kLeft>
+class TableLookupJoinProcessor final : public Processor<K, V, K, VR> {
  public:
-  StreamTableJoinProcessor(std::string store, F joiner)
-      : store_name_(std::move(store)), joiner_(std::move(joiner)) {}
+  TableLookupJoinProcessor(std::string store, KeyOf key_of, F joiner)
+      : store_name_(std::move(store)), key_of_(std::move(key_of)), joiner_(std::move(joiner)) {}
 
   void init(ProcessorContext<K, VR>& context) override {
     Processor<K, V, K, VR>::init(context);
-    table_.emplace(context.template timestamped_key_value_store<K, VT>(store_name_));
+    table_.emplace(context.template timestamped_key_value_store<KT, VT>(store_name_));
   }
 
   void process(Record<K, V> r) override {
-    auto found = table_->get(r.key);
+    auto found = table_->get(key_of_(std::as_const(r.key), std::as_const(r.value)));
     std::optional<VR> out;
     if constexpr (kLeft) {
       std::optional<VT> value;
@@ -53,8 +54,15 @@ class StreamTableJoinProcessor final : public Processor<K, V, K, VR> {
 
  private:
   std::string store_name_;
+  KeyOf key_of_;
   F joiner_;
-  std::optional<TimestampedKeyValueStore<K, VT>> table_;
+  std::optional<TimestampedKeyValueStore<KT, VT>> table_;
+};
+
+// The lookup key of a stream-table join: the record's own key.
+template <class K, class V>
+struct RecordKey {
+  const K& operator()(const K& key, const V&) const { return key; }
 };
 
 // The join node `name` of the stream node `input` (repartitioned if it was re-keyed) with
@@ -68,7 +76,9 @@ KStream<K, VR> add_stream_table_join(const std::shared_ptr<GraphBuilder>& graph,
   auto node = add_processor<K, V, K, VR>(
       *graph, "KSTREAM-JOIN", name, {input},
       [store, joiner] {
-        return std::make_unique<StreamTableJoinProcessor<K, V, VT, VR, F, kLeft>>(store, joiner);
+        return std::make_unique<
+            TableLookupJoinProcessor<K, V, K, VT, VR, RecordKey<K, V>, F, kLeft>>(
+            store, RecordKey<K, V>{}, joiner);
       },
       {store});
   graph->add_copartition_group({.join = name, .inputs = {input, lookup.node_name()}});

@@ -55,6 +55,7 @@ using brook::bench::BenchDir;
 using brook::bench::Clock;
 using brook::bench::get_count;
 using brook::bench::increment;
+using brook::bench::next_run;
 using brook::bench::seconds_since;
 using brook::bench::StateWorkload;
 
@@ -66,12 +67,6 @@ constexpr std::size_t kValueBytes = 16;
 const StateWorkload& workload() {
   static const StateWorkload w = brook::bench::make_workload(kRecords, kKeys);
   return w;
-}
-
-// Numbers the runs of the process, for fresh application ids and consumer groups.
-int next_run() {
-  static int runs = 0;
-  return ++runs;
 }
 
 // The data dir, with topic "in" holding the workload (written on first use).

@@ -81,6 +81,12 @@ inline Result<double> run_and_check_counts(Streams& app, const StateWorkload& w)
   return seconds;
 }
 
+// Numbers the runs of the process, for fresh application ids and consumer groups.
+inline int next_run() {
+  static int runs = 0;
+  return ++runs;
+}
+
 // `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.
 inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
   StateWorkload w;

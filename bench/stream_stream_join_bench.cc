@@ -136,7 +136,6 @@ void recreate(const std::string& topic) {
 
 void run_brook(benchmark::State& state, brook::StoreType type) {
   const std::int64_t expected = expected_pairs();
-  static int runs = 0;
   for (auto _ : state) {
     brook::StreamsBuilder builder;
     builder.stream<std::string, std::string>("left")
@@ -149,10 +148,11 @@ void run_brook(benchmark::State& state, brook::StoreType type) {
     recreate("out");
     auto app = std::make_unique<brook::Streams>(
         *builder.build(),
-        std::map<std::string, std::string>{{"application.id", "ssjoin-" + std::to_string(++runs)},
-                                           {"data.dir", Data::get().dir().string()},
-                                           {"num.stream.threads", "1"},
-                                           {"commit.interval.ms", "100"}});
+        std::map<std::string, std::string>{
+            {"application.id", "ssjoin-" + std::to_string(brook::bench::next_run())},
+            {"data.dir", Data::get().dir().string()},
+            {"num.stream.threads", "1"},
+            {"commit.interval.ms", "100"}});
     auto seconds = brook::bench::run_until_idle(*app);
     if (!seconds) return state.SkipWithError(seconds.error().to_string().c_str());
     state.SetIterationTime(*seconds);

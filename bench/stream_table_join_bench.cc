@@ -40,6 +40,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::BenchDir;
+using brook::bench::next_run;
 using brook::bench::StateWorkload;
 
 const std::int64_t kTableKeys = brook::bench::env_or("BROOK_JOIN_TABLE_KEYS", 1'000'000);
@@ -123,12 +124,6 @@ std::string check_out() {
     }
   }
   return i == kRecords ? "" : "only " + std::to_string(i) + " results";
-}
-
-// Numbers the runs of the process, for fresh application ids and consumer groups.
-int next_run() {
-  static int runs = 0;
-  return ++runs;
 }
 
 void run_brook(benchmark::State& state, brook::StoreType type) {

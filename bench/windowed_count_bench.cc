@@ -133,8 +133,7 @@ std::unordered_map<std::string, std::int64_t> newest_results() {
 
 // A fresh application over the data dir: new application id, topic "out", no state.
 std::unique_ptr<brook::Streams> make_app(brook::StreamsBuilder& builder) {
-  static int runs = 0;
-  const std::string id = "window-count-" + std::to_string(++runs);
+  const std::string id = "window-count-" + std::to_string(brook::bench::next_run());
   auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
   (void)log->admin().delete_topic("out");
   (void)log->admin().create_topic({"out", 1});

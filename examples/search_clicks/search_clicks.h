@@ -2,7 +2,7 @@
 // windowed stream-stream join). Searches (topic "searches", key: the user, JSON {"query":
 // "boots", "results": ["r1", "r2", ...]}) are joined with the same user's clicks (topic
 // "clicks", key: the user, JSON {"result": "r2"}) that come within kClickWindow after the
-// search (JoinWindows: before 0, after 5 s, 1 h of grace, see kGrace; join state in the RocksDB
+// search (JoinWindows: before 0, after 5 s, 2 s of grace, see kGrace; join state in the RocksDB
 // window stores search-clicks-this-join-store / -other-join-store). A click on a result the search
 // did not show is no hit. The hits are re-keyed by query (repartition topic
 // <application.id>-hits-by-query-repartition) and counted per result in the store
@@ -28,10 +28,10 @@ inline constexpr const char* kOutputTopic = "top-clicked-results";
 inline constexpr const char* kJoinName = "search-clicks";
 inline constexpr const char* kCountsStore = "result-clicks";
 inline constexpr std::chrono::milliseconds kClickWindow = std::chrono::seconds(5);
-// Generous: the two topics are read independently, and a task processes what it has polled
-// (by smallest timestamp among what it holds), so one topic may be read up to a poll's worth
-// of event time ahead of the other; a record of the other then arrives behind stream time.
-inline constexpr std::chrono::milliseconds kGrace = std::chrono::hours(1);
+// For records a little out of order within a topic. Across the two topics a task takes records
+// in timestamp order: it waits for a topic with nothing buffered while the log holds more of
+// it (max.task.idle.ms), so one topic read ahead of the other makes nothing late.
+inline constexpr std::chrono::milliseconds kGrace = std::chrono::seconds(2);
 
 struct Search {
   std::string query;

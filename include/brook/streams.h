@@ -12,6 +12,12 @@
 //   commit.interval.ms        default 30000 (100 under exactly_once_v2)
 //   poll.ms                   how long a thread waits for records (default 100)
 //   max.poll.records          default 1000
+//   max.task.idle.ms          0 (default): a task reading several partitions (a join's inputs)
+//                             waits for one with nothing buffered while the log holds more
+//                             for it, so it takes records in timestamp order across them; > 0:
+//                             then waits up to this long for new ones; -1: never waits
+//   buffered.records.per.partition  records a task buffers per input partition before its
+//                             thread stops reading that partition for a while (default 1000)
 //   default.deserialization.exception.handler   fail (default) | log-and-continue | dead-letter
 //   processing.exception.handler                fail (default) | log-and-continue | dead-letter
 //   default.production.exception.handler        fail (default) | log-and-continue

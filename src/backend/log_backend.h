@@ -157,6 +157,10 @@ class Consumer {
   // past transaction markers, aborted records and compaction gaps once poll() has reached the
   // readable end (the last stable offset). kFailedPrecondition while not known yet.
   virtual Result<Offset> position(const TopicPartition& partition) const = 0;
+  // How many records the log holds for the assigned partition after its position, as far as
+  // the consumer knows without asking the log again; 0 once poll() has reached the readable
+  // end. nullopt while not known (nothing read yet). For a task waiting for its inputs.
+  virtual std::optional<std::int64_t> lag(const TopicPartition& partition) const = 0;
   // Commits the next offsets to read, synchronously. kTaskMigrated if the member is no longer
   // in the group's current generation (its partitions moved).
   virtual Status commit(const std::map<TopicPartition, Offset>& offsets) = 0;

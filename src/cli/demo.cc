@@ -412,7 +412,7 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
     return false;
   }
   if (*actual == expected) {
-    fmt::print("   {:<20} {:>4} keys, each equal to the recomputation from the trades\n", topic,
+    fmt::print("   {:<20} {:>4} keys, each equal to the recomputation from the input\n", topic,
                actual->size());
     return true;
   }
@@ -427,7 +427,7 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
     const std::string want = json_at(expected, key), got = json_at(*actual, key);
     if (want == got) continue;
     fmt::print(
-        "   {} DIFFERS from the recomputation from the trades ({} keys, {} expected); "
+        "   {} DIFFERS from the recomputation from the input ({} keys, {} expected); "
         "first at key {}:\n      expected {}\n      got      {}\n",
         topic, actual->size(), expected.size(), key, want, got);
     break;

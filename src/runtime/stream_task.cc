@@ -57,7 +57,8 @@ StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, 
       deserialization_errors_(metrics.counter(task_metric("deserialization-errors-total", id))),
       processing_errors_(metrics.counter(task_metric("processing-errors-total", id))),
       dropped_(metrics.counter(task_metric("dropped-records-total", id))),
-      dead_lettered_(metrics.counter(task_metric("dead-letter-records-total", id))) {}
+      dead_lettered_(metrics.counter(task_metric("dead-letter-records-total", id))),
+      enforced_processing_(metrics.counter(task_metric("enforced-processing-total", id))) {}
 
 StreamTask::~StreamTask() { close(); }
 
@@ -82,23 +83,58 @@ Status StreamTask::init() {
                                                   id_.to_string(), node->name(), e.what()));
     }
   }
+  if (config_.input_wait) {  // the partitions to wait for, before any of their records
+    for (const auto& [topic, partition] : config_.input_wait->partitions) input(topic, partition);
+  }
   initialised_ = true;
   return {};
+}
+
+StreamTask::Inputs::value_type& StreamTask::input(const std::string& topic,
+                                                  std::int32_t partition) {
+  auto [it, fresh] = inputs_.try_emplace({topic, partition});
+  if (fresh) {
+    auto source = graph_.sources_by_topic.find(topic);
+    it->second.source = source == graph_.sources_by_topic.end() ? nullptr : source->second;
+  }
+  return *it;
 }
 
 void StreamTask::add_record(ConsumerRecord record) {
   // Records mostly arrive in runs from one partition: skip the lookup for those.
   if (last_input_ == nullptr || last_input_->first.second != record.partition.value() ||
       last_input_->first.first != record.topic) {
-    auto [it, fresh] = inputs_.try_emplace({record.topic, record.partition.value()});
-    if (fresh) {
-      auto source = graph_.sources_by_topic.find(record.topic);
-      it->second.source = source == graph_.sources_by_topic.end() ? nullptr : source->second;
-    }
-    last_input_ = &*it;
+    last_input_ = &input(record.topic, record.partition.value());
   }
   last_input_->second.records.push_back(std::move(record));
   ++buffered_;
+}
+
+std::map<std::pair<std::string, std::int32_t>, std::size_t> StreamTask::buffered_per_input() const {
+  std::map<std::pair<std::string, std::int32_t>, std::size_t> out;
+  for (const auto& [partition, input] : inputs_) out.emplace(partition, input.records.size());
+  return out;
+}
+
+bool StreamTask::inputs_ready() {
+  bool enforced = false;
+  for (auto& [partition, input] : inputs_) {
+    if (!input.records.empty()) {
+      input.idle_deadline.reset();
+      continue;
+    }
+    const auto lag = config_.input_wait->lag(partition.first, partition.second);
+    if (!lag || *lag > 0) {  // its records are on their way
+      input.idle_deadline.reset();
+      return false;
+    }
+    const Timestamp now = config_.clock();
+    if (!input.idle_deadline) input.idle_deadline = now + config_.input_wait->max_idle;
+    if (now < *input.idle_deadline) return false;
+    enforced = true;
+  }
+  if (enforced) ++enforced_processing_;
+  return true;
 }
 
 std::map<std::pair<std::string, std::int32_t>, Offset> StreamTask::consumed() const {
@@ -117,7 +153,7 @@ Result<bool> StreamTask::process_one() {
       next = &input;
     }
   }
-  if (next == nullptr) return false;
+  if (next == nullptr || (config_.input_wait && !inputs_ready())) return false;
   ConsumerRecord record = std::move(next->records.front());
   next->records.pop_front();
   --buffered_;

@@ -31,6 +31,18 @@ class RecordCollector {
   virtual void send(ProducerRecord&& record) = 0;
 };
 
+// How a task with several input partitions waits for one that has nothing buffered, so that
+// it processes its inputs in timestamp order across partitions (Kafka's max.task.idle.ms):
+// while the log holds more records for that partition (or may: its lag is not known yet), then
+// up to max_idle longer for new ones; after that it processes the others without it.
+struct InputWait {
+  std::chrono::milliseconds max_idle{0};
+  // The task's input partitions, as (topic, partition).
+  std::vector<std::pair<std::string, std::int32_t>> partitions;
+  // Records the log holds for a partition after what was handed to the task; nullopt: unknown.
+  std::function<std::optional<std::int64_t>(const std::string& topic, std::int32_t partition)> lag;
+};
+
 struct TaskConfig {
   std::string application_id;
   ErrorHandling errors;
@@ -40,6 +52,9 @@ struct TaskConfig {
   // time moves with `clock` (see punctuate_wall_clock()). Unset: stream time moves only with
   // records.
   std::optional<std::chrono::milliseconds> idle_advance;
+  // Set: the task waits for its inputs (max.task.idle.ms >= 0); unset: it processes whatever
+  // is buffered at once.
+  std::optional<InputWait> input_wait;
 };
 
 // A non-ok Status if `errors` is unusable, naming what is missing.
@@ -57,8 +72,11 @@ class StreamTask final : public TaskContext {
   // Buffers a record of one of this task's source topics.
   void add_record(ConsumerRecord record);
   std::size_t buffered() const { return buffered_; }
+  // The records buffered per input partition, as (topic, partition) -> count.
+  std::map<std::pair<std::string, std::int32_t>, std::size_t> buffered_per_input() const;
   // Processes the buffered record with the smallest timestamp, then due stream-time
-  // punctuations. False if nothing was buffered; an error if a handler said kFail.
+  // punctuations. False if nothing was buffered or the task waits for an input (see
+  // InputWait); an error if a handler said kFail.
   Result<bool> process_one();
   // Fires the wall-clock punctuations that are due at clock(). With idle_advance set, first
   // advances stream time if the task has had nothing to process for at least idle_advance:
@@ -123,13 +141,19 @@ class StreamTask final : public TaskContext {
   // One input partition of the task: its buffered records, the source node that reads it
   // (null for a topic no source reads), the next offset after the last processed record and
   // the partition time (the largest timestamp its source accepted).
+  // With input_wait, `idle_deadline` is when the task stops waiting for the empty partition.
   struct Input {
     std::deque<ConsumerRecord> records;
     SourceNodeBase* source = nullptr;
     std::optional<Offset> consumed;
     Timestamp partition_time = Timestamp::min();
+    std::optional<Timestamp> idle_deadline;
   };
   using Inputs = std::map<std::pair<std::string, std::int32_t>, Input>;
+  Inputs::value_type& input(const std::string& topic, std::int32_t partition);
+  // With input_wait: whether every input partition has a record buffered or has been waited
+  // for long enough (see InputWait).
+  bool inputs_ready();
   Inputs inputs_;
   Inputs::value_type* last_input_ = nullptr;  // where the previous add_record() went
   std::size_t buffered_ = 0;
@@ -154,6 +178,7 @@ class StreamTask final : public TaskContext {
   Metrics::Counter& processing_errors_;
   Metrics::Counter& dropped_;
   Metrics::Counter& dead_lettered_;
+  Metrics::Counter& enforced_processing_;  // records processed while an input was empty
 };
 
 }  // namespace brook::internal

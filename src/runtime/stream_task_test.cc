@@ -83,6 +83,90 @@ TEST_F(StreamTaskTest, ProcessesTheHeadWithTheSmallestTimestampAcrossPartitions)
   EXPECT_EQ(metrics_.total("process-total"), 4);
 }
 
+// Input waiting (max.task.idle.ms): the task reads a-3 and b-3; `lag_` says what the log
+// holds for each beyond what was handed over (absent: not known yet); `now_` is the clock.
+class WaitingTaskTest : public StreamTaskTest {
+ protected:
+  std::unique_ptr<StreamTask> make_waiting_task(std::chrono::milliseconds max_idle) {
+    auto task = std::make_unique<StreamTask>(
+        TaskId{0, 3}, unlucky_topology(),
+        TaskConfig{.application_id = "app",
+                   .clock = [this] { return now_; },
+                   .input_wait = InputWait{.max_idle = max_idle,
+                                           .partitions = {{"a", 3}, {"b", 3}},
+                                           .lag =
+                                               [this](const std::string& topic, std::int32_t) {
+                                                 auto it = lag_.find(topic);
+                                                 return it == lag_.end()
+                                                            ? std::nullopt
+                                                            : std::optional<std::int64_t>(
+                                                                  it->second);
+                                               }}},
+        collected_, metrics_);
+    EXPECT_TRUE(task->init().ok());
+    return task;
+  }
+
+  std::map<std::string, std::int64_t> lag_;
+  Timestamp now_{1'000};
+};
+
+TEST_F(WaitingTaskTest, WaitsForAnEmptyInputWhoseRecordsAreOnTheirWay) {
+  auto task = make_waiting_task(std::chrono::milliseconds(0));
+  task->add_record(input("a", 3, 0, 30, int32(3)));
+  lag_ = {{"a", 0}, {"b", 2}};  // b's records, older ones among them, are still in the log
+  drain(*task);
+  EXPECT_TRUE(collected_.records.empty());
+  EXPECT_EQ(task->buffered(), 1U);
+
+  task->add_record(input("b", 3, 0, 10, int32(1)));
+  task->add_record(input("b", 3, 1, 20, int32(2)));
+  lag_["b"] = 0;
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("1", "2", "3"));  // in timestamp order
+  EXPECT_EQ(metrics_.total("enforced-processing-total"), 1);     // "3", with b empty
+}
+
+TEST_F(WaitingTaskTest, WaitsWhileAnEmptyInputsLagIsUnknown) {
+  auto task = make_waiting_task(std::chrono::milliseconds(0));
+  task->add_record(input("a", 3, 0, 30, int32(3)));
+  lag_ = {{"a", 0}};
+  drain(*task);
+  EXPECT_TRUE(collected_.records.empty());
+  lag_["b"] = 0;
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("3"));
+}
+
+TEST_F(WaitingTaskTest, WaitsUpToMaxIdleForAnInputThatIsCaughtUp) {
+  auto task = make_waiting_task(std::chrono::milliseconds(100));
+  lag_ = {{"a", 0}, {"b", 0}};
+  task->add_record(input("a", 3, 0, 30, int32(3)));
+  drain(*task);
+  now_ = Timestamp(1'099);
+  drain(*task);
+  EXPECT_TRUE(collected_.records.empty());
+  now_ = Timestamp(1'100);
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("3"));
+
+  // A record of b resets its patience: the next time b runs dry the task waits afresh.
+  task->add_record(input("b", 3, 0, 40, int32(4)));
+  task->add_record(input("a", 3, 1, 50, int32(5)));
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("3", "4"));
+  now_ = Timestamp(1'200);
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("3", "4", "5"));
+}
+
+TEST_F(StreamTaskTest, WithoutInputWaitingProcessesWhateverIsBuffered) {
+  auto task = make_task();  // the test driver's and max.task.idle.ms = -1's way
+  task->add_record(input("a", 3, 0, 30, int32(3)));
+  drain(*task);
+  EXPECT_THAT(collected_.values(), ElementsAre("3"));
+}
+
 TEST_F(StreamTaskTest, StreamTimeNeverGoesBackwards) {
   auto task = make_task();
   EXPECT_EQ(task->stream_time(), Timestamp::min());

@@ -156,6 +156,7 @@ Status StreamThread::step() {
     target->add_record(std::move(record));
   }
   if (auto s = process_buffered(); !s.ok()) return s;
+  if (auto s = limit_buffers(); !s.ok()) return s;
   // At least once: output goes out as soon as it is produced, acknowledged by the commit
   // (offsets follow it); exactly once: it lands with the transaction.
   if (!config_.exactly_once) {
@@ -190,14 +191,41 @@ Status StreamThread::process_buffered() {
     more = false;
     for (auto& [id, task] : tasks_) {
       if (restoring_.contains(id)) continue;
-      for (std::size_t i = 0; i < config_.max_poll_records && task->buffered() > 0; ++i) {
-        auto processed = task->process_one();
-        if (!processed) return processed.error();
+      std::size_t processed = 0;
+      for (; processed < config_.max_poll_records; ++processed) {
+        auto one = task->process_one();
+        if (!one) return one.error();
+        if (!*one) break;  // nothing buffered, or waiting for an input
       }
-      more = more || task->buffered() > 0;
+      more = more || processed == config_.max_poll_records;
     }
   }
   return fatal_;
+}
+
+Status StreamThread::limit_buffers() {
+  std::vector<TopicPartition> pause;
+  std::vector<TopicPartition> resume;
+  for (const auto& [id, task] : tasks_) {
+    if (restoring_.contains(id)) continue;
+    for (const auto& [input, count] : task->buffered_per_input()) {
+      TopicPartition tp{input.first, Partition(input.second)};
+      const bool full = count >= config_.buffered_records_per_partition;
+      if (full == full_.contains(tp)) continue;
+      if (full) {
+        full_.insert(tp);
+        pause.push_back(std::move(tp));
+      } else {
+        full_.erase(tp);
+        resume.push_back(std::move(tp));
+      }
+    }
+  }
+  if (!pause.empty()) {
+    if (auto s = consumer_->pause(pause); !s.ok()) return s;
+  }
+  if (!resume.empty()) return consumer_->resume(resume);
+  return {};
 }
 
 Status StreamThread::commit() {
@@ -283,6 +311,16 @@ std::vector<TopicPartition> StreamThread::inputs_of(TaskId task) const {
   return out;
 }
 
+std::optional<InputWait> StreamThread::input_wait(const std::vector<TopicPartition>& inputs) const {
+  if (!config_.max_task_idle || inputs.size() < 2) return std::nullopt;
+  InputWait wait{.max_idle = *config_.max_task_idle,
+                 .lag = [this](const std::string& topic, std::int32_t partition) {
+                   return consumer_->lag({topic, Partition(partition)});
+                 }};
+  for (const auto& tp : inputs) wait.partitions.emplace_back(tp.topic, tp.partition.value());
+  return wait;
+}
+
 void StreamThread::close_tasks() {
   for (TaskId id : restoring_) {
     if (auto s = restorer_->remove(id); !s.ok()) {
@@ -292,6 +330,7 @@ void StreamThread::close_tasks() {
   restoring_.clear();
   for (auto& [id, task] : tasks_) task->close();
   tasks_.clear();
+  full_.clear();
 }
 
 void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {
@@ -314,6 +353,7 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     for (const auto& [partition, offset] : it->second->consumed()) {
       committed_.erase({partition.first, Partition(partition.second)});
     }
+    full_.erase(tp);
     if (restoring_.erase(it->first) > 0) {
       if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
     }
@@ -342,6 +382,7 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
   for (const auto& tp : partitions) {
     const TaskId id{subtopology_of_topic_.at(tp.topic), tp.partition.value()};
     if (tasks_.contains(id)) continue;
+    auto inputs = inputs_of(id);
     auto task = std::make_unique<StreamTask>(
         id, topology_,
         TaskConfig{.application_id = config_.application_id,
@@ -353,7 +394,8 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
                                               .count());
                        },
                    .state = state_,
-                   .idle_advance = config_.stream_time_idle_advance},
+                   .idle_advance = config_.stream_time_idle_advance,
+                   .input_wait = input_wait(inputs)},
         *this, metrics_);
     if (auto s = task->init(); !s.ok()) {
       fatal_ = s;
@@ -367,7 +409,6 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
     if (*restoring) restoring_.insert(id);
     // A restoring task's input waits in the log; a partition paused for an earlier task of
     // the same number reads again.
-    auto inputs = inputs_of(id);
     if (auto s = *restoring ? consumer_->pause(inputs) : consumer_->resume(inputs); !s.ok()) {
       fatal_ = s;
       return;

@@ -71,7 +71,14 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // processed, and past transaction markers once everything read has been processed.
   std::map<TopicPartition, Offset> offsets_to_commit();
   Status restore();
+  // Processes the tasks' buffered records, round-robin, until none is left or every task with
+  // records waits for an input.
   Status process_buffered();
+  // Pauses the input partitions with buffered_records_per_partition records buffered (a task
+  // waiting for another input, say), and resumes them once they have fewer.
+  Status limit_buffers();
+  // How a task with `inputs` waits for them (max.task.idle.ms); none for a single input.
+  std::optional<InputWait> input_wait(const std::vector<TopicPartition>& inputs) const;
   Status commit();
   // Deletes the records of repartition topics before `offsets`, once they are committed.
   void purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets);
@@ -95,7 +102,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<StateRestorer> restorer_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
-  std::set<TaskId> restoring_;  // tasks whose stores are not restored yet: they wait
+  std::set<TaskId> restoring_;     // tasks whose stores are not restored yet: they wait
+  std::set<TopicPartition> full_;  // inputs paused by limit_buffers()
   std::map<TopicPartition, Offset> committed_;  // the last offsets committed
   std::chrono::steady_clock::time_point last_commit_;
   Status fatal_;  // set by callbacks; stops the loop

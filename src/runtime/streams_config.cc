@@ -67,6 +67,15 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
     } else if (key == "max.poll.records") {
       integer(key, value, 1,
               [&](auto v) { config.max_poll_records = static_cast<std::size_t>(v); });
+    } else if (key == "max.task.idle.ms") {
+      integer(key, value, -1, [&](auto v) {
+        config.max_task_idle =
+            v < 0 ? std::nullopt
+                  : std::optional<std::chrono::milliseconds>(std::chrono::milliseconds(v));
+      });
+    } else if (key == "buffered.records.per.partition") {
+      integer(key, value, 1,
+              [&](auto v) { config.buffered_records_per_partition = static_cast<std::size_t>(v); });
     } else if (key == "default.deserialization.exception.handler" ||
                key == "processing.exception.handler" ||
                key == "default.production.exception.handler") {

@@ -20,6 +20,9 @@ struct StreamsConfig {
   std::chrono::milliseconds commit_interval{30'000};
   std::chrono::milliseconds poll{100};
   std::size_t max_poll_records = 1000;
+  // max.task.idle.ms; unset (-1): tasks never wait for an empty input (TaskConfig::input_wait).
+  std::optional<std::chrono::milliseconds> max_task_idle = std::chrono::milliseconds(0);
+  std::size_t buffered_records_per_partition = 1000;
   ErrorHandling errors;
   bool fsync = false;
   std::string state_dir;                                 // default <data_dir>/state

@@ -30,5 +30,34 @@ TEST(StreamsConfig, ANegativeOrNonNumericIdleAdvanceIsAnErrorNamingTheKey) {
   }
 }
 
+TEST(StreamsConfig, TasksWaitForKnownInputByDefaultAndNeverWithMinusOne) {
+  auto config = parse_streams_config({{"application.id", "app"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->max_task_idle, 0ms);
+  EXPECT_EQ(config->buffered_records_per_partition, 1000U);
+
+  config = parse_streams_config({{"application.id", "app"},
+                                 {"max.task.idle.ms", "250"},
+                                 {"buffered.records.per.partition", "50"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->max_task_idle, 250ms);
+  EXPECT_EQ(config->buffered_records_per_partition, 50U);
+
+  config = parse_streams_config({{"application.id", "app"}, {"max.task.idle.ms", "-1"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_FALSE(config->max_task_idle);
+}
+
+TEST(StreamsConfig, BadTaskIdleAndBufferSettingsAreErrorsNamingTheKeys) {
+  auto config = parse_streams_config({{"application.id", "app"},
+                                      {"max.task.idle.ms", "-2"},
+                                      {"buffered.records.per.partition", "0"}});
+  ASSERT_FALSE(config);
+  EXPECT_THAT(config.error().message(),
+              HasSubstr("max.task.idle.ms: '-2' is not an integer >= -1"));
+  EXPECT_THAT(config.error().message(),
+              HasSubstr("buffered.records.per.partition: '0' is not an integer >= 1"));
+}
+
 }  // namespace
 }  // namespace brook::internal

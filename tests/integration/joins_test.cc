@@ -73,6 +73,57 @@ TEST_F(JoinsTest, StreamTableJoinOnTheRuntimeGivesWhatTheTestDriverGives) {
   EXPECT_EQ(runtime.at("c4 by p4"), "u4");
 }
 
+// The task waits for the table's partition while the log holds more of it (max.task.idle.ms
+// = 0, the default): every click is enriched with the profile as of its timestamp, although
+// the table's 3000 updates are read in small chunks next to the clicks and most of them are
+// older than most clicks. The clicks' partition is paused while its buffer is full.
+TEST_F(JoinsTest, EachClickIsEnrichedAsOfItsTimeWhenTheTableIsReadBehindTheStream) {
+  create_topics({{"clicks", 1}, {"profiles", 1}, {"out", 1}});
+  const int kUsers = 10;
+  const int kUpdates = 3000;
+  const int kClicks = 100;
+  auto write = [&](const std::string& topic, int count, auto key_of, auto value_of, auto ts_of) {
+    with_log([&](internal::EmbeddedLog& log) {
+      auto producer = std::move(*log.make_producer({}));
+      for (int i = 0; i < count; ++i) {
+        ASSERT_TRUE(producer
+                        ->send({.topic = topic,
+                                .timestamp = Timestamp(ts_of(i)),
+                                .key = key_of(i),
+                                .value = value_of(i)})
+                        .ok());
+      }
+      ASSERT_TRUE(producer->flush().ok());
+    });
+  };
+  auto user = [&](int i) { return "u" + std::to_string(i % kUsers); };
+  // Profile update i at time 2(i + 1); click j at an odd time, spread over the updates.
+  write(
+      "profiles", kUpdates, user, [](int i) { return "v" + std::to_string(i); },
+      [](int i) { return 2 * (i + 1); });
+  auto click_time = [&](int j) { return 2 * (j * (kUpdates / kClicks) + 7) + 1; };
+  write(
+      "clicks", kClicks, user, [](int j) { return "c" + std::to_string(j); }, click_time);
+
+  Streams app(enrichment(), config({{"application.id", "joins-in-time"},
+                                    {"max.poll.records", "10"},
+                                    {"buffered.records.per.partition", "20"}}));
+  ASSERT_TRUE(app.start().ok());
+  wait_until_idle(app);
+  ASSERT_TRUE(app.close().ok());
+
+  std::map<std::string, std::string> enriched;  // click -> its output
+  for (const auto& r : read_all("out")) enriched[r.value->substr(0, r.value->find(' '))] = *r.value;
+  ASSERT_EQ(enriched.size(), static_cast<std::size_t>(kClicks));
+  for (int j = 0; j < kClicks; ++j) {
+    // The newest update of the click's user at or before the click.
+    int newest = -1;
+    for (int i = j % kUsers; 2 * (i + 1) <= click_time(j); i += kUsers) newest = i;
+    const std::string click = "c" + std::to_string(j);
+    EXPECT_EQ(enriched[click], click + " by " + (newest < 0 ? "?" : "v" + std::to_string(newest)));
+  }
+}
+
 TEST_F(JoinsTest, InputsWithOtherPartitionCountsStopTheStartNamingBothTopics) {
   create_topics({{"clicks", 4}, {"profiles", 3}, {"out", 4}});
   Streams app(enrichment(), config({{"application.id", "joins"}}));

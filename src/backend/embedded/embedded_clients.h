@@ -117,6 +117,7 @@ class EmbeddedConsumer final : public Consumer {
     return set_paused(partitions, false);
   }
   Result<Offset> position(const TopicPartition& partition) const override;
+  std::optional<std::int64_t> lag(const TopicPartition& partition) const override;
   Status commit(const std::map<TopicPartition, Offset>& offsets) override;
   Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
   Status close() override;

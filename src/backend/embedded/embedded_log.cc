@@ -444,6 +444,14 @@ Result<Offset> EmbeddedConsumer::position(const TopicPartition& tp) const {
   return it->second.position;
 }
 
+std::optional<std::int64_t> EmbeddedConsumer::lag(const TopicPartition& tp) const {
+  auto it = assigned_.find(tp);
+  if (it == assigned_.end()) return std::nullopt;
+  // The log holds committed records only (a transaction's are appended when it commits).
+  return std::max<std::int64_t>(
+      0, it->second.slot->log->end_offset().value() - it->second.position.value());
+}
+
 Status EmbeddedConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {
   if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
   return state_.offsets->commit(config_.group_id, offsets);

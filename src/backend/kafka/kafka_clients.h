@@ -96,6 +96,7 @@ class KafkaConsumer final : public Consumer {
   Status pause(const std::vector<TopicPartition>& partitions) override;
   Status resume(const std::vector<TopicPartition>& partitions) override;
   Result<Offset> position(const TopicPartition& partition) const override;
+  std::optional<std::int64_t> lag(const TopicPartition& partition) const override;
   Status commit(const std::map<TopicPartition, Offset>& offsets) override;
   Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
   std::unique_ptr<GroupMetadata> group_metadata() const override;
@@ -113,9 +114,15 @@ class KafkaConsumer final : public Consumer {
   // The records and positions one poll() has read, not yet handed out. A position moves only
   // when poll() returns its records: a rebalance callback inside the poll (whose listener
   // commits positions) must not see positions past records nobody has processed.
+  // Where poll() has read a partition up to: the next offset, once known, and whether that is
+  // the readable end librdkafka last reported.
+  struct Reading {
+    std::optional<Offset> position;
+    bool at_end = false;
+  };
   struct Batch {
     std::vector<ConsumerRecord> records;
-    std::map<TopicPartition, Offset> positions;
+    std::map<TopicPartition, Reading> positions;
   };
   // Adds `message` to `batch`, or notes what it signals (end of partition, an error).
   Status take(KafkaMessage message, Batch& batch);
@@ -126,9 +133,9 @@ class KafkaConsumer final : public Consumer {
   RebalanceListener* listener_ = nullptr;
   bool subscribed_ = false;
   bool closed_ = false;
-  std::uint64_t rebalances_ = 0;                              // assignment changes so far
-  std::map<TopicPartition, std::optional<Offset>> assigned_;  // -> position, once known
-  bool assignment_changed_ = false;                           // by assign() or seek() since poll()
+  std::uint64_t rebalances_ = 0;  // assignment changes so far
+  std::map<TopicPartition, Reading> assigned_;
+  bool assignment_changed_ = false;  // by assign() or seek() since poll()
 };
 
 }  // namespace brook::internal

@@ -83,7 +83,7 @@ void KafkaConsumer::rebalance(rd_kafka_resp_err_t event,
   ++rebalances_;
   const auto changed = to_partitions(partitions);
   if (event == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-    for (const auto& tp : changed) assigned_[tp] = std::nullopt;
+    for (const auto& tp : changed) assigned_[tp] = {};
     if (auto s = kafka_status(rd_kafka_assign(handle_.get(), partitions), "assigning partitions");
         !s.ok()) {
       log(LogLevel::kError, "{}", s.to_string());
@@ -105,14 +105,14 @@ void KafkaConsumer::rebalance(rd_kafka_resp_err_t event,
 Status KafkaConsumer::assign(const std::vector<TopicPartition>& partitions) {
   if (subscribed_) return Status::failed_precondition("assign() on a subscribed consumer");
   assigned_.clear();
-  for (const auto& tp : partitions) assigned_[tp] = std::nullopt;
+  for (const auto& tp : partitions) assigned_[tp] = {};
   assignment_changed_ = true;
   return {};
 }
 
 std::vector<TopicPartition> KafkaConsumer::assignment() const {
   std::vector<TopicPartition> out;
-  for (const auto& [tp, position] : assigned_) out.push_back(tp);
+  for (const auto& [tp, reading] : assigned_) out.push_back(tp);
   return out;
 }
 
@@ -121,7 +121,7 @@ Status KafkaConsumer::seek(const TopicPartition& partition, Offset offset) {
     return Status::failed_precondition("seek() on a partition not given to assign(): " +
                                        partition.to_string());
   }
-  assigned_[partition] = offset;
+  assigned_[partition] = {.position = offset};
   assignment_changed_ = true;
   return {};
 }
@@ -130,9 +130,9 @@ Status KafkaConsumer::apply_assignment() {
   if (!assignment_changed_) return {};
   assignment_changed_ = false;
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size())));
-  for (const auto& [tp, position] : assigned_) {
+  for (const auto& [tp, reading] : assigned_) {
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
-        position ? position->value() : RD_KAFKA_OFFSET_INVALID;
+        reading.position ? reading.position->value() : RD_KAFKA_OFFSET_INVALID;
   }
   return kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
 }
@@ -141,7 +141,7 @@ Status KafkaConsumer::take(KafkaMessage message, Batch& batch) {
   TopicPartition tp{message->rkt ? rd_kafka_topic_name(message->rkt) : "",
                     Partition(message->partition)};
   if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-    if (assigned_.contains(tp)) batch.positions[std::move(tp)] = Offset(message->offset);
+    if (assigned_.contains(tp)) batch.positions[std::move(tp)] = {Offset(message->offset), true};
     return {};
   }
   if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -156,7 +156,7 @@ Status KafkaConsumer::take(KafkaMessage message, Batch& batch) {
     return status;
   }
   if (!assigned_.contains(tp)) return {};  // of a partition revoked meanwhile
-  batch.positions[tp] = Offset(message->offset + 1);
+  batch.positions[tp] = {Offset(message->offset + 1), false};
   rd_kafka_timestamp_type_t type{};
   batch.records.push_back({.topic = std::move(tp.topic),
                            .partition = tp.partition,
@@ -189,8 +189,8 @@ Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::millisecond
     if (auto s = take(std::move(message), batch); !s.ok()) return error(s);
     wait = 0;  // then only what has already arrived
   }
-  for (auto& [tp, position] : batch.positions) {
-    if (auto it = assigned_.find(tp); it != assigned_.end()) it->second = position;
+  for (auto& [tp, reading] : batch.positions) {
+    if (auto it = assigned_.find(tp); it != assigned_.end()) it->second = reading;
   }
   return std::move(batch.records);
 }
@@ -211,10 +211,27 @@ Result<Offset> KafkaConsumer::position(const TopicPartition& partition) const {
     return error(
         Status::failed_precondition("position() of unassigned partition " + partition.to_string()));
   }
-  if (!it->second) {
+  if (!it->second.position) {
     return error(Status::failed_precondition("no position yet for " + partition.to_string()));
   }
-  return *it->second;
+  return *it->second.position;
+}
+
+std::optional<std::int64_t> KafkaConsumer::lag(const TopicPartition& partition) const {
+  auto it = assigned_.find(partition);
+  if (it == assigned_.end() || !it->second.position) return std::nullopt;
+  if (it->second.at_end) return 0;
+  // The high watermark of the last fetch: under read_committed it may count records of open
+  // transactions, so the lag is exact only once the end is reported again.
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  if (rd_kafka_get_watermark_offsets(handle_.get(), partition.topic.c_str(),
+                                     partition.partition.value(), &low,
+                                     &high) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+      high == RD_KAFKA_OFFSET_INVALID) {
+    return std::nullopt;
+  }
+  return std::max<std::int64_t>(0, high - it->second.position->value());
 }
 
 Status KafkaConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {

@@ -161,6 +161,32 @@ TEST_F(EmbeddedLogTest, APausedPartitionIsNotReadUntilResumed) {
   EXPECT_EQ(c->pause({{"other", Partition(0)}}).code(), StatusCode::kFailedPrecondition);
 }
 
+TEST_F(EmbeddedLogTest, LagCountsTheRecordsAfterThePositionButNotThoseOfAnOpenTransaction) {
+  create("t", 1);
+  const TopicPartition tp{"t", Partition(0)};
+  auto p = producer();
+  for (const char* v : {"a", "b", "c", "d", "e"}) {
+    ASSERT_TRUE(p->send({.topic = "t", .value = v}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  auto c = std::move(*log_->make_consumer({.max_poll_records = 2}));
+  ASSERT_TRUE(c->assign({tp}).ok());
+  EXPECT_EQ(c->lag(tp), std::optional<std::int64_t>(5));
+  ASSERT_EQ(c->poll(0ms)->size(), 2U);
+  EXPECT_EQ(c->lag(tp), std::optional<std::int64_t>(3));
+  while (!c->poll(0ms)->empty()) {
+  }
+  EXPECT_EQ(c->lag(tp), std::optional<std::int64_t>(0));
+
+  auto tx = producer("tx");  // not visible, not counted until it commits
+  ASSERT_TRUE(tx->begin_transaction().ok());
+  ASSERT_TRUE(tx->send({.topic = "t", .value = "f"}).ok());
+  EXPECT_EQ(c->lag(tp), std::optional<std::int64_t>(0));
+  ASSERT_TRUE(tx->commit_transaction().ok());
+  EXPECT_EQ(c->lag(tp), std::optional<std::int64_t>(1));
+  EXPECT_FALSE(c->lag({"t", Partition(1)}));  // not assigned
+}
+
 TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
   create("out", 2);
   create("in", 1);

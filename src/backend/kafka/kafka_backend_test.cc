@@ -227,6 +227,42 @@ TEST_F(KafkaBackendTest, PositionsMovePastTransactionMarkersAtTheEnd) {
   EXPECT_EQ(*c->position(tp), Offset(2));
 }
 
+TEST_F(KafkaBackendTest, LagIsUnknownFirstThenCountsWhatIsLeftAndIsZeroPastTheEndMarker) {
+  const auto topic = create("lag", 1);
+  const TopicPartition tp{topic, Partition(0)};
+  auto p = producer(unique_name("tx"));
+  ASSERT_TRUE(p->begin_transaction().ok());
+  for (const char* v : {"a", "b", "c", "d", "e"}) {
+    ASSERT_TRUE(p->send({.topic = topic, .value = v}).ok());
+  }
+  ASSERT_TRUE(p->commit_transaction().ok());  // records at 0..4, the marker at 5
+  auto c = kafka_->make_consumer({.max_poll_records = 2});
+  ASSERT_TRUE(c) << c.error().to_string();
+  auto& consumer = **c;
+  ASSERT_TRUE(consumer.assign({tp}).ok());
+  EXPECT_FALSE(consumer.lag(tp));  // nothing read yet
+
+  std::vector<ConsumerRecord> records;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (records.empty() && std::chrono::steady_clock::now() < deadline) {
+    auto batch = consumer.poll(std::chrono::milliseconds(100));
+    ASSERT_TRUE(batch);
+    records.insert(records.end(), batch->begin(), batch->end());
+  }
+  ASSERT_EQ(records.size(), 2U);
+  ASSERT_TRUE(consumer.lag(tp));
+  EXPECT_GT(*consumer.lag(tp), 0);  // c, d, e (and the marker) are still to come
+
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto batch = consumer.poll(std::chrono::milliseconds(100));
+    ASSERT_TRUE(batch);
+    records.insert(records.end(), batch->begin(), batch->end());
+    if (auto position = consumer.position(tp); position && *position == Offset(6)) break;
+  }
+  EXPECT_THAT(values(records), ElementsAre("a", "b", "c", "d", "e"));
+  EXPECT_EQ(consumer.lag(tp), std::optional<std::int64_t>(0));
+}
+
 TEST_F(KafkaBackendTest, APausedPartitionIsNotReadUntilResumed) {
   const auto topic = create("pause", 2);
   auto p = producer();

@@ -33,16 +33,17 @@ std::optional<std::string> bytes(const void* data, std::size_t size) {
 Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::open(const KafkaClientSettings& settings,
                                                            const ConsumerConfig& config) {
   // Offsets are committed by Brook only; a partition without one starts at the beginning;
-  // the end of a partition is reported (positions past transaction markers); range
-  // assignment keeps co-partitioned partitions together.
+  // range assignment keeps co-partitioned partitions together.
   auto properties = settings.layered(
       {{"enable.auto.commit", "false"},
        {"enable.auto.offset.store", "false"},
        {"auto.offset.reset", "earliest"},
-       {"enable.partition.eof", "true"},
        {"partition.assignment.strategy", "range"},
        {"isolation.level", config.read_committed ? "read_committed" : "read_uncommitted"}},
       settings.consumer);
+  // Not to be overridden: the end of a partition is reported, which moves positions past
+  // transaction markers and tells lag() a partition is caught up.
+  properties["enable.partition.eof"] = "true";
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
   // librdkafka's consumer API needs a group even to read assigned partitions: one that is
   // never joined, and that commit() refuses.

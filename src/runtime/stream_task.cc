@@ -128,9 +128,12 @@ bool StreamTask::inputs_ready() {
       input.idle_deadline.reset();
       return false;
     }
-    const Timestamp now = config_.clock();
-    if (!input.idle_deadline) input.idle_deadline = now + config_.input_wait->max_idle;
-    if (now < *input.idle_deadline) return false;
+    const auto max_idle = config_.input_wait->max_idle;
+    if (max_idle.count() > 0) {
+      const Timestamp now = config_.clock();
+      if (!input.idle_deadline) input.idle_deadline = now + max_idle;
+      if (now < *input.idle_deadline) return false;
+    }
     enforced = true;
   }
   if (enforced) ++enforced_processing_;

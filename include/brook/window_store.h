@@ -49,23 +49,21 @@ class WindowStore {
   // adds one more value instead (the next sequence number of that key and window), keeping
   // the earlier ones.
   void put(const K& key, const V& value, Timestamp window_start) {
-    const auto k = key_bytes(key);
-    std::uint32_t seq = 0;
-    if (retain_duplicates_) {
-      bool any = false;
-      internal::ok_or_throw(store_->scan(internal::window_key_range(k, window_start, window_start),
-                                         [&](std::string_view wk, std::string_view) {
-                                           if (internal::window_key_is(wk, k)) {
-                                             seq = internal::window_key_sequence(wk);
-                                             any = true;
-                                           }
-                                           return true;
-                                         }),
-                            name());
-      if (any) ++seq;
-    }
     auto bytes = internal::value_or_throw(value_serde_->serialize(value), name());
-    internal::ok_or_throw(store_->put(internal::window_key(k, window_start, seq), bytes), name());
+    std::string window_key = internal::window_key(key_bytes(key), window_start, 0);
+    if (retain_duplicates_) {
+      window_key.resize(window_key.size() - 4);
+      // A run of values of one key and window (a burst within a millisecond) does not probe
+      // the sequences it has just used again.
+      const std::string_view last = last_duplicate_;
+      const std::uint32_t from = !last.empty() && last.substr(0, last.size() - 4) == window_key
+                                     ? internal::window_key_sequence(last) + 1
+                                     : 0;
+      window_key = internal::value_or_throw(
+          internal::unused_sequence_key(*store_, std::move(window_key), from), name());
+      last_duplicate_ = window_key;
+    }
+    internal::ok_or_throw(store_->put(window_key, bytes), name());
   }
   // Deletes the value of `key` in the window starting at `window_start` (with retain_duplicates:
   // every value of that key and window).
@@ -76,6 +74,7 @@ class WindowStore {
                             name());
       return;
     }
+    last_duplicate_.clear();
     std::vector<std::string> keys;
     internal::ok_or_throw(store_->scan(internal::window_key_range(k, window_start, window_start),
                                        [&](std::string_view wk, std::string_view) {
@@ -150,6 +149,7 @@ class WindowStore {
   SerdePtr<V> value_serde_;
   std::chrono::milliseconds window_size_;
   bool retain_duplicates_;
+  std::string last_duplicate_;  // with retain_duplicates: the window key of the last put
 };
 
 template <class K, class V>

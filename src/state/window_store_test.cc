@@ -85,6 +85,27 @@ TEST(WindowStore, RetainedDuplicatesComeBackInInsertionOrder) {
   EXPECT_EQ(store.fetch("kk", ts(100)), 9);
 }
 
+TEST(WindowStore, DuplicatesAddedAfterARestartOrARemoveKeepInsertionOrder) {
+  auto bytes = segmented(internal::StoreKind::kWindow);
+  {
+    WindowStore<std::string, std::int64_t> before(*bytes, strings(), longs(), 10ms, true);
+    before.put("k", 1, ts(100));
+    before.put("j", 7, ts(100));
+    before.put("k", 2, ts(100));
+  }
+  // A new facade (the task restarted) probes past the values already there.
+  WindowStore<std::string, std::int64_t> store(*bytes, strings(), longs(), 10ms, true);
+  store.put("k", 3, ts(100));
+  store.put("k", 4, ts(100));
+  EXPECT_EQ(store.fetch("k", ts(100), ts(100)),
+            (std::vector<std::pair<Timestamp, std::int64_t>>{
+                {ts(100), 1}, {ts(100), 2}, {ts(100), 3}, {ts(100), 4}}));
+  store.remove("k", ts(100));
+  store.put("k", 5, ts(100));  // starts afresh: the first value again
+  EXPECT_EQ(store.fetch("k", ts(100)), 5);
+  EXPECT_EQ(store.fetch("j", ts(100)), 7);
+}
+
 TEST(WindowStore, ExpiredWindowsAreNotReturned) {
   auto bytes = segmented(internal::StoreKind::kWindow);  // 1 h retention, 10 min segments
   WindowStore<std::string, std::int64_t> store(*bytes, strings(), longs(), 10ms, false);

@@ -70,6 +70,22 @@ inline std::uint32_t window_key_sequence(std::string_view window_key) {
 inline bool window_key_is(std::string_view window_key, std::string_view key) {
   return window_key.size() == key.size() + kWindowKeySuffix && window_key.starts_with(key);
 }
+// `prefix` + the first 4-byte sequence from `from` on that no key in `store` has: for a value
+// kept beside the others under the same prefix (retain_duplicates), one point lookup when the
+// prefix is new. Sequences of one prefix are contiguous from 0 (values are removed per prefix,
+// or dropped with their segment), so probing from 0 keeps them in insertion order; a caller
+// adding to the prefix it added to last may start after the sequence it got.
+inline Result<std::string> unused_sequence_key(KeyValueBytesStore& store, std::string prefix,
+                                               std::uint32_t from = 0) {
+  const std::size_t at = prefix.size();
+  prefix.append(4, '\0');
+  for (std::uint32_t seq = from;; ++seq) {
+    for (int i = 0; i < 4; ++i) prefix[at + i] = static_cast<char>((seq >> (8 * (3 - i))) & 0xff);
+    auto found = store.get(prefix);
+    if (!found) return error(found.error());
+    if (!*found) return prefix;
+  }
+}
 // The scan range of `key`'s windows with from <= start <= to (every sequence).
 inline KeyRange window_key_range(std::string_view key, Timestamp from, Timestamp to) {
   return {.from = window_key(key, from, 0), .to = window_key(key, to, kMaxSequence)};

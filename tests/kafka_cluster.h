@@ -9,10 +9,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/kafka/kafka_backend.h"
+#include "scratch_dir.h"
 
 namespace brook::testing {
 
@@ -37,6 +42,9 @@ inline std::string unique_name(const std::string& prefix) {
          "-" + std::to_string(counter++);
 }
 
+// Records to write: key, and value or std::nullopt for a tombstone.
+using KeyValues = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
 // A test on the broker: `bootstrap_` is its address, `kafka_` a backend on it.
 class KafkaFixture : public ::testing::Test {
  protected:
@@ -48,8 +56,42 @@ class KafkaFixture : public ::testing::Test {
     kafka_ = std::move(*kafka);
   }
 
+  // Creates `topic` on the broker; fails the test if it cannot.
+  void create_topic(const std::string& topic, std::int32_t partitions,
+                    std::map<std::string, std::string> configs = {}) {
+    auto s = kafka_->admin().create_topic(
+        {.name = topic, .partitions = partitions, .configs = std::move(configs)});
+    ASSERT_TRUE(s.ok()) << s.to_string();
+  }
+
+  // Writes `records` to `topic` in order, each keyed record to the partition murmur2 picks for
+  // its key, and flushes.
+  void produce(const std::string& topic, const KeyValues& records) {
+    auto producer = kafka_->make_producer({.client_id = "test"});
+    ASSERT_TRUE(producer) << producer.error().to_string();
+    for (const auto& [key, value] : records) {
+      auto s = (*producer)->send({.topic = topic, .key = key, .value = value});
+      ASSERT_TRUE(s.ok()) << s.to_string();
+    }
+    auto s = (*producer)->flush();
+    ASSERT_TRUE(s.ok()) << s.to_string();
+  }
+
+  // The config of an instance of application `app` on the broker, its stores in a scratch
+  // directory named `instance`: commits every 100 ms; a short session, so that the group
+  // notices a member leaving within seconds.
+  std::map<std::string, std::string> config(const std::string& app, const std::string& instance) {
+    return {{"bootstrap.servers", bootstrap_},
+            {"application.id", app},
+            {"state.dir", (state_dirs_.path() / instance).string()},
+            {"commit.interval.ms", "100"},
+            {"consumer.session.timeout.ms", "6000"},
+            {"consumer.heartbeat.interval.ms", "1000"}};
+  }
+
   std::string bootstrap_;
   std::unique_ptr<internal::LogBackend> kafka_;
+  ScratchDir state_dirs_{"kafka-state"};
 };
 
 }  // namespace brook::testing

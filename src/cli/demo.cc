@@ -17,6 +17,7 @@
 
 #include "app_runner.h"
 #include "backend/embedded/embedded_log.h"
+#include "cli/demo_joins.h"
 #include "cli/demo_readings.h"
 #include "cli/demo_trades.h"
 #include "click_enrichment.h"
@@ -171,140 +172,10 @@ Status write_readings(internal::Producer& producer, const std::vector<DemoReadin
   return producer.flush();
 }
 
-// The orders and customers of orders_customers, in the order they are written: 30 customers,
-// 200 orders (some of customers that do not exist), then renamed and deleted customers,
-// orders that change customer and a deleted order.
-struct DemoRow {
-  const char* topic;
-  std::string key;
-  std::optional<nlohmann::json> value;  // nullopt: a tombstone
-};
-std::vector<DemoRow> demo_orders_and_customers() {
-  using orders_customers::Customer;
-  using orders_customers::Order;
-  const char* countries[] = {"NZ", "FR", "BR", "JP", "KE"};
-  std::vector<DemoRow> rows;
-  auto customer = [&](int c, const std::string& name) {
-    rows.push_back({orders_customers::kCustomersTopic, fmt::format("c{:02}", c),
-                    nlohmann::json(Customer{name, countries[c % 5]})});
-  };
-  auto order = [&](int o, int c, double amount) {
-    rows.push_back({orders_customers::kOrdersTopic, fmt::format("o{:03}", o),
-                    nlohmann::json(Order{fmt::format("c{:02}", c), amount})});
-  };
-  for (int c = 0; c < 30; ++c) customer(c, fmt::format("customer {}", c));
-  for (int o = 0; o < 200; ++o) order(o, (o * 7) % 33, 10 + (o * 37) % 490);  // c30..c32 unknown
-  customer(7, "customer 7 (renamed)");  // re-emits all of c07's orders
-  rows.push_back({orders_customers::kCustomersTopic, "c08", std::nullopt});
-  order(5, 7, 99);                    // o005 moves from c02 to c07
-  order(6, 31, 45);                   // o006 moves to an unknown customer
-  customer(31, "customer 31 (new)");  // ... which then arrives
-  rows.push_back({orders_customers::kOrdersTopic, "o010", std::nullopt});
-  return rows;
-}
-
-Status write_orders_and_customers(internal::Producer& producer) {
-  std::int64_t ts = now_ms() - 10'000;
-  for (const auto& row : demo_orders_and_customers()) {
-    std::optional<std::string> value;
-    if (row.value) value = row.value->dump();
-    if (auto s = producer.send(
-            {.topic = row.topic, .timestamp = Timestamp(++ts), .key = row.key, .value = value});
-        !s.ok()) {
-      return s;
-    }
-  }
-  return producer.flush();
-}
-
-// The searches and clicks of search_clicks: kDemoSearches searches by 40 users, one every
-// 250 ms from a fixed start; each followed by up to three clicks 0.2 to 8 s later (some after
-// the 5 s window, a few on results the search did not show), clicks preferring the top results.
-constexpr int kDemoSearches = 4'000;
-struct SearchClickData {
-  std::vector<search_clicks::Timed<search_clicks::Search>> searches;
-  std::vector<search_clicks::Timed<search_clicks::Click>> clicks;  // in time order
-};
-SearchClickData generate_search_clicks(std::uint32_t seed) {
-  std::mt19937 random(seed);
-  const char* queries[] = {"boots", "rain jacket", "tent", "headlamp", "stove", "backpack"};
-  SearchClickData data;
-  constexpr std::int64_t kStart = 1'767'225'600'000;  // 2026-01-01T00:00Z
-  for (int i = 0; i < kDemoSearches; ++i) {
-    const std::string query = queries[random() % 6];
-    search_clicks::Search search{query, {}};
-    for (int r = 1; r <= 5; ++r) search.results.push_back(fmt::format("{}-{}", query, r));
-    const std::string user = fmt::format("user-{:02}", random() % 40);
-    const std::int64_t at = kStart + std::int64_t{i} * 250;
-    data.searches.push_back({user, search, at});
-    const int clicks = static_cast<int>(random() % 4);
-    for (int c = 0; c < clicks; ++c) {
-      // Rank 1 most often: min of two draws from 1..6 (6: a result not shown).
-      const int rank = 1 + static_cast<int>(std::min(random() % 6, random() % 6));
-      data.clicks.push_back(
-          {user, {fmt::format("{}-{}", query, rank)}, at + 200 + std::int64_t(random() % 7'800)});
-    }
-  }
-  std::stable_sort(data.clicks.begin(), data.clicks.end(),
-                   [](const auto& a, const auto& b) { return a.at < b.at; });
-  return data;
-}
-
-// Searches and clicks as JSON keyed by user, each topic in time order.
-Status write_search_clicks(internal::Producer& producer, const SearchClickData& data) {
-  for (const auto& s : data.searches) {
-    if (auto st = producer.send({.topic = search_clicks::kSearchTopic,
-                                 .timestamp = Timestamp(s.at),
-                                 .key = s.user,
-                                 .value = nlohmann::json(s.value).dump()});
-        !st.ok()) {
-      return st;
-    }
-  }
-  for (const auto& c : data.clicks) {
-    if (auto st = producer.send({.topic = search_clicks::kClickTopic,
-                                 .timestamp = Timestamp(c.at),
-                                 .key = c.user,
-                                 .value = nlohmann::json(c.value).dump()});
-        !st.ok()) {
-      return st;
-    }
-  }
-  return producer.flush();
-}
-
-// click_enrichment's profiles and clicks, in phases written one after the other with a run of
-// the application after each: 0: profiles of u00..u29 (u30..u39 have none); 1: clicks; 2:
-// u00..u09 a year older (u05 also changes gender); 3: more clicks.
-constexpr int kClickPhases = 4;
-constexpr int kClickUsers = 40;
-constexpr int kClicksPerPhase = 160;
-std::optional<click_enrichment::Profile> demo_profile(int user, bool updated) {
-  if (user >= 30) return std::nullopt;
-  const bool older = updated && user < 10;
-  return click_enrichment::Profile{20 + user + (older ? 1 : 0),
-                                   user == 5 && older ? "x" : (user % 2 == 0 ? "f" : "m")};
-}
-std::string demo_user(int user) { return fmt::format("u{:02}", user); }
-
-Status write_click_phase(internal::Producer& producer, int phase) {
-  std::int64_t ts = now_ms() - 100'000 + phase * 10'000;
-  auto send = [&](const char* topic, int user, const nlohmann::json& value) {
-    return producer.send({.topic = topic,
-                          .timestamp = Timestamp(++ts),
-                          .key = demo_user(user),
-                          .value = value.dump()});
-  };
-  for (int i = 0; i < (phase % 2 == 0 ? 30 : kClicksPerPhase); ++i) {
-    Status s;
-    if (phase % 2 == 1) {
-      const int click = (phase / 2) * kClicksPerPhase + i;
-      s = send(click_enrichment::kClicksTopic, click % kClickUsers,
-               click_enrichment::Click{fmt::format("/page-{}", click)});
-    } else if (phase == 0 || i < 10) {
-      s = send(click_enrichment::kProfilesTopic, i, *demo_profile(i, phase == 2));
-    }
-    if (!s.ok()) return s;
+// Sends `records` and flushes.
+Status send_all(internal::Producer& producer, std::vector<ProducerRecord> records) {
+  for (auto& record : records) {
+    if (auto s = producer.send(std::move(record)); !s.ok()) return s;
   }
   return producer.flush();
 }
@@ -322,8 +193,8 @@ Status prepare(const std::filesystem::path& dir,
   if (auto s = write_logs(**producer, random); !s.ok()) return s;
   if (auto s = write_trades(**producer, random); !s.ok()) return s;
   if (auto s = write_stock_trades(**producer, stock_trades); !s.ok()) return s;
-  if (auto s = write_orders_and_customers(**producer); !s.ok()) return s;
-  if (auto s = write_search_clicks(**producer, search_data); !s.ok()) return s;
+  if (auto s = send_all(**producer, orders_and_customers(now_ms() - 10'000)); !s.ok()) return s;
+  if (auto s = send_all(**producer, search_click_records(search_data)); !s.ok()) return s;
   return write_readings(**producer, readings);
 }
 
@@ -435,8 +306,6 @@ bool check_table(EmbeddedLog& log, const std::string& topic,
   return false;
 }
 
-// Checks orders-enriched against the join recomputed from the latest orders and customers,
-// and prints a few of its rows.
 // Whether every click came out enriched with the profile its user had when it was written
 // (the updates of phase 2 only for the clicks of phase 3); prints a verdict and a sample.
 bool check_click_results(EmbeddedLog& log) {
@@ -449,19 +318,12 @@ bool check_click_results(EmbeddedLog& log) {
                records.error().to_string());
     return false;
   }
-  std::map<std::string, std::pair<std::string, click_enrichment::EnrichedClick>> actual;
+  EnrichedClicks actual;
   for (const auto& r : *records) {
     auto click = JsonSerde<click_enrichment::EnrichedClick>().deserialize(r.value.value_or(""));
     if (click) actual.insert_or_assign(click->page, std::pair{r.key.value_or(""), *click});
   }
-  std::map<std::string, std::pair<std::string, click_enrichment::EnrichedClick>> expected;
-  for (int click = 0; click < 2 * kClicksPerPhase; ++click) {
-    const int user = click % kClickUsers;
-    const auto page = fmt::format("/page-{}", click);
-    expected.emplace(page, std::pair{demo_user(user),
-                                     click_enrichment::enrich(
-                                         {page}, demo_profile(user, click >= kClicksPerPhase))});
-  }
+  const EnrichedClicks expected = expected_enriched_clicks();
   for (const char* page : {"/page-5", "/page-165", "/page-35"}) {
     const auto it = actual.find(page);
     fmt::print("      {} -> {}\n", page,
@@ -478,23 +340,11 @@ bool check_click_results(EmbeddedLog& log) {
   return ok;
 }
 
+// Checks orders-enriched against the join recomputed from the latest orders and customers,
+// and prints a few of its rows.
 bool check_orders_results(EmbeddedLog& log) {
-  using orders_customers::Customer;
   using orders_customers::EnrichedOrder;
-  using orders_customers::Order;
-  std::map<std::string, Order> orders;
-  std::map<std::string, Customer> customers;
-  for (const auto& row : demo_orders_and_customers()) {
-    const bool is_order = std::string_view(row.topic) == orders_customers::kOrdersTopic;
-    if (!row.value) {
-      is_order ? orders.erase(row.key) : customers.erase(row.key);
-    } else if (is_order) {
-      orders.insert_or_assign(row.key, row.value->get<Order>());
-    } else {
-      customers.insert_or_assign(row.key, row.value->get<Customer>());
-    }
-  }
-  const auto expected = orders_customers::recompute(orders, customers);
+  const auto expected = expected_enriched_orders();
   fmt::print(
       "\n== Orders with their customers (orders_customers: a foreign-key join of the orders "
       "table, 4 partitions, with the customers table, 3 partitions):\n");
@@ -865,7 +715,9 @@ int run_demo(int argc, char** argv) {
       if (!log) return report(log.error());
       auto producer = (*log)->make_producer({});
       if (!producer) return report(producer.error());
-      if (auto s = write_click_phase(**producer, phase); !s.ok()) return report(s);
+      if (auto s = send_all(**producer, click_phase(phase, now_ms() - 100'000)); !s.ok()) {
+        return report(s);
+      }
     }
     if (int code = run_example("click_enrichment", click_enrichment::build_topology(),
                                "demo-click-enrichment", dir);
@@ -926,7 +778,7 @@ int run_demo(int argc, char** argv) {
   fmt::print("sensor readings in: {}; hourly statistics, final results, drops -> {}\n",
              readings.size(), iot_ok ? "as recomputed" : "NOT AS RECOMPUTED");
   fmt::print("orders and customers in: {}; orders enriched with their customers -> {}\n",
-             demo_orders_and_customers().size(), orders_ok ? "as recomputed" : "NOT AS RECOMPUTED");
+             orders_and_customers(0).size(), orders_ok ? "as recomputed" : "NOT AS RECOMPUTED");
   fmt::print("searches in: {}, clicks in: {}; most-clicked results per query -> {}\n",
              search_data.searches.size(), search_data.clicks.size(),
              search_ok ? "as recomputed" : "NOT AS RECOMPUTED");

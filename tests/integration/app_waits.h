@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "brook/restore_listener.h"
@@ -25,6 +27,34 @@ inline void wait_until_idle(Streams& app, std::chrono::seconds limit = std::chro
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // lag moves on commits
   }
   FAIL() << "the application did not catch up within " << limit.count() << " s";
+}
+
+// Waits until `app`'s key-value store `store` answers `expected` for `key` (nullopt: the key is
+// absent), e.g. for an update written to a table's topic to arrive. Fails the test, with the
+// last answer, if that takes longer than `limit` or the application stops in ERROR.
+template <class K, class V>
+void wait_for_store_value(const Streams& app, std::string_view store, const K& key,
+                          const std::optional<V>& expected,
+                          std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::string last = "no answer";
+  while (std::chrono::steady_clock::now() < deadline) {
+    ASSERT_NE(app.state(), Streams::State::kError);
+    auto view = app.store<K, V>(store);
+    if (!view) {
+      last = view.error().to_string();
+    } else if (auto value = view->get(key); !value) {
+      last = value.error().to_string();
+    } else if (*value == expected) {
+      return;
+    } else {
+      last = ::testing::PrintToString(*value);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // the store has no change feed
+  }
+  FAIL() << "store " << store << " did not answer " << ::testing::PrintToString(expected)
+         << " for key " << ::testing::PrintToString(key) << " within " << limit.count()
+         << " s; its last answer: " << last;
 }
 
 // Counts the records the store restorations read, in all.

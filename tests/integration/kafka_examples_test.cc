@@ -4,7 +4,8 @@
 //
 // The examples' topic names are fixed in their topologies, so each test deletes and recreates
 // its topics on the broker and deletes them at the end; tests of different examples use
-// different topics (stock_stats and top_gainers share theirs, so they are one test). The
+// different topics (stock_stats and top_gainers share theirs, so they are one test). Inputs
+// and expected results of the demo's examples come from the demo's own generators. The
 // application id is unique per run (--application-id): the consumer group and the internal
 // topics never collide with another run's.
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
+#include "cli/demo_joins.h"
 #include "cli/demo_readings.h"
 #include "cli/demo_trades.h"
 #include "iot_late_events.h"
@@ -182,6 +184,12 @@ class KafkaExamplesTest : public KafkaFixture {
   const std::string application_prefix_ = unique_name("examples") + "-";
   std::vector<NewTopic> topics_;
 };
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 // log lines "TS LEVEL TEXT" from six hosts, a tenth of them ERROR.
 std::vector<ProducerRecord> log_lines(int count) {
@@ -349,10 +357,7 @@ TEST_F(KafkaExamplesTest, IotLateEventsEndsWithTheEmbeddedLogsTables) {
   create_topics({{iot_late_events::kInputTopic, kPartitions},
                  {iot_late_events::kHourlyTopic, 4, compacted},
                  {iot_late_events::kFinalTopic, 4, compacted}});
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-  const auto readings = cli::generate_readings(42, now / 60'000 * 60'000);
+  const auto readings = cli::generate_readings(42, now_ms() / 60'000 * 60'000);
   std::vector<ProducerRecord> input;
   for (const auto& r : readings) {
     input.push_back({.topic = iot_late_events::kInputTopic,
@@ -391,6 +396,86 @@ TEST_F(KafkaExamplesTest, IotLateEventsEndsWithTheEmbeddedLogsTables) {
   EXPECT_EQ(decoded(table_of(final_kafka)), closed);
   EXPECT_EQ(count(final_kafka), closed.size());  // each closed hour once
   EXPECT_EQ(count(final_embedded), closed.size());
+}
+
+// click_enrichment (exactly-once on Kafka) in the demo's phases, the application run after each:
+// profiles, clicks, profile updates, more clicks. Every click comes out as on the embedded log,
+// partition by partition, enriched with the profile its user had when it was written: the
+// updates change the second batch only.
+TEST_F(KafkaExamplesTest, ClickEnrichmentEnrichesClicksAsOnTheEmbeddedLogPhaseByPhase) {
+  create_topics({{click_enrichment::kClicksTopic, 4},
+                 {click_enrichment::kProfilesTopic, 4, {{"cleanup.policy", "compact"}}},
+                 {click_enrichment::kOutputTopic, 4}});
+  const std::int64_t start = now_ms() - 100'000;
+  for (int phase = 0; phase < cli::kClickPhases; ++phase) {
+    produce_to_both(cli::click_phase(phase, start));
+    run_on_both("click_enrichment", {"--exactly-once"});
+  }
+
+  const auto [embedded, kafka] = outputs(click_enrichment::kOutputTopic);
+  EXPECT_EQ(kafka, embedded);
+  const JsonSerde<click_enrichment::EnrichedClick> serde;
+  cli::EnrichedClicks clicks;  // by page
+  for (const auto& [partition, list] : kafka) {
+    for (const auto& r : list) {
+      auto click = serde.deserialize(r.value.value_or(""));
+      ASSERT_TRUE(click) << click.error().to_string();
+      EXPECT_TRUE(clicks.emplace(click->page, std::pair{r.key.value_or(""), *click}).second)
+          << click->page << " twice";
+    }
+  }
+  EXPECT_EQ(clicks, cli::expected_enriched_clicks());
+}
+
+// orders_customers (a foreign-key join of tables on topics of 4 and 3 partitions, exactly-once
+// on Kafka) ends with the table it ends with on the embedded log, which is the join of the
+// latest orders and customers.
+TEST_F(KafkaExamplesTest, OrdersCustomersEndsWithTheEmbeddedLogsTable) {
+  const std::map<std::string, std::string> compacted = {{"cleanup.policy", "compact"}};
+  create_topics({{orders_customers::kOrdersTopic, 4, compacted},
+                 {orders_customers::kCustomersTopic, 3, compacted},
+                 {orders_customers::kOutputTopic, 4, compacted}});
+  produce_to_both(cli::orders_and_customers(now_ms() - 10'000));
+
+  run_on_both("orders_customers", {"--exactly-once"});
+
+  const auto [embedded, kafka] = outputs(orders_customers::kOutputTopic);
+  const Table table = table_of(kafka);
+  EXPECT_EQ(table, table_of(embedded));
+  const JsonSerde<orders_customers::EnrichedOrder> serde;
+  std::map<std::string, orders_customers::EnrichedOrder> orders;
+  for (const auto& [id, json] : table) {
+    auto order = serde.deserialize(json);
+    ASSERT_TRUE(order) << order.error().to_string();
+    orders.emplace(id, *order);
+  }
+  EXPECT_EQ(orders, cli::expected_enriched_orders());
+}
+
+// search_clicks (a windowed stream-stream join, then a count per query, exactly-once on Kafka)
+// ends with the table it ends with on the embedded log, which is the recomputation from the
+// searches and clicks.
+TEST_F(KafkaExamplesTest, SearchClicksEndsWithTheEmbeddedLogsTable) {
+  create_topics({{search_clicks::kSearchTopic, 4},
+                 {search_clicks::kClickTopic, 4},
+                 {search_clicks::kOutputTopic, 4, {{"cleanup.policy", "compact"}}}});
+  const auto data = cli::generate_search_clicks(42);
+  produce_to_both(cli::search_click_records(data));
+
+  run_on_both("search_clicks", {"--exactly-once"});
+
+  const auto [embedded, kafka] = outputs(search_clicks::kOutputTopic);
+  const Table table = table_of(kafka);
+  EXPECT_EQ(table, table_of(embedded));
+  const JsonSerde<search_clicks::TopResult> serde;
+  std::map<std::string, search_clicks::TopResult> top;
+  for (const auto& [query, json] : table) {
+    auto result = serde.deserialize(json);
+    ASSERT_TRUE(result) << result.error().to_string();
+    top.emplace(query, *result);
+  }
+  EXPECT_EQ(top, search_clicks::recompute(data.searches, data.clicks));
+  EXPECT_FALSE(top.empty());
 }
 
 }  // namespace

@@ -13,7 +13,6 @@
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "kafka_cluster.h"
-#include "scratch_dir.h"
 #include "topic_reader.h"
 
 namespace brook::testing {
@@ -25,31 +24,6 @@ constexpr auto kDeadline = std::chrono::seconds(60);
 
 class KafkaStreamsTest : public KafkaFixture {
  protected:
-  void create(const std::string& topic, std::int32_t partitions,
-              std::map<std::string, std::string> configs = {}) {
-    auto s = kafka_->admin().create_topic(
-        {.name = topic, .partitions = partitions, .configs = std::move(configs)});
-    ASSERT_TRUE(s.ok()) << s.to_string();
-  }
-
-  void produce(const std::string& topic,
-               const std::vector<std::pair<std::string, std::string>>& kv) {
-    auto producer = kafka_->make_producer({.client_id = "test"});
-    ASSERT_TRUE(producer);
-    for (const auto& [k, v] : kv)
-      ASSERT_TRUE((*producer)->send({.topic = topic, .key = k, .value = v}).ok());
-    ASSERT_TRUE((*producer)->flush().ok());
-  }
-
-  std::map<std::string, std::string> config(const std::string& app, const std::string& state) {
-    return {{"bootstrap.servers", bootstrap_},
-            {"application.id", app},
-            {"state.dir", (dir_.path() / state).string()},
-            {"commit.interval.ms", "100"},
-            {"consumer.session.timeout.ms", "6000"},
-            {"consumer.heartbeat.interval.ms", "1000"}};
-  }
-
   std::vector<std::string> values(const std::string& topic) {
     std::vector<std::string> out;
     for (const auto& [p, records] : read_topic(*kafka_, topic)) {
@@ -58,8 +32,6 @@ class KafkaStreamsTest : public KafkaFixture {
     std::sort(out.begin(), out.end());
     return out;
   }
-
-  ScratchDir dir_{"kafka-streams"};
 };
 
 Topology copy_topology(const std::string& in, const std::string& out) {
@@ -73,7 +45,7 @@ Topology copy_topology(const std::string& in, const std::string& out) {
 TEST_F(KafkaStreamsTest, AMissingSourceTopicStopsTheStartNamingIt) {
   const auto in = unique_name("missing-in");
   const auto out = unique_name("out");
-  create(out, 1);
+  create_topic(out, 1);
   Streams app(copy_topology(in, out), config(unique_name("app"), "a"));
   const Status s = app.start();
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
@@ -84,8 +56,8 @@ TEST_F(KafkaStreamsTest, AMissingSourceTopicStopsTheStartNamingIt) {
 TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
   const auto in = unique_name("fence-in");
   const auto out = unique_name("fence-out");
-  create(in, 2);
-  create(out, 2);
+  create_topic(in, 2);
+  create_topic(out, 2);
   const auto app_id = unique_name("fence-app");
   auto settings = config(app_id, "a");
   settings["processing.guarantee"] = "exactly_once_v2";
@@ -110,13 +82,13 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
   const auto in = unique_name("compact-in");
   const auto out = unique_name("compact-out");
   const auto app_id = unique_name("compact-app");
-  create(in, 1);
-  create(out, 1);
+  create_topic(in, 1);
+  create_topic(out, 1);
   // The changelog as Brook would create it, but rolled and cleaned within seconds.
-  create(app_id + "-counts-changelog", 1,
-         {{"cleanup.policy", "compact"},
-          {"segment.ms", "100"},
-          {"min.cleanable.dirty.ratio", "0.01"}});
+  create_topic(app_id + "-counts-changelog", 1,
+               {{"cleanup.policy", "compact"},
+                {"segment.ms", "100"},
+                {"min.cleanable.dirty.ratio", "0.01"}});
   StreamsBuilder builder;
   builder.stream<std::string, std::string>(in)
       .group_by_key()
@@ -130,7 +102,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
     Streams app(topology, config(app_id, "first"));
     ASSERT_TRUE(app.start().ok());
     for (int round = 0; round < 3; ++round) {  // segments roll between rounds
-      std::vector<std::pair<std::string, std::string>> batch;
+      KeyValues batch;
       for (int i = 0; i < kKeys * kUpdates / 3; ++i)
         batch.emplace_back("k" + std::to_string(i % kKeys), "x");
       produce(in, batch);
@@ -167,8 +139,8 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
 TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   const auto in = unique_name("static-in");
   const auto out = unique_name("static-out");
-  create(in, 4);
-  create(out, 4);
+  create_topic(in, 4);
+  create_topic(out, 4);
   const auto topology = copy_topology(in, out);
   const auto app_id = unique_name("static-app");
   auto with_instance = [&](const std::string& instance) {

@@ -10,7 +10,8 @@
 // only log, there is no changelog) into one store per application instance, shared read-only by
 // all stream threads. Streams::start() restores it from its topic to the end before any stream
 // thread processes a record (the application stays REBALANCING until then); afterwards a global
-// thread applies new records as they arrive. A null value deletes its key. The store is
+// thread applies new records as they arrive. A null value deletes its key; a record with a
+// null key is dropped, counted in dropped-records and logged (a row needs a key). The store is
 // RocksDB or in memory as Materialized says (`logging` and `caching` do not apply): a RocksDB
 // store keeps the offset it reached per partition with its data, so a restart reads only what
 // is new; an in-memory one reads the whole topic on every start.
@@ -18,8 +19,10 @@
 // Joins: the stream record's key and value give the lookup key (`key_mapper`), so the stream
 // needs no co-partitioning with the table and is never repartitioned, re-keyed or not. Only
 // stream records trigger output; the output has the stream record's key, timestamp and
-// headers. A lookup sees the table as the global thread last applied it: it is not
-// synchronised with the stream's time (as in Kafka Streams).
+// headers. A key mapper returning std::optional<KG> may return nullopt (no lookup key): join()
+// drops the record, counted in dropped-records, and left_join() emits joiner(value, nullopt).
+// A lookup sees the table as the global thread last applied it: it is not synchronised with
+// the stream's time (as in Kafka Streams).
 #pragma once
 
 #include <memory>
@@ -99,7 +102,7 @@ GlobalKTable<K, V> add_global_table(const std::shared_ptr<GraphBuilder>& graph, 
               .global = true,
               .factory = [source, key_serde, value_serde, timestamps] -> std::unique_ptr<Node> {
                 return std::make_unique<SourceNode<K, In>>(source, key_serde, value_serde,
-                                                           timestamps);
+                                                           timestamps, NullKeys::kDrop);
               }});
   const auto node = graph->name_for("", "KTABLE-SOURCE");
   graph->add({.name = node,
@@ -120,9 +123,10 @@ template <class K, class V>
 template <bool kLeft, class KG, class VG, class VR, class KM, class F>
 KStream<K, VR> KStream<K, V>::global_table_join(const GlobalKTable<KG, VG>& table, KM key_mapper,
                                                 F joiner, Named named) const {
-  static_assert(std::is_convertible_v<std::invoke_result_t<KM&, const K&, const V&>, KG>,
-                "join with a GlobalKTable<KG, VG>: key_mapper(const K&, const V&) must return "
-                "the table's key type KG");
+  static_assert(
+      std::is_convertible_v<std::invoke_result_t<KM&, const K&, const V&>, std::optional<KG>>,
+      "join with a GlobalKTable<KG, VG>: key_mapper(const K&, const V&) must return the "
+      "table's key type KG, or std::optional<KG>");
   const std::string store = table.store_name();
   // Not re-keyed downstream either: the output keeps this stream's keys.
   return add<K, VR>(

@@ -203,19 +203,24 @@ class KStream {
   // Joins with a table (brook/stream_table_join.h): each record looks its key up in the
   // table (its latest value as of the record's time) and joiner(value, table value) is the
   // output value; only stream records trigger. join() drops records whose key is not in the
-  // table, left_join() calls joiner(value, std::optional<VT>) with nullopt for them.
+  // table, left_join() calls joiner(value, std::optional<VT>) with nullopt for them. A stream
+  // keyed by std::optional<KT> joins a table keyed by KT: a null key matches no row (join()
+  // drops the record and counts it in dropped-records; left_join() emits it with nullopt).
   template <class VT, class F,
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VT&>>>
-  KStream<K, VR> join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined = {}) const;
+  KStream<K, VR> join(const KTable<internal::UnwrappedT<K>, VT>& table, F joiner,
+                      Joined<K, V> joined = {}) const;
   template <class VT, class F,
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const std::optional<VT>&>>>
-  KStream<K, VR> left_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined = {}) const;
+  KStream<K, VR> left_join(const KTable<internal::UnwrappedT<K>, VT>& table, F joiner,
+                           Joined<K, V> joined = {}) const;
 
   // Joins with a global table (brook/global_ktable.h): each record looks up
-  // key_mapper(key, value) (KG(const K&, const V&)) in the table, replicated on every instance,
-  // and joiner(value, table value) is the output value, under the record's key, timestamp and
-  // headers; only stream records trigger. No co-partitioning and no repartitioning. join()
-  // drops records whose lookup key is not in the table; left_join() calls
+  // key_mapper(key, value) (KG(const K&, const V&), or std::optional<KG> where nullopt means no
+  // lookup key) in the table, replicated on every instance, and joiner(value, table value) is
+  // the output value, under the record's key, timestamp and headers; only stream records
+  // trigger. No co-partitioning and no repartitioning. join() drops records whose lookup key
+  // is not in the table (a nullopt one is also counted in dropped-records); left_join() calls
   // joiner(value, std::optional<VG>) with nullopt for them.
   template <class KG, class VG, class KM, class F,
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VG&>>>
@@ -236,7 +241,9 @@ class KStream {
   // outer_join() joiner(nullopt, other value) for the other stream's too: only once no match
   // can come any more (stream time > t + before + after + grace), never a spurious one. Both
   // streams must be co-partitioned; a re-keyed one is repartitioned first. A stream may be
-  // joined with itself (every record then also joins itself).
+  // joined with itself (every record then also joins itself). Keys may be std::optional: a
+  // null-keyed record matches nothing, so an outer side (the left of left_join(), both of
+  // outer_join()) emits it unmatched at once, and an inner side drops it (dropped-records).
   template <class VO, class F,
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VO&>>>
   KStream<K, VR> join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
@@ -277,7 +284,8 @@ class KStream {
 
   // join() and left_join() with a table (brook/stream_table_join.h).
   template <bool kLeft, class VT, class VR, class F>
-  KStream<K, VR> table_join(const KTable<K, VT>& table, F joiner, Joined<K, V> joined) const;
+  KStream<K, VR> table_join(const KTable<internal::UnwrappedT<K>, VT>& table, F joiner,
+                            Joined<K, V> joined) const;
   // join() and left_join() with a global table (brook/global_ktable.h).
   template <bool kLeft, class KG, class VG, class VR, class KM, class F>
   KStream<K, VR> global_table_join(const GlobalKTable<KG, VG>& table, KM key_mapper, F joiner,

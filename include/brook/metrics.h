@@ -3,7 +3,8 @@
 // Counters are registered once and then incremented lock-free from any thread.
 // Task-level counters (group "stream-task-metrics", tag "task-id"):
 //   process-total, deserialization-errors-total, processing-errors-total,
-//   dropped-records-total (skipped by an error handler or InvalidTimestamp::kSkip),
+//   dropped-records-total (skipped by an error handler or InvalidTimestamp::kSkip, or dropped
+//   by an operator: a record too late for its window, a null key where a key is needed),
 //   dead-letter-records-total
 #pragma once
 

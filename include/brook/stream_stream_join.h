@@ -27,7 +27,11 @@
 // Both inputs are one co-partition group; a re-keyed input is first written to
 // <application.id>-<name>-left-repartition (-right-repartition). Joining a stream with itself
 // works: each record reaches both processors, so it also joins itself. Value types must not
-// be std::optional (the stores keep plain values).
+// be std::optional (the stores keep plain values); keys may. Streams keyed by std::optional<K>
+// keep their records under K; a null-keyed record, which can match nothing, is neither stored
+// nor checked for lateness: an outer side (the left of a left join, both of an outer join)
+// emits it at once as joiner(value, nullopt) / joiner(nullopt, value) with its own timestamp
+// and headers, an inner side drops it (dropped-records, logged).
 #pragma once
 
 #include <algorithm>
@@ -92,12 +96,14 @@ inline std::string outer_join_prefix(Timestamp t, bool left, std::string_view ke
 inline constexpr std::size_t kOuterJoinKeyOverhead = 8 + 1 + 4;
 
 // The join processor of one side (kLeftSide: this stream's records) of a stream-stream join.
+// Keys K, or std::optional<K> (records stored under K; see the top of this file for null keys).
 template <class K, class VL, class VRt, class VOut, class F, StreamJoinKind kKind, bool kLeftSide>
 class StreamStreamJoinProcessor final
     : public Processor<K, std::conditional_t<kLeftSide, VL, VRt>, K, VOut> {
  public:
   using VThis = std::conditional_t<kLeftSide, VL, VRt>;
   using VOther = std::conditional_t<kLeftSide, VRt, VL>;
+  using StoreKey = UnwrappedT<K>;
   static constexpr bool kHasOuterStore = kKind != StreamJoinKind::kInner;
   // Whether this side's unmatched records are emitted.
   static constexpr bool kThisOuter =
@@ -110,12 +116,12 @@ class StreamStreamJoinProcessor final
     Processor<K, VThis, K, VOut>::init(context);
     const std::string& mine = kLeftSide ? stores_.left : stores_.right;
     const std::string& theirs = kLeftSide ? stores_.right : stores_.left;
-    this_store_.emplace(context.template window_store<K, VThis>(mine));
-    other_store_.emplace(context.template window_store<K, VOther>(theirs));
+    this_store_.emplace(context.template window_store<StoreKey, VThis>(mine));
+    other_store_.emplace(context.template window_store<StoreKey, VOther>(theirs));
     if constexpr (kHasOuterStore) {
       const StoreAccess left = context.state_store(stores_.left);
       const StoreAccess right = context.state_store(stores_.right);
-      key_serde_ = std::static_pointer_cast<const Serde<K>>(left.spec.key_serde);
+      key_serde_ = std::static_pointer_cast<const Serde<StoreKey>>(left.spec.key_serde);
       left_serde_ = std::static_pointer_cast<const Serde<VL>>(left.spec.value_serde);
       right_serde_ = std::static_pointer_cast<const Serde<VRt>>(right.spec.value_serde);
       outer_ = &context.state_store(stores_.outer).store;
@@ -127,6 +133,17 @@ class StreamStreamJoinProcessor final
 
   void process(Record<K, VThis> r) override {
     observed_ = std::max(observed_, this->context().current_stream_time());
+    if constexpr (kIsOptional<K>) {
+      if (!r.key) return join_null_key(std::move(r));
+      process_keyed(*r.key, std::move(r));
+    } else {
+      process_keyed(r.key, std::move(r));
+    }
+  }
+
+ private:
+  // Joins `r`, whose key is `key`, with the other side's records in its window.
+  void process_keyed(const StoreKey& key, Record<K, VThis>&& r) {
     const Timestamp t = r.timestamp;
     // The other side's records this one joins: [t - look_back, t + look_ahead].
     const auto look_back = kLeftSide ? windows_.before() : windows_.after();
@@ -140,11 +157,11 @@ class StreamStreamJoinProcessor final
                                   std::to_string(observed_.value()) + ")");
       return;
     }
-    this_store_->put(r.key, r.value, t);
+    this_store_->put(key, r.value, t);
     const auto matches =
-        other_store_->fetch(r.key, std::max(t - look_back, Timestamp(0)), t + look_ahead);
+        other_store_->fetch(key, std::max(t - look_back, Timestamp(0)), t + look_ahead);
     std::string key_bytes;
-    if constexpr (kHasOuterStore) key_bytes = check(key_serde_->serialize(r.key));
+    if constexpr (kHasOuterStore) key_bytes = check(key_serde_->serialize(key));
     std::optional<Timestamp> unlisted;  // the other side's time whose entries are removed
     for (const auto& [at, value] : matches) {
       if constexpr (kHasOuterStore) {
@@ -165,18 +182,33 @@ class StreamStreamJoinProcessor final
     if constexpr (kHasOuterStore) emit_closed();
   }
 
- private:
+  // A record without a key can match nothing: an outer side emits it at once, an inner one
+  // drops it.
+  void join_null_key(Record<K, VThis>&& r) {
+    if constexpr (kThisOuter) {
+      forward_unmatched<kLeftSide>(std::move(r.key), r.value, r.timestamp, std::move(r.headers));
+    } else {
+      this->context().drop_record("its key is null, so it can match no record of the join");
+    }
+  }
+
+  // Forwards joiner(value, nullopt) for a left `value`, joiner(nullopt, value) for a right one.
+  template <bool kLeftValue, class Value>
+  void forward_unmatched(K key, const Value& value, Timestamp t, Headers headers = {}) {
+    std::optional<VOut> out;
+    if constexpr (kLeftValue) {
+      out.emplace(joiner_.left_only(value));
+    } else {
+      out.emplace(joiner_.right_only(value));
+    }
+    this->context().forward(
+        Record<K, VOut>{std::move(key), std::move(*out), t, std::move(headers)});
+  }
+
   // Adds an unmatched record of this side to the outer-join store.
   void add_outer(Timestamp t, const std::string& key_bytes, const VThis& value) {
-    std::string key = outer_join_prefix(t, kLeftSide, key_bytes);
-    std::uint32_t seq = 0;
-    bool any = false;
-    for_each_outer(key, [&](std::string_view k) {
-      seq = std::max(seq, static_cast<std::uint32_t>(read_big_endian(k.substr(k.size() - 4))));
-      any = true;
-    });
-    if (any) ++seq;
-    append_big_endian(key, seq, 4);
+    const std::string key =
+        check(unused_sequence_key(*outer_, outer_join_prefix(t, kLeftSide, key_bytes)));
     const auto& serde = kLeftSide ? *left_serde_ : *right_serde_;
     ok(outer_->put(key, check(serde.serialize(value))));
   }
@@ -220,13 +252,11 @@ class StreamStreamJoinProcessor final
           key_serde_->deserialize(std::string_view(k).substr(9, k.size() - kOuterJoinKeyOverhead)));
       if (k[8] == '\0') {
         if constexpr (kKind != StreamJoinKind::kInner) {
-          VOut out = joiner_.left_only(check(left_serde_->deserialize(v)));
-          this->context().forward(Record<K, VOut>{std::move(key), std::move(out), t});
+          forward_unmatched<true>(std::move(key), check(left_serde_->deserialize(v)), t);
         }
       } else {
         if constexpr (kKind == StreamJoinKind::kOuter) {
-          VOut out = joiner_.right_only(check(right_serde_->deserialize(v)));
-          this->context().forward(Record<K, VOut>{std::move(key), std::move(out), t});
+          forward_unmatched<false>(std::move(key), check(right_serde_->deserialize(v)), t);
         }
       }
     }
@@ -241,10 +271,10 @@ class StreamStreamJoinProcessor final
   StreamJoinStores stores_;
   JoinWindows windows_;
   StreamJoiner<VL, VRt, VOut, F, kKind> joiner_;
-  std::optional<WindowStore<K, VThis>> this_store_;
-  std::optional<WindowStore<K, VOther>> other_store_;
+  std::optional<WindowStore<StoreKey, VThis>> this_store_;
+  std::optional<WindowStore<StoreKey, VOther>> other_store_;
   KeyValueBytesStore* outer_ = nullptr;
-  SerdePtr<K> key_serde_;
+  SerdePtr<StoreKey> key_serde_;
   SerdePtr<VL> left_serde_;
   SerdePtr<VRt> right_serde_;
   Timestamp observed_ = Timestamp::min();
@@ -273,9 +303,9 @@ template <internal::StreamJoinKind kKind, class VO, class VR, class F>
 KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
                                           JoinWindows windows,
                                           StreamJoined<K, V, VO> joined) const {
-  static_assert(
-      !internal::kIsOptional<K> && !internal::kIsOptional<V> && !internal::kIsOptional<VO>,
-      "KStream::join with a stream: key and value types must not be std::optional");
+  static_assert(!internal::kIsOptional<V> && !internal::kIsOptional<VO>,
+                "KStream::join with a stream: value types must not be std::optional");
+  using StoreKey = internal::UnwrappedT<K>;  // null keys are never stored
   auto& graph = *graph_;
   const auto name = graph.name_for(joined.name, "KSTREAM-JOIN");
   if (auto valid = windows.validate(); !valid.ok()) {
@@ -295,10 +325,10 @@ KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
                                                    "value", "StreamJoined");
   auto other_serde = internal::serde_or_default<VO>(graph, joined.other_value_serde, stores.right,
                                                     "store", "other_value", "StreamJoined");
-  internal::add_join_store<K, V>(graph, stores.left, joined.type, joined.logging, key_serde,
-                                 value_serde, windows);
-  internal::add_join_store<K, VO>(graph, stores.right, joined.type, joined.logging, key_serde,
-                                  other_serde, windows);
+  internal::add_join_store<StoreKey, V>(graph, stores.left, joined.type, joined.logging, key_serde,
+                                        value_serde, windows);
+  internal::add_join_store<StoreKey, VO>(graph, stores.right, joined.type, joined.logging,
+                                         key_serde, other_serde, windows);
   std::vector<std::string> store_names{stores.left, stores.right};
   if (!stores.outer.empty()) {
     auto bytes = std::make_shared<const StringSerde>();

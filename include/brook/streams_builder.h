@@ -33,12 +33,16 @@ class StreamsBuilder {
   }
 
   // A table of the latest value per key of `topic` (best a compacted topic); a null value
-  // deletes its key. Materialised in a store named `materialized.name` (or generated), which
-  // is restored from its changelog on start.
+  // deletes its key. A record with a null key is dropped, counted in dropped-records and
+  // logged: a row needs a key (so K is never std::optional). Materialised in a store named
+  // `materialized.name` (or generated), which is restored from its changelog on start.
   template <class K, class V>
   KTable<K, V> table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
                      Materialized<K, V> materialized = {}) {
-    auto source = add_source<K, std::optional<V>>({topic}, consumed);
+    static_assert(!internal::kIsOptional<K>,
+                  "StreamsBuilder::table<K, V>: a table's key type must not be std::optional "
+                  "(records with a null key are dropped: a row needs a key)");
+    auto source = add_source<K, std::optional<V>>({topic}, consumed, internal::NullKeys::kDrop);
     auto store = internal::add_table_store<K, V>(*graph_, materialized, topic).name;
     auto node = internal::add_processor<K, std::optional<V>, K, internal::Change<V>>(
         *graph_, "KTABLE-SOURCE", "", {source},
@@ -53,12 +57,16 @@ class StreamsBuilder {
   // partition of `topic` (best a compacted topic; it is the table's only log), replicated in
   // full on every instance in the store `materialized.name` (or generated; RocksDB or in
   // memory, never logged nor cached), restored to the end of the topic before any stream
-  // thread processes and kept up to date by the global thread. A null value deletes its key.
-  // Join streams with it (KStream::join / left_join with a key mapper); query it with
+  // thread processes and kept up to date by the global thread. A null value deletes its key;
+  // a record with a null key is dropped, counted and logged, as for table(). Join streams
+  // with it (KStream::join / left_join with a key mapper); query it with
   // Streams::store<K, V>(store_name()).
   template <class K, class V>
   GlobalKTable<K, V> global_table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
                                   Materialized<K, V> materialized = {}) {
+    static_assert(!internal::kIsOptional<K>,
+                  "StreamsBuilder::global_table<K, V>: a table's key type must not be "
+                  "std::optional (records with a null key are dropped: a row needs a key)");
     return internal::add_global_table<K, V>(graph_, std::move(topic), consumed, materialized);
   }
 
@@ -84,7 +92,8 @@ class StreamsBuilder {
 
  private:
   template <class K, class V>
-  std::string add_source(std::vector<std::string> topics, const Consumed<K, V>& consumed) {
+  std::string add_source(std::vector<std::string> topics, const Consumed<K, V>& consumed,
+                         internal::NullKeys null_keys = internal::NullKeys::kRead) {
     auto name = graph_->name_for(consumed.name, "KSTREAM-SOURCE");
     auto key_serde = internal::serde_or_default<K>(*graph_, consumed.key_serde, name, "source",
                                                    "key", "Consumed");
@@ -99,7 +108,8 @@ class StreamsBuilder {
                                       value_serde,
                                       {.extractor = consumed.timestamp_extractor,
                                        .wall_clock = consumed.wall_clock_time,
-                                       .on_invalid = consumed.on_invalid_timestamp});
+                                       .on_invalid = consumed.on_invalid_timestamp},
+                                      null_keys);
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

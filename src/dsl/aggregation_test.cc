@@ -109,6 +109,26 @@ TEST(KTable, TableFromTopicAppliesUpsertsAndTombstones) {
   EXPECT_EQ(users.get("u1"), std::nullopt);
 }
 
+TEST(KTable, ARecordWithANullKeyIsDroppedAndCountedAndTheRestOfTheTableStays) {
+  StreamsBuilder builder;
+  builder.table<std::string, std::string>("users", {}, {.name = "users"})
+      .to_stream()
+      .to("users-out");
+  TopologyTestDriver driver(build(builder));
+  auto in = driver.create_input_topic<std::string, std::optional<std::string>>("users");
+  in.pipe_input("u1", std::string("ann"));
+  in.pipe_value(std::string("ghost"));  // read as the empty key, it would add a row
+  in.pipe_value(std::nullopt);          // a null key and a null value
+  in.pipe_input("u2", std::string("bob"));
+  EXPECT_EQ(driver.metrics().total("dropped-records-total"), 2);
+  auto out = driver.create_output_topic<std::string, std::optional<std::string>>("users-out");
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Text{"u1", "ann"}, Text{"u2", "bob"}));
+  auto users = driver.timestamped_key_value_store<std::string, std::string>("users");
+  EXPECT_EQ(users.get(""), std::nullopt);
+  ASSERT_TRUE(users.get("u1").has_value());
+  EXPECT_EQ(users.get("u1")->value, "ann");
+}
+
 TEST(KTable, FilterTurnsRejectedValuesIntoTombstonesOnlyWhereARowExisted) {
   StreamsBuilder builder;
   builder.table<std::string, std::int64_t>("scores")

@@ -1,5 +1,6 @@
 // Stream-global table joins through the test driver: inner and left, the key mapper, table
-// updates and deletes, re-keyed streams (never repartitioned), the topology description.
+// updates and deletes, re-keyed streams (never repartitioned), the topology description, null
+// lookup keys and null-keyed table records.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -168,6 +169,69 @@ TEST(GlobalTableJoin, AMalformedTableRecordFollowsTheDeserializationHandler) {
   }
   TopologyTestDriver failing(topology());
   EXPECT_THROW(failing.pipe_raw_input("products", "p1", "bad", Timestamp(1)), testing::TaskFailed);
+}
+
+// The product of "<product>:<what>", none for an order without one.
+std::optional<std::string> product_if_any(const std::string&, const std::string& order) {
+  const auto colon = order.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  return order.substr(0, colon);
+}
+
+TEST(GlobalTableJoin, AMapperReturningNulloptLooksNothingUpInnerDropsAndLeftEmits) {
+  StreamsBuilder builder;
+  auto products = builder.global_table<std::string, std::string>("products");
+  auto orders = builder.stream<std::string, std::string>("orders");
+  const auto priced = [](const std::string& order, const std::string& product) {
+    return order + " = " + product;
+  };
+  orders.join(products, product_if_any, priced).to("inner");
+  orders
+      .left_join(products, product_if_any,
+                 [](const std::string& order, const std::optional<std::string>& product) {
+                   return order + " = " + product.value_or("?");
+                 })
+      .to("left");
+  TopologyTestDriver driver(build(builder));
+  auto table = driver.create_input_topic<std::string, std::optional<std::string>>("products");
+  auto in = driver.create_input_topic<std::string, std::string>("orders");
+  table.pipe_input("p1", "apple", Timestamp(1));
+  table.pipe_input("", "nameless", Timestamp(2));  // nullopt must not look up the empty key
+  in.pipe_input("o1", "gift", Timestamp(3));       // no product: no lookup key
+  in.pipe_input("o2", "p1:x", Timestamp(4));
+  auto inner = driver.create_output_topic<std::string, std::string>("inner");
+  auto left = driver.create_output_topic<std::string, std::string>("left");
+  EXPECT_THAT(inner.read_key_values_to_list(), ElementsAre(Out{"o2", "p1:x = apple"}));
+  EXPECT_THAT(left.read_key_values_to_list(),
+              ElementsAre(Out{"o1", "gift = ?"}, Out{"o2", "p1:x = apple"}));
+  EXPECT_EQ(driver.metrics().total("dropped-records-total"), 1) << "the inner join's drop";
+}
+
+TEST(GlobalTableJoin, ANullKeyedTableRecordIsDroppedAndCounted) {
+  StreamsBuilder builder;
+  auto products =
+      builder.global_table<std::string, std::string>("products", {}, {.name = "products"});
+  builder.stream<std::string, std::string>("orders")
+      .left_join(products, product_of,
+                 [](const std::string& order, const std::optional<std::string>& product) {
+                   return order + " = " + product.value_or("?");
+                 })
+      .to("out");
+  TopologyTestDriver driver(build(builder));
+  auto table = driver.create_input_topic<std::string, std::optional<std::string>>("products");
+  table.pipe_input("p1", "apple", Timestamp(1));
+  table.pipe_value("ghost", Timestamp(2));  // a null key: not the row of the empty key
+  EXPECT_EQ(driver.metrics().total("dropped-records-total"), 1);
+  auto stored = driver.timestamped_key_value_store<std::string, std::string>("products");
+  EXPECT_FALSE(stored.get("").has_value());
+  ASSERT_TRUE(stored.get("p1").has_value());
+  EXPECT_EQ(stored.get("p1")->value, "apple");
+  auto orders = driver.create_input_topic<std::string, std::string>("orders");
+  orders.pipe_input("o1", ":x", Timestamp(3));  // looks up the empty key
+  orders.pipe_input("o2", "p1:y", Timestamp(4));
+  auto out = driver.create_output_topic<std::string, std::string>("out");
+  EXPECT_THAT(out.read_key_values_to_list(),
+              ElementsAre(Out{"o1", ":x = ?"}, Out{"o2", "p1:y = apple"}));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Windowed stream-stream joins through the test driver: inner, left and outer; window bounds,
 // asymmetric windows, grace and late records; unmatched results only once no match can come;
-// duplicates, self-joins, re-keyed inputs and names.
+// duplicates, self-joins, re-keyed inputs and names; null keys.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -32,36 +32,44 @@ std::string outer_pair(const std::optional<std::string>& l, const std::optional<
   return l.value_or("_") + "+" + r.value_or("_");
 }
 
+// Keys of streams whose records may have none; "null" in results.
+using NullableKey = std::optional<std::string>;
+std::string key_text(const std::string& key) { return key; }
+std::string key_text(const NullableKey& key) { return key.value_or("null"); }
+
 // "<key>:<value>@<timestamp>", so results read as plain strings.
+template <class K = std::string>
 struct App {
   explicit App(StreamsBuilder& builder, testing::TestDriverConfig config = {})
       : driver(build(builder), config),
-        left(driver.create_input_topic<std::string, std::string>("left")),
-        right(driver.create_input_topic<std::string, std::string>("right")),
-        out(driver.create_output_topic<std::string, std::string>("out")) {}
-  void l(const std::string& key, const std::string& value, std::int64_t at) {
+        left(driver.create_input_topic<K, std::string>("left")),
+        right(driver.create_input_topic<K, std::string>("right")),
+        out(driver.create_output_topic<K, std::string>("out")) {}
+  void l(const K& key, const std::string& value, std::int64_t at) {
     left.pipe_input(key, value, Timestamp(at));
   }
-  void r(const std::string& key, const std::string& value, std::int64_t at) {
+  void r(const K& key, const std::string& value, std::int64_t at) {
     right.pipe_input(key, value, Timestamp(at));
   }
   std::vector<std::string> results() {
     std::vector<std::string> out_list;
     for (auto& rec : out.read_records_to_list()) {
-      out_list.push_back(rec.key + ":" + rec.value + "@" + std::to_string(rec.timestamp.value()));
+      out_list.push_back(key_text(rec.key) + ":" + rec.value + "@" +
+                         std::to_string(rec.timestamp.value()));
     }
     return out_list;
   }
   std::int64_t dropped() const { return driver.metrics().total("dropped-records-total"); }
 
   TopologyTestDriver driver;
-  testing::TestInputTopic<std::string, std::string> left;
-  testing::TestInputTopic<std::string, std::string> right;
-  testing::TestOutputTopic<std::string, std::string> out;
+  testing::TestInputTopic<K, std::string> left;
+  testing::TestInputTopic<K, std::string> right;
+  testing::TestOutputTopic<K, std::string> out;
 };
 
-KStream<std::string, std::string> stream(StreamsBuilder& builder, const std::string& topic) {
-  return builder.stream<std::string, std::string>(topic);
+template <class K = std::string>
+KStream<K, std::string> stream(StreamsBuilder& builder, const std::string& topic) {
+  return builder.stream<K, std::string>(topic);
 }
 
 TEST(StreamStreamJoin, BothSidesTriggerAndTheOutputTakesTheLaterTimestamp) {
@@ -270,6 +278,66 @@ TEST(StreamStreamJoin, InvalidWindowsAreReportedByBuild) {
   EXPECT_THAT(topology.error().to_string(), HasSubstr("join bad: JoinWindows: the grace period"));
   EXPECT_FALSE(JoinWindows::of_time_difference_with_no_grace(5ms).before(-6ms).validate().ok());
   EXPECT_TRUE(JoinWindows::of_time_difference_with_no_grace(5ms).before(-5ms).validate().ok());
+}
+
+TEST(StreamStreamJoin, InnerJoinDropsAndCountsNullKeyedRecordsOfEitherSide) {
+  StreamsBuilder builder;
+  stream<NullableKey>(builder, "left")
+      .join(stream<NullableKey>(builder, "right"), pair,
+            JoinWindows::of_time_difference_with_no_grace(10ms), {.name = "j"})
+      .to("out");
+  App<NullableKey> run(builder);
+  run.l(std::nullopt, "l0", 100);
+  run.r(std::nullopt, "r0", 100);  // null keys are not equal keys
+  run.l("a", "l1", 100);
+  run.r("a", "r1", 105);
+  EXPECT_THAT(run.results(), ElementsAre("a:l1+r1@105"));
+  EXPECT_EQ(run.dropped(), 2);
+  auto stored = run.driver.window_store<std::string, std::string>("j-this-join-store");
+  EXPECT_THAT(stored.fetch("a", Timestamp(0), Timestamp(200)),
+              ElementsAre(std::pair(Timestamp(100), std::string("l1"))))
+      << "keyed by the plain key, without the null-keyed record";
+}
+
+TEST(StreamStreamJoin, LeftJoinEmitsANullKeyedLeftRecordAtOnceAndDropsANullKeyedRightOne) {
+  StreamsBuilder builder;
+  stream<NullableKey>(builder, "left")
+      .left_join(stream<NullableKey>(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  App<NullableKey> run(builder);
+  Headers headers;
+  headers.add("trace", "t1");
+  run.left.pipe_input(std::nullopt, "l0", Timestamp(100), headers);
+  const auto unmatched = run.out.read_records_to_list();
+  ASSERT_EQ(unmatched.size(), 1u) << "at once, without waiting for the window to close";
+  EXPECT_EQ(unmatched[0].key, std::nullopt);
+  EXPECT_EQ(unmatched[0].value, "l0+_");
+  EXPECT_EQ(unmatched[0].timestamp, Timestamp(100));
+  ASSERT_NE(unmatched[0].headers.last("trace"), nullptr);
+  run.r(std::nullopt, "r0", 101);
+  EXPECT_EQ(run.dropped(), 1);
+  run.l("a", "l1", 102);
+  run.r("a", "r1", 103);
+  EXPECT_THAT(run.results(), ElementsAre("a:l1+r1@103"));
+}
+
+TEST(StreamStreamJoin, OuterJoinEmitsNullKeyedRecordsOfEitherSideAtOnceEvenBehindStreamTime) {
+  StreamsBuilder builder;
+  stream<NullableKey>(builder, "left")
+      .outer_join(stream<NullableKey>(builder, "right"), outer_pair,
+                  JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  App<NullableKey> run(builder);
+  run.l(std::nullopt, "l0", 100);
+  run.r(std::nullopt, "r0", 100);
+  run.l("a", "l1", 100);
+  run.r("a", "r1", 101);
+  EXPECT_THAT(run.results(), ElementsAre("null:l0+_@100", "null:_+r0@100", "a:l1+r1@101"));
+  run.r(std::nullopt, "r-old", 50);  // no window to be late for
+  run.l("b", "l-old", 50);           // its window has closed: dropped
+  EXPECT_THAT(run.results(), ElementsAre("null:_+r-old@50"));
+  EXPECT_EQ(run.dropped(), 1);
 }
 
 }  // namespace

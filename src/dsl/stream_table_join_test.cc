@@ -1,5 +1,5 @@
 // Stream-table joins through the test driver: inner and left, table updates and deletes,
-// re-keyed streams, tables without a store.
+// re-keyed streams, tables without a store, streams with null keys.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -96,6 +96,87 @@ TEST(StreamTableJoin, AReKeyedStreamIsRepartitionedAndAFilteredTableMaterialised
   clicks.pipe_input("y", "u2:home", Timestamp(4));  // u2 is filtered out of the table
   auto out = driver.create_output_topic<std::string, std::string>("out");
   EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Out{"u1", "u1:home by ann"}));
+}
+
+// Streams keyed by std::optional<std::string>, joined with a table keyed by std::string.
+using NullableKey = std::optional<std::string>;
+using NullableOut = KeyValue<NullableKey, std::string>;
+
+struct NullableKeyApp {
+  explicit NullableKeyApp(StreamsBuilder& builder)
+      : driver(build(builder), {.application_id = "app"}),
+        clicks(driver.create_input_topic<NullableKey, std::string>("clicks")),
+        profiles(driver.create_input_topic<std::string, std::optional<std::string>>("profiles")),
+        out(driver.create_output_topic<NullableKey, std::string>("out")) {}
+  std::int64_t dropped() const { return driver.metrics().total("dropped-records-total"); }
+  TopologyTestDriver driver;
+  testing::TestInputTopic<NullableKey, std::string> clicks;
+  testing::TestInputTopic<std::string, std::optional<std::string>> profiles;
+  testing::TestOutputTopic<NullableKey, std::string> out;
+};
+
+TEST(StreamTableJoin, InnerJoinDropsAndCountsNullKeyedRecords) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<NullableKey, std::string>("clicks")
+      .join(profiles, [](const std::string& c, const std::string& p) { return describe(c, p); })
+      .to("out");
+  NullableKeyApp run(builder);
+  run.profiles.pipe_input("u1", "ann", Timestamp(1));
+  run.profiles.pipe_input("", "nobody", Timestamp(2));  // a null key must not find the empty one
+  run.clicks.pipe_value("home", Timestamp(3));
+  run.clicks.pipe_input("u1", "cart", Timestamp(4));
+  EXPECT_THAT(run.out.read_key_values_to_list(), ElementsAre(NullableOut{"u1", "cart by ann"}));
+  EXPECT_EQ(run.dropped(), 1);
+}
+
+TEST(StreamTableJoin, LeftJoinEmitsNullKeyedRecordsUnmatchedUnderTheNullKey) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<NullableKey, std::string>("clicks").left_join(profiles, describe).to("out");
+  NullableKeyApp run(builder);
+  run.profiles.pipe_input("u1", "ann", Timestamp(1));
+  run.profiles.pipe_input("", "nobody", Timestamp(2));
+  run.clicks.pipe_value("home", Timestamp(3));
+  run.clicks.pipe_input("u1", "cart", Timestamp(4));
+  const auto results = run.out.read_records_to_list();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].key, std::nullopt);
+  EXPECT_EQ(results[0].value, "home by ?");
+  EXPECT_EQ(results[0].timestamp, Timestamp(3));
+  EXPECT_EQ(results[1].key, NullableKey("u1"));
+  EXPECT_EQ(results[1].value, "cart by ann");
+  EXPECT_EQ(run.dropped(), 0);
+}
+
+TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKeyBytes) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<std::string, std::string>("clicks")
+      .select_key([](const std::string&, const std::string& v) -> NullableKey {
+        if (v.starts_with("anon")) return std::nullopt;
+        return v.substr(0, 2);
+      })
+      .left_join(profiles, describe, {.name = "enrich"})
+      .to("out");
+  auto topology = build(builder);
+  ASSERT_EQ(topology.data().copartition_groups.size(), 1u);
+  EXPECT_EQ(topology.data().copartition_groups[0].join, "enrich");
+
+  TopologyTestDriver driver(topology, {.application_id = "app"});
+  auto clicks = driver.create_input_topic<std::string, std::string>("clicks");
+  driver.create_input_topic<std::string, std::optional<std::string>>("profiles")
+      .pipe_input("u1", "ann", Timestamp(1));
+  clicks.pipe_input("x", "u1:home", Timestamp(2));
+  clicks.pipe_input("y", "anon:home", Timestamp(3));
+  const auto& repartitioned = driver.output_queue("app-enrich-repartition");
+  ASSERT_EQ(repartitioned.size(), 2u);
+  EXPECT_EQ(repartitioned[0].key, StringSerde().serialize("u1").value()) << "as the table's";
+  EXPECT_EQ(repartitioned[1].key, std::nullopt);
+  auto out = driver.create_output_topic<NullableKey, std::string>("out");
+  EXPECT_THAT(out.read_key_values_to_list(),
+              ElementsAre(NullableOut{"u1", "u1:home by ann"},
+                          NullableOut{std::nullopt, "anon:home by ?"}));
 }
 
 }  // namespace

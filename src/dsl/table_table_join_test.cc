@@ -1,5 +1,5 @@
 // Table-table joins on the key through the test driver: inner, left and outer; both sides
-// trigger; old values; tombstones on both sides; timestamps; materialised results.
+// trigger; old values; tombstones on both sides; timestamps; materialised results; null keys.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -62,6 +62,23 @@ TEST(TableTableJoin, InnerJoinBothSidesTriggerAndDeletesOfEitherSideRetract) {
   EXPECT_EQ(results[3].value, "l2+r2");
   EXPECT_EQ(results[4].value, std::nullopt);
   EXPECT_EQ(results[4].timestamp, Timestamp(40));
+}
+
+TEST(TableTableJoin, ANullKeyedRecordOnEitherSideJoinsNothing) {
+  StreamsBuilder builder;
+  auto left = builder.table<std::string, std::string>("left");
+  auto right = builder.table<std::string, std::string>("right");
+  left.outer_join(right, [](const std::optional<std::string>& l,
+                            const std::optional<std::string>& r) { return opt(l) + "+" + opt(r); })
+      .to_stream()
+      .to("out");
+  App run(build(builder));
+  run.left.pipe_input("a", "l1", Timestamp(1));
+  run.left.pipe_value("l0", Timestamp(2));  // read as the empty key, each would emit a row
+  run.right.pipe_value("r0", Timestamp(3));
+  run.right.pipe_input("a", "r1", Timestamp(4));
+  EXPECT_THAT(run.out.read_key_values_to_list(), ElementsAre(Out{"a", "l1+-"}, Out{"a", "l1+r1"}));
+  EXPECT_EQ(run.driver.metrics().total("dropped-records-total"), 2);
 }
 
 // A table aggregation over the joined table subtracts each change's old value: the counts

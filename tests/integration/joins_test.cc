@@ -1,5 +1,6 @@
-// Joins on the real runtime over the embedded log: the results equal the test driver's, and
-// inputs that are not co-partitioned stop the start with an error naming both topics.
+// Joins on the real runtime over the embedded log: the results equal the test driver's, a
+// stream re-keyed to std::optional keys co-partitions with its table, and inputs that are not
+// co-partitioned stop the start with an error naming both topics.
 #include <gmock/gmock.h>
 
 #include <map>
@@ -122,6 +123,55 @@ TEST_F(JoinsTest, EachClickIsEnrichedAsOfItsTimeWhenTheTableIsReadBehindTheStrea
     const std::string click = "c" + std::to_string(j);
     EXPECT_EQ(enriched[click], click + " by " + (newest < 0 ? "?" : "v" + std::to_string(newest)));
   }
+}
+
+// Clicks "<user>:<page>", or "<page>" for an anonymous one, re-keyed by their user (none for an
+// anonymous click) and enriched with the user's profile.
+Topology enrichment_by_optional_user() {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles", {}, {.name = "profiles"});
+  builder.stream<std::string, std::string>("clicks")
+      .select_key([](const std::string&, const std::string& click) -> std::optional<std::string> {
+        const auto colon = click.find(':');
+        if (colon == std::string::npos) return std::nullopt;
+        return click.substr(0, colon);
+      })
+      .left_join(profiles,
+                 [](const std::string& click, const std::optional<std::string>& profile) {
+                   return click + " by " + profile.value_or("?");
+                 },
+                 {.name = "enrich"})
+      .to("out");
+  return std::move(*builder.build());
+}
+
+TEST_F(JoinsTest, AStreamReKeyedToOptionalKeysMeetsItsTableRowsAndKeepsNullKeys) {
+  create_topics({{"clicks", 4}, {"profiles", 4}, {"out", 4}});
+  produce("profiles", profiles());
+  std::vector<std::pair<std::string, std::string>> clicks;
+  for (int i = 0; i < 40; ++i) {
+    const std::string page = "c" + std::to_string(i);
+    clicks.emplace_back("k" + std::to_string(i),
+                        i % 4 == 3 ? page : "u" + std::to_string(i % 20) + ":" + page);
+  }
+  for (bool with_clicks : {false, true}) {  // the profiles first, as above
+    if (with_clicks) produce("clicks", clicks);
+    Streams app(enrichment_by_optional_user(), config({{"application.id", "joins"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  }
+  std::map<std::string, std::optional<std::string>> runtime;  // value -> key
+  for (const auto& r : read_all("out")) runtime[*r.value] = r.key;
+  ASSERT_EQ(runtime.size(), 40u);
+  EXPECT_EQ(runtime.at("c3 by ?"), std::nullopt) << "anonymous: the null key, unmatched";
+  EXPECT_EQ(runtime.at("u4:c4 by p4"), "u4") << "found in the table's partition";
+  EXPECT_EQ(runtime.at("u5:c5 by ?"), "u5") << "u5 has no profile";
+  int with_profile = 0;  // "u<n>:..." by "p<n>"
+  for (const auto& [value, key] : runtime) {
+    if (key && value.ends_with(" by p" + key->substr(1))) ++with_profile;
+  }
+  EXPECT_EQ(with_profile, 20) << "every click of a user with a profile found it";
 }
 
 TEST_F(JoinsTest, InputsWithOtherPartitionCountsStopTheStartNamingBothTopics) {

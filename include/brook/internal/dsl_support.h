@@ -58,14 +58,17 @@ template <class K, class V>
 std::string add_source(GraphBuilder& graph, const std::string& name,
                        std::vector<std::string> topics, bool internal,
                        SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde,
-                       SourceTimestamps<K, V> timestamps = {}) {
-  graph.add({.name = name,
-             .kind = NodeKind::kSource,
-             .topics = std::move(topics),
-             .internal_topics = internal,
-             .factory = [name, key_serde, value_serde, timestamps] -> std::unique_ptr<Node> {
-               return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde, timestamps);
-             }});
+                       SourceTimestamps<K, V> timestamps = {},
+                       NullKeys null_keys = NullKeys::kRead) {
+  graph.add(
+      {.name = name,
+       .kind = NodeKind::kSource,
+       .topics = std::move(topics),
+       .internal_topics = internal,
+       .factory = [name, key_serde, value_serde, timestamps, null_keys] -> std::unique_ptr<Node> {
+         return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde, timestamps,
+                                                   null_keys);
+       }});
   return name;
 }
 

@@ -199,6 +199,11 @@ class SourceNodeBase : public Node {
   virtual Status process_raw(ConsumerRecord& record, bool take_value) = 0;
 };
 
+// What a source does with a record whose key is null: reads it (as std::nullopt, or a
+// value-initialised K), or drops it before deserialising anything, counted in dropped-records
+// and logged (TaskContext::drop_record): a table's source, as a table row needs a key.
+enum class NullKeys { kRead, kDrop };
+
 // Where a source takes its records' timestamps from (see Consumed).
 template <class K, class V>
 struct SourceTimestamps {
@@ -211,15 +216,21 @@ template <class K, class V>
 class SourceNode final : public SourceNodeBase {
  public:
   SourceNode(std::string name, SerdePtr<SerdeTargetT<K>> key_serde,
-             SerdePtr<SerdeTargetT<V>> value_serde, SourceTimestamps<K, V> timestamps = {})
+             SerdePtr<SerdeTargetT<V>> value_serde, SourceTimestamps<K, V> timestamps = {},
+             NullKeys null_keys = NullKeys::kRead)
       : SourceNodeBase(std::move(name)),
         key_serde_(std::move(key_serde)),
         value_serde_(std::move(value_serde)),
-        timestamps_(std::move(timestamps)) {}
+        timestamps_(std::move(timestamps)),
+        null_keys_(null_keys) {}
 
   bool add_child(Node& child) override { return children_.add(child); }
 
   Status process_raw(ConsumerRecord& raw, bool take_value) override {
+    if (null_keys_ == NullKeys::kDrop && !raw.key) {
+      task().drop_record(name(), "its key is null, and a table row needs a key");
+      return {};
+    }
     // The key first, by copy: a failure then leaves the record whole for the error handler.
     auto key = decode<K>(*key_serde_, std::as_const(raw.key));
     if (!key) return describe(raw, "key", key.error());
@@ -253,6 +264,7 @@ class SourceNode final : public SourceNodeBase {
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
   SourceTimestamps<K, V> timestamps_;
+  NullKeys null_keys_;
   Children<K, V> children_;
 };
 

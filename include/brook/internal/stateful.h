@@ -14,7 +14,8 @@
 
 namespace brook::internal {
 
-// V for both V and std::optional<V>: the value type of a table built from either.
+// T for both T and std::optional<T>: the value type of a table built from either, the key
+// type of a table joined by a stream with either.
 template <class T>
 using UnwrappedT = SerdeTargetT<T>;
 

@@ -415,6 +415,10 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
   const auto name = graph_->name_for(table_joined.name, "KTABLE-FK-JOIN");
   const auto left = materialize();
   const auto right = other.materialize();
+  // A subscription is answered with the right row's current value, so every later change of
+  // that row must reach its subscribers: with a record cache, a row created and deleted before
+  // a commit would forward nothing, and a subscriber answered in between would keep the row.
+  graph_->uncache_store(right.store_name());
   constexpr std::string_view kind = "foreign-key join";
   auto key_serde = internal::serde_or_default<K>(*graph_, left.traits_.key_serde, name, kind, "key",
                                                  "Materialized");

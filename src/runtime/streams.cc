@@ -510,31 +510,35 @@ Result<std::int64_t> Streams::lag() const {
   }
   auto& consumer = impl_->lag_reader;
   auto& admin = impl_->backend->admin();
-  // Repartition topics count too. Sub-topologies are numbered upstream first, and a task
-  // commits its input only after writing what it derived from it: once an upstream topic
-  // shows no lag, the end offsets read next for the topics downstream include its output.
-  std::vector<std::string> topics;
+  // Repartition topics count too. Every committed offset is read before any end offset: a
+  // task commits its input only after writing what it derived from it, so a record derived
+  // from input committed before the first pass is in the log by the second, however the
+  // sub-topologies feed each other (a foreign-key join's two topics feed each other in a
+  // cycle). 0 then means nothing was left at one moment.
+  std::vector<std::pair<internal::TopicPartition, Offset>> committed_offsets;
   for (const auto& sub : impl_->resolved->subtopologies) {
-    topics.insert(topics.end(), sub.source_topics.begin(), sub.source_topics.end());
-  }
-  std::int64_t lag = 0;
-  for (const auto& topic : topics) {
-    auto description = admin.describe_topic(topic);
-    if (!description) return error(description.error());
-    for (std::int32_t p = 0; p < description->partitions; ++p) {
-      const internal::TopicPartition tp{topic, Partition(p)};
-      auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-      if (!end) return error(end.error());
-      auto committed = consumer->committed(tp);
-      if (!committed) return error(committed.error());
-      Offset from = *committed ? **committed : Offset(0);
-      if (!*committed) {
+    for (const auto& topic : sub.source_topics) {
+      auto description = admin.describe_topic(topic);
+      if (!description) return error(description.error());
+      for (std::int32_t p = 0; p < description->partitions; ++p) {
+        const internal::TopicPartition tp{topic, Partition(p)};
+        auto committed = consumer->committed(tp);
+        if (!committed) return error(committed.error());
+        if (*committed) {
+          committed_offsets.emplace_back(tp, **committed);
+          continue;
+        }
         auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
         if (!start) return error(start.error());
-        from = *start;
+        committed_offsets.emplace_back(tp, *start);
       }
-      lag += end->value() - from.value();
     }
+  }
+  std::int64_t lag = 0;
+  for (const auto& [tp, from] : committed_offsets) {
+    auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+    if (!end) return error(end.error());
+    lag += end->value() - from.value();
   }
   return lag;
 }

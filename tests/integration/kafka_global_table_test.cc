@@ -146,6 +146,9 @@ TEST_F(KafkaGlobalTableTest, ATransactionalTopicIsRestoredWithoutItsAbortedRecor
       const std::string value = "product " + std::to_string(p) + (commit ? "" : " (aborted)");
       ASSERT_TRUE((*producer)->send({.topic = products_, .key = product(p), .value = value}).ok());
     }
+    if (!commit) {  // the records to abort are in the log (and the transaction on the broker)
+      ASSERT_TRUE((*producer)->flush().ok());
+    }
     const Status end =
         commit ? (*producer)->commit_transaction() : (*producer)->abort_transaction();
     ASSERT_TRUE(end.ok()) << end.to_string();

@@ -23,6 +23,13 @@ class GraphBuilder {
   std::string name_for(const std::string& user_name, std::string_view prefix);
   void add(NodeSpec spec) { nodes_.push_back(std::move(spec)); }
   void add_store(StoreSpec spec) { stores_.push_back(std::move(spec)); }
+  // Takes the record cache away from the store `name` (added before): its node then forwards
+  // every update at once instead of the net change per key at commit.
+  void uncache_store(std::string_view name) {
+    for (auto& store : stores_) {
+      if (store.name == name) store.caching = false;
+    }
+  }
   void add_repartition_topic(RepartitionTopic topic) {
     repartition_topics_.push_back(std::move(topic));
   }

@@ -91,12 +91,17 @@ TEST(KGroupedStream, ReduceAndAggregateKeepTheLargestTimestamp) {
   EXPECT_EQ(records[2].timestamp, Timestamp(60));
 }
 
-TEST(KTable, TableFromTopicAppliesUpsertsAndTombstones) {
+// The table "users" (store "users"), its changes written to "users-out".
+Topology users_table() {
   StreamsBuilder builder;
   builder.table<std::string, std::string>("users", {}, {.name = "users"})
       .to_stream()
       .to("users-out");
-  TopologyTestDriver driver(build(builder));
+  return build(builder);
+}
+
+TEST(KTable, TableFromTopicAppliesUpsertsAndTombstones) {
+  TopologyTestDriver driver(users_table());
   auto in = driver.create_input_topic<std::string, std::optional<std::string>>("users");
   in.pipe_input("u1", std::string("ann"));
   in.pipe_input("u1", std::string("anna"));
@@ -110,11 +115,7 @@ TEST(KTable, TableFromTopicAppliesUpsertsAndTombstones) {
 }
 
 TEST(KTable, ARecordWithANullKeyIsDroppedAndCountedAndTheRestOfTheTableStays) {
-  StreamsBuilder builder;
-  builder.table<std::string, std::string>("users", {}, {.name = "users"})
-      .to_stream()
-      .to("users-out");
-  TopologyTestDriver driver(build(builder));
+  TopologyTestDriver driver(users_table());
   auto in = driver.create_input_topic<std::string, std::optional<std::string>>("users");
   in.pipe_input("u1", std::string("ann"));
   in.pipe_value(std::string("ghost"));  // read as the empty key, it would add a row

@@ -28,6 +28,21 @@ std::string product_of(const std::string&, const std::string& order) {
   return order.substr(0, order.find(':'));
 }
 
+// Orders "<product>:<text>" left-joined with the global table "products" (store "products")
+// on their product, into "out" as "<order> = <product name, or ?>".
+Topology orders_with_products() {
+  StreamsBuilder builder;
+  auto products =
+      builder.global_table<std::string, std::string>("products", {}, {.name = "products"});
+  builder.stream<std::string, std::string>("orders")
+      .left_join(products, product_of,
+                 [](const std::string& order, const std::optional<std::string>& product) {
+                   return order + " = " + product.value_or("?");
+                 })
+      .to("out");
+  return build(builder);
+}
+
 TEST(GlobalTableJoin, InnerJoinLooksUpTheMappedKeyAndKeepsTheStreamRecord) {
   StreamsBuilder builder;
   auto products =
@@ -59,16 +74,7 @@ TEST(GlobalTableJoin, InnerJoinLooksUpTheMappedKeyAndKeepsTheStreamRecord) {
 }
 
 TEST(GlobalTableJoin, LeftJoinSeesUpdatesAndDeletesAtOnce) {
-  StreamsBuilder builder;
-  auto products =
-      builder.global_table<std::string, std::string>("products", {}, {.name = "products"});
-  builder.stream<std::string, std::string>("orders")
-      .left_join(products, product_of,
-                 [](const std::string& order, const std::optional<std::string>& product) {
-                   return order + " = " + product.value_or("?");
-                 })
-      .to("out");
-  TopologyTestDriver driver(build(builder));
+  TopologyTestDriver driver(orders_with_products());
   auto table = driver.create_input_topic<std::string, std::optional<std::string>>("products");
   auto orders = driver.create_input_topic<std::string, std::string>("orders");
   auto out = driver.create_output_topic<std::string, std::string>("out");
@@ -208,16 +214,7 @@ TEST(GlobalTableJoin, AMapperReturningNulloptLooksNothingUpInnerDropsAndLeftEmit
 }
 
 TEST(GlobalTableJoin, ANullKeyedTableRecordIsDroppedAndCounted) {
-  StreamsBuilder builder;
-  auto products =
-      builder.global_table<std::string, std::string>("products", {}, {.name = "products"});
-  builder.stream<std::string, std::string>("orders")
-      .left_join(products, product_of,
-                 [](const std::string& order, const std::optional<std::string>& product) {
-                   return order + " = " + product.value_or("?");
-                 })
-      .to("out");
-  TopologyTestDriver driver(build(builder));
+  TopologyTestDriver driver(orders_with_products());
   auto table = driver.create_input_topic<std::string, std::optional<std::string>>("products");
   table.pipe_input("p1", "apple", Timestamp(1));
   table.pipe_value("ghost", Timestamp(2));  // a null key: not the row of the empty key

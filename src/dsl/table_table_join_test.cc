@@ -34,6 +34,18 @@ struct App {
   testing::TestOutputTopic<std::string, std::optional<std::string>> out;
 };
 
+// "left" outer-joined with "right" as "<left>+<right>" ("-" for a missing side), into "out".
+Topology outer_joined() {
+  StreamsBuilder builder;
+  auto left = builder.table<std::string, std::string>("left");
+  auto right = builder.table<std::string, std::string>("right");
+  left.outer_join(right, [](const std::optional<std::string>& l,
+                            const std::optional<std::string>& r) { return opt(l) + "+" + opt(r); })
+      .to_stream()
+      .to("out");
+  return build(builder);
+}
+
 TEST(TableTableJoin, InnerJoinBothSidesTriggerAndDeletesOfEitherSideRetract) {
   StreamsBuilder builder;
   auto left = builder.table<std::string, std::string>("left");
@@ -65,14 +77,7 @@ TEST(TableTableJoin, InnerJoinBothSidesTriggerAndDeletesOfEitherSideRetract) {
 }
 
 TEST(TableTableJoin, ANullKeyedRecordOnEitherSideJoinsNothing) {
-  StreamsBuilder builder;
-  auto left = builder.table<std::string, std::string>("left");
-  auto right = builder.table<std::string, std::string>("right");
-  left.outer_join(right, [](const std::optional<std::string>& l,
-                            const std::optional<std::string>& r) { return opt(l) + "+" + opt(r); })
-      .to_stream()
-      .to("out");
-  App run(build(builder));
+  App run(outer_joined());
   run.left.pipe_input("a", "l1", Timestamp(1));
   run.left.pipe_value("l0", Timestamp(2));  // read as the empty key, each would emit a row
   run.right.pipe_value("r0", Timestamp(3));
@@ -130,14 +135,7 @@ TEST(TableTableJoin, LeftJoinKeepsEveryLeftKeyAndRightDeletesFallBackToNothing) 
 }
 
 TEST(TableTableJoin, OuterJoinKeepsEveryKeyOfEitherSide) {
-  StreamsBuilder builder;
-  auto left = builder.table<std::string, std::string>("left");
-  auto right = builder.table<std::string, std::string>("right");
-  left.outer_join(right, [](const std::optional<std::string>& l,
-                            const std::optional<std::string>& r) { return opt(l) + "+" + opt(r); })
-      .to_stream()
-      .to("out");
-  App run(build(builder));
+  App run(outer_joined());
   run.right.pipe_input("a", "r1", Timestamp(1));
   run.left.pipe_input("a", "l1", Timestamp(2));
   run.left.pipe_input("a", std::nullopt, Timestamp(3));

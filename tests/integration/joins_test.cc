@@ -15,11 +15,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Clicks enriched with the user's profile; profiles are written before the clicks.
-Topology enrichment() {
-  StreamsBuilder builder;
+// `clicks` of `builder` left-joined with the table "profiles" as "<click> by <profile, or ?>",
+// into "out".
+template <class K>
+Topology enriched(StreamsBuilder& builder, const KStream<K, std::string>& clicks) {
   auto profiles = builder.table<std::string, std::string>("profiles", {}, {.name = "profiles"});
-  builder.stream<std::string, std::string>("clicks")
+  clicks
       .left_join(profiles,
                  [](const std::string& click, const std::optional<std::string>& profile) {
                    return click + " by " + profile.value_or("?");
@@ -27,6 +28,12 @@ Topology enrichment() {
                  {.name = "enrich"})
       .to("out");
   return std::move(*builder.build());
+}
+
+// Clicks enriched with the user's profile; profiles are written before the clicks.
+Topology enrichment() {
+  StreamsBuilder builder;
+  return enriched(builder, builder.stream<std::string, std::string>("clicks"));
 }
 
 std::vector<std::pair<std::string, std::string>> profiles() {
@@ -129,20 +136,13 @@ TEST_F(JoinsTest, EachClickIsEnrichedAsOfItsTimeWhenTheTableIsReadBehindTheStrea
 // anonymous click) and enriched with the user's profile.
 Topology enrichment_by_optional_user() {
   StreamsBuilder builder;
-  auto profiles = builder.table<std::string, std::string>("profiles", {}, {.name = "profiles"});
-  builder.stream<std::string, std::string>("clicks")
-      .select_key([](const std::string&, const std::string& click) -> std::optional<std::string> {
-        const auto colon = click.find(':');
-        if (colon == std::string::npos) return std::nullopt;
-        return click.substr(0, colon);
-      })
-      .left_join(profiles,
-                 [](const std::string& click, const std::optional<std::string>& profile) {
-                   return click + " by " + profile.value_or("?");
-                 },
-                 {.name = "enrich"})
-      .to("out");
-  return std::move(*builder.build());
+  return enriched(
+      builder, builder.stream<std::string, std::string>("clicks").select_key(
+                   [](const std::string&, const std::string& click) -> std::optional<std::string> {
+                     const auto colon = click.find(':');
+                     if (colon == std::string::npos) return std::nullopt;
+                     return click.substr(0, colon);
+                   }));
 }
 
 TEST_F(JoinsTest, AStreamReKeyedToOptionalKeysMeetsItsTableRowsAndKeepsNullKeys) {

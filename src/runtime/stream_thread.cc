@@ -353,7 +353,9 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     for (const auto& [partition, offset] : it->second->consumed()) {
       committed_.erase({partition.first, Partition(partition.second)});
     }
-    full_.erase(tp);
+    for (const auto& [partition, count] : it->second->buffered_per_input()) {
+      full_.erase({partition.first, Partition(partition.second)});
+    }
     if (restoring_.erase(it->first) > 0) {
       if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
     }

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_log.h"
 #include "brook/kstream.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -105,8 +106,7 @@ class Data {
     (void)producer->flush();
   }
   std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return std::move(*brook::internal::open_embedded_log(
-        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+    return brook::bench::open_log(dir_);
   }
 
   BenchDir dir_;

@@ -34,6 +34,7 @@
 #include <string_view>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_log.h"
 #include "brook/kstream.h"
 #include "brook/restore_listener.h"
 #include "brook/streams.h"
@@ -82,8 +83,7 @@ class Data {
   }
   const fs::path& dir() const { return dir_.path(); }
   std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return std::move(*brook::internal::open_embedded_log(
-        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+    return brook::bench::open_log(dir_);
   }
 
  private:
@@ -186,7 +186,7 @@ double feed(bool from_log, Put put, EndBatch end_batch) {
     }
     return seconds_since(start);
   }
-  auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
+  auto log = Data::get().open();
   auto consumer = std::move(*log->make_consumer({.max_poll_records = kBatch}));
   (void)consumer->assign({{kChangelog, brook::Partition(0)}});
   const auto start = Clock::now();

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_log.h"
 #include "brook/kstream.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -88,11 +89,13 @@ class Data {
     return data;
   }
   const fs::path& dir() const { return dir_.path(); }
+  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
+    return brook::bench::open_log(dir_);
+  }
 
  private:
   Data() : dir_("ssjoin-bench") {
-    auto log = std::move(*brook::internal::open_embedded_log(
-        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+    auto log = brook::bench::open_log(dir_);
     (void)log->admin().create_topic({"left", 1});
     (void)log->admin().create_topic({"right", 1});
     auto producer = std::move(*log->make_producer({}));
@@ -112,12 +115,8 @@ class Data {
   BenchDir dir_;
 };
 
-std::unique_ptr<brook::internal::EmbeddedLog> open_log() {
-  return std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
-}
-
 std::int64_t count_records(const std::string& topic) {
-  auto log = open_log();
+  auto log = Data::get().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{topic, brook::Partition(0)}});
   std::int64_t n = 0;
@@ -129,7 +128,7 @@ std::int64_t count_records(const std::string& topic) {
 }
 
 void recreate(const std::string& topic) {
-  auto log = open_log();
+  auto log = Data::get().open();
   (void)log->admin().delete_topic(topic);
   (void)log->admin().create_topic({topic, 1});
 }
@@ -182,7 +181,7 @@ void BM_BaselineStreamStreamJoin(benchmark::State& state) {
   const std::int64_t expected = expected_pairs();
   for (auto _ : state) {
     recreate("out-baseline");
-    auto log = open_log();
+    auto log = Data::get().open();
     const auto start = brook::bench::Clock::now();
     auto left = std::move(*log->make_consumer({}));
     auto right = std::move(*log->make_consumer({}));

@@ -26,6 +26,7 @@
 #include <unordered_map>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_log.h"
 #include "brook/kstream.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -69,8 +70,7 @@ class Data {
   }
   const fs::path& dir() const { return dir_.path(); }
   std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return std::move(*brook::internal::open_embedded_log(
-        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+    return brook::bench::open_log(dir_);
   }
 
  private:

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_log.h"
 #include "brook/kstream.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
@@ -88,11 +89,13 @@ class Data {
     return data;
   }
   const fs::path& dir() const { return dir_.path(); }
+  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
+    return brook::bench::open_log(dir_);
+  }
 
  private:
   Data() : dir_("window-bench") {
-    auto log = std::move(*brook::internal::open_embedded_log(
-        {.data_dir = dir(), .maintenance_interval = std::chrono::milliseconds(0)}));
+    auto log = brook::bench::open_log(dir_);
     (void)log->admin().create_topic({"in", 1});
     auto producer = std::move(*log->make_producer({}));
     const std::string value(16, 'v');
@@ -112,7 +115,7 @@ class Data {
 // windows' final results, as a compacted topic keeps them. The store only keeps the windows
 // its retention needs.
 std::unordered_map<std::string, std::int64_t> newest_results() {
-  auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
+  auto log = Data::get().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{"out", brook::Partition(0)}});
   const brook::TimeWindowedSerde<std::string> keys(std::make_shared<brook::StringSerde>(),
@@ -134,7 +137,7 @@ std::unordered_map<std::string, std::int64_t> newest_results() {
 // A fresh application over the data dir: new application id, topic "out", no state.
 std::unique_ptr<brook::Streams> make_app(brook::StreamsBuilder& builder) {
   const std::string id = "window-count-" + std::to_string(brook::bench::next_run());
-  auto log = std::move(*brook::internal::open_embedded_log({.data_dir = Data::get().dir()}));
+  auto log = Data::get().open();
   (void)log->admin().delete_topic("out");
   (void)log->admin().create_topic({"out", 1});
   log.reset();

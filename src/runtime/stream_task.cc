@@ -84,7 +84,7 @@ Status StreamTask::init() {
     }
   }
   if (config_.input_wait) {  // the partitions to wait for, before any of their records
-    for (const auto& [topic, partition] : config_.input_wait->partitions) input(topic, partition);
+    for (const auto& tp : config_.input_wait->partitions) input(tp.topic, tp.partition.value());
   }
   initialised_ = true;
   return {};
@@ -96,6 +96,7 @@ StreamTask::Inputs::value_type& StreamTask::input(const std::string& topic,
   if (fresh) {
     auto source = graph_.sources_by_topic.find(topic);
     it->second.source = source == graph_.sources_by_topic.end() ? nullptr : source->second;
+    it->second.partition = {topic, Partition(partition)};
   }
   return *it;
 }
@@ -118,12 +119,12 @@ std::map<std::pair<std::string, std::int32_t>, std::size_t> StreamTask::buffered
 
 bool StreamTask::inputs_ready() {
   bool enforced = false;
-  for (auto& [partition, input] : inputs_) {
+  for (auto& [name, input] : inputs_) {
     if (!input.records.empty()) {
       input.idle_deadline.reset();
       continue;
     }
-    const auto lag = config_.input_wait->lag(partition.first, partition.second);
+    const auto lag = config_.input_wait->lag(input.partition);
     if (!lag || *lag > 0) {  // its records are on their way
       input.idle_deadline.reset();
       return false;

@@ -37,10 +37,9 @@ class RecordCollector {
 // up to max_idle longer for new ones; after that it processes the others without it.
 struct InputWait {
   std::chrono::milliseconds max_idle{0};
-  // The task's input partitions, as (topic, partition).
-  std::vector<std::pair<std::string, std::int32_t>> partitions;
+  std::vector<TopicPartition> partitions;  // the task's input partitions
   // Records the log holds for a partition after what was handed to the task; nullopt: unknown.
-  std::function<std::optional<std::int64_t>(const std::string& topic, std::int32_t partition)> lag;
+  std::function<std::optional<std::int64_t>(const TopicPartition&)> lag;
 };
 
 struct TaskConfig {
@@ -148,6 +147,7 @@ class StreamTask final : public TaskContext {
     std::optional<Offset> consumed;
     Timestamp partition_time = Timestamp::min();
     std::optional<Timestamp> idle_deadline;
+    TopicPartition partition;  // its name, for InputWait::lag
   };
   using Inputs = std::map<std::pair<std::string, std::int32_t>, Input>;
   Inputs::value_type& input(const std::string& topic, std::int32_t partition);

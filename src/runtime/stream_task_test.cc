@@ -93,10 +93,10 @@ class WaitingTaskTest : public StreamTaskTest {
         TaskConfig{.application_id = "app",
                    .clock = [this] { return now_; },
                    .input_wait = InputWait{.max_idle = max_idle,
-                                           .partitions = {{"a", 3}, {"b", 3}},
+                                           .partitions = {{"a", Partition(3)}, {"b", Partition(3)}},
                                            .lag =
-                                               [this](const std::string& topic, std::int32_t) {
-                                                 auto it = lag_.find(topic);
+                                               [this](const TopicPartition& tp) {
+                                                 auto it = lag_.find(tp.topic);
                                                  return it == lag_.end()
                                                             ? std::nullopt
                                                             : std::optional<std::int64_t>(

@@ -313,12 +313,9 @@ std::vector<TopicPartition> StreamThread::inputs_of(TaskId task) const {
 
 std::optional<InputWait> StreamThread::input_wait(const std::vector<TopicPartition>& inputs) const {
   if (!config_.max_task_idle || inputs.size() < 2) return std::nullopt;
-  InputWait wait{.max_idle = *config_.max_task_idle,
-                 .lag = [this](const std::string& topic, std::int32_t partition) {
-                   return consumer_->lag({topic, Partition(partition)});
-                 }};
-  for (const auto& tp : inputs) wait.partitions.emplace_back(tp.topic, tp.partition.value());
-  return wait;
+  return InputWait{.max_idle = *config_.max_task_idle,
+                   .partitions = inputs,
+                   .lag = [this](const TopicPartition& tp) { return consumer_->lag(tp); }};
 }
 
 void StreamThread::close_tasks() {

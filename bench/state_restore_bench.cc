@@ -148,7 +148,7 @@ void run_brook(benchmark::State& state, brook::StoreType type) {
     auto listener = std::make_shared<TimingListener>();
     app.set_restore_listener(listener);
     if (auto s = app.start(); !s.ok()) return state.SkipWithError(s.to_string().c_str());
-    if (!app.wait_for_state(brook::Streams::State::kRunning, 1h)) {
+    if (!app.wait_for_state(brook::Streams::State::kRunning, 1h).ok()) {
       return state.SkipWithError("the app did not reach RUNNING");
     }
     if (listener->restored() != kRecords) {

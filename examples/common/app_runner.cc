@@ -1,9 +1,7 @@
 #include "app_runner.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string_view>
-#include <thread>
 
 namespace examples {
 namespace {
@@ -35,21 +33,6 @@ const char* config_key_of(std::string_view arg) {
   return nullptr;
 }
 
-// Runs until the application has processed and committed everything in its input topics.
-int run_until_idle(brook::Streams& app) {
-  if (auto s = app.start(); !s.ok()) return brook::report(s);
-  while (true) {
-    if (app.state() == brook::Streams::State::kError) break;
-    auto lag = app.lag();
-    if (!lag) return brook::report(lag.error());
-    if (*lag == 0) break;
-    // The lag is read from committed offsets: poll it at the commit cadence.
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  auto status = app.close();
-  return status.ok() ? 0 : brook::report(status);
-}
-
 }  // namespace
 
 int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
@@ -76,7 +59,12 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
   // Idle is judged from committed offsets: commit often enough to notice it promptly.
   if (until_idle) config.emplace("commit.interval.ms", "100");
   brook::Streams app(topology, config);
-  const int code = until_idle ? run_until_idle(app) : app.run_until_signal();
+  int code = 0;
+  if (!until_idle) {
+    code = app.run_until_signal();
+  } else if (auto s = app.run_until_idle(); !s.ok()) {
+    code = brook::report(s);
+  }
   if (after_run) after_run(app);
   return code;
 }

@@ -5,10 +5,18 @@
 //
 // A view covers the store's tasks on this instance. get() asks the task that owns the key's
 // partition (by the default partitioner over the serialised key, as the input was written).
-// Each call returns a Status instead of an answer when it cannot give a correct one: the
-// task is still restoring (kFailedPrecondition, with its progress), the key's partition is
-// not on this instance (kNotFound), or the store failed. Reads see every write the task made,
-// including those still in the record cache. Stores of tables and aggregations hold
+// Each call returns a Status instead of an answer whenever the answer could be wrong or
+// incomplete, never a partial answer:
+//   kUnavailable         retry later: the key's task is restoring (with its progress) or just
+//                        migrated; the application is REBALANCING, so the key's partition may
+//                        be on its way here or a call over all local tasks (range(), all(),
+//                        approximate_num_entries(), fetch_all()) could miss some; or tasks
+//                        moved while such a call read them
+//   kNotFound            the application is RUNNING and the key's partition is on another
+//                        instance
+//   kFailedPrecondition  the application is not running (not started, stopped, failed)
+// or the store's own error. Reads see every write the task made, including those still in the
+// record cache. Stores of tables and aggregations hold
 // ValueAndTimestamp<V>: query them as <K, V> (timestamps dropped) or <K, ValueAndTimestamp<V>>.
 //
 // Window and session stores (of windowed aggregations) have their own views, from

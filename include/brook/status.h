@@ -22,6 +22,8 @@ enum class StatusCode {
   kInternal,            // a bug in Brook
   kTaskMigrated,        // the task's partitions moved to another instance (or its producer was
                         // fenced): its uncommitted work is dropped and the group rejoined
+  kUnavailable,         // no correct answer right now (a rebalance, a restoration): retry later
+  kDeadlineExceeded,    // a wait ended before what it waited for happened
 };
 
 // Returns the name of a code, e.g. "InvalidArgument".
@@ -45,6 +47,10 @@ class [[nodiscard]] Status {
   }
   static Status internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
   static Status task_migrated(std::string m) { return {StatusCode::kTaskMigrated, std::move(m)}; }
+  static Status unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+  static Status deadline_exceeded(std::string m) {
+    return {StatusCode::kDeadlineExceeded, std::move(m)};
+  }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -78,11 +78,28 @@ class Streams {
   // start(), then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the
   // process exit code: 0 after a clean shutdown, 1 after an error (printed to stderr).
   int run_until_signal();
+  // Runs until every record in the input topics (repartition topics too) is processed and
+  // committed (lag() == 0), then close()s: for batch jobs, reprocessing, demos and tests.
+  // start()s first unless started. Returns the error that stopped the application, if one
+  // did, else kDeadlineExceeded if it had not caught up within `timeout` (it is closed all the
+  // same), else close()'s status. Warns on stderr about source topics that hold no records
+  // (empty, or emptied by retention), so an input that expired does not go unnoticed. The
+  // commit interval sets how soon the end is seen: a batch job wants a short one.
+  Status run_until_idle(std::chrono::milliseconds timeout = std::chrono::hours(24));
+  // Deletes this instance's local state (its stores under state.dir/<application.id>), as
+  // Kafka Streams' cleanUp(): the next start() restores every store from its changelog.
+  // Only before start() or after close() (kFailedPrecondition otherwise), and not while
+  // another process runs the application on the same state dir (kFailedPrecondition naming
+  // its pid: a started application locks state.dir/<application.id>). The log and its topics
+  // are untouched.
+  Status cleanup();
 
   State state() const;
   void set_state_listener(StateListener listener);
-  // Waits until state() == `state`; false on timeout.
-  bool wait_for_state(State state, std::chrono::milliseconds timeout) const;
+  // Waits until state() == `state`: ok once it is. Returns at once when the application can no
+  // longer get there (the transitions above): the error that stopped it in ERROR, else
+  // kFailedPrecondition; kDeadlineExceeded after `timeout`.
+  Status wait_for_state(State state, std::chrono::milliseconds timeout) const;
 
   // Told about every store restoration. Call before start().
   void set_restore_listener(std::shared_ptr<StateRestoreListener> listener);

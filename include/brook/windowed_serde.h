@@ -8,6 +8,11 @@
 // serde with an unknown size, written as 0: its end reads as the start (an empty window), so
 // give the size (or use SessionWindowedSerde for session windows) where the end matters.
 // Malformed bytes (too short) give kCorruption naming the serde. Immutable, thread-safe.
+//
+// Both derive from WindowedSerde<K>, which says where the key ends within the bytes: a sink
+// writing windowed keys partitions each record by the serialised key alone, as Kafka Streams'
+// WindowedStreamPartitioner does, so all windows of a key share the key's partition. A sink
+// given a Serde<Windowed<K>> of another kind partitions by all of its bytes.
 #pragma once
 
 #include <chrono>
@@ -34,7 +39,14 @@ inline Timestamp parse_timestamp(std::string_view bytes) {
 }  // namespace internal
 
 template <class K>
-class TimeWindowedSerde final : public Serde<Windowed<K>> {
+class WindowedSerde : public Serde<Windowed<K>> {
+ public:
+  // The serialised key within `bytes`, a windowed key this serde serialised.
+  virtual std::string_view base_key(std::string_view bytes) const = 0;
+};
+
+template <class K>
+class TimeWindowedSerde final : public WindowedSerde<K> {
  public:
   // `inner` (not null) writes the key; `window_size` gives the end read back.
   TimeWindowedSerde(SerdePtr<K> inner, std::chrono::milliseconds window_size)
@@ -44,6 +56,9 @@ class TimeWindowedSerde final : public Serde<Windowed<K>> {
 
   std::string_view name() const override { return name_; }
   std::chrono::milliseconds window_size() const { return window_size_; }
+  std::string_view base_key(std::string_view bytes) const override {
+    return bytes.substr(0, bytes.size() - 8);
+  }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
     auto key = inner_->serialize(w.key);
@@ -69,12 +84,15 @@ class TimeWindowedSerde final : public Serde<Windowed<K>> {
 };
 
 template <class K>
-class SessionWindowedSerde final : public Serde<Windowed<K>> {
+class SessionWindowedSerde final : public WindowedSerde<K> {
  public:
   explicit SessionWindowedSerde(SerdePtr<K> inner)
       : inner_(std::move(inner)), name_("session-windowed " + std::string(inner_->name())) {}
 
   std::string_view name() const override { return name_; }
+  std::string_view base_key(std::string_view bytes) const override {
+    return bytes.substr(0, bytes.size() - 16);
+  }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
     auto key = inner_->serialize(w.key);

@@ -5,7 +5,7 @@
 BROOK_APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev
+  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev
   kcat maven openjdk-17-jdk-headless
   clang-format-16 clang-tidy-16
 )

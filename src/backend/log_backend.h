@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "brook/internal/partitioner.h"  // IWYU pragma: export
 #include "brook/record.h"
 #include "brook/status.h"
 
@@ -93,6 +94,9 @@ class Producer {
   // the Java client) and null keys to a partition chosen round-robin. kNotFound for an unknown
   // topic. Errors of the write itself may surface here or from flush().
   virtual Status send(ProducerRecord record) = 0;
+  // The number of partitions of `topic` (cached after the first call), for callers that choose
+  // a record's partition themselves; kNotFound for an unknown topic.
+  virtual Result<std::int32_t> partitions(const std::string& topic) = 0;
   // Returns once every record sent so far is acknowledged (durable by the backend's rules).
   virtual Status flush() = 0;
   // Gets the records sent so far on their way without waiting for acknowledgements (the
@@ -178,9 +182,5 @@ class LogBackend {
   virtual Result<std::unique_ptr<Producer>> make_producer(const ProducerConfig& config) = 0;
   virtual Result<std::unique_ptr<Consumer>> make_consumer(const ConsumerConfig& config) = 0;
 };
-
-// murmur2 of `key` as the Java client computes it (Utils.murmur2), and the partition it picks.
-std::int32_t murmur2(std::string_view key);
-Partition partition_for_key(std::string_view key, std::int32_t partitions);
 
 }  // namespace brook::internal

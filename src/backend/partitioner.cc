@@ -1,6 +1,4 @@
-#include <cstring>
-
-#include "backend/log_backend.h"
+#include "brook/internal/partitioner.h"
 
 namespace brook::internal {
 

@@ -39,6 +39,26 @@ TEST(KGroupedStream, CountsPerKeyAndEmitsEveryUpdateWhenTheDriverCommitsEachReco
   EXPECT_EQ(store.get("a")->value, 2);
 }
 
+TEST(KGroupedStream, EachUpdateCarriesTheHeadersOfTheRecordThatCausedIt) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("words")
+      .group_by_key()
+      .count({.name = "counts"})
+      .to_stream()
+      .to("counts-out");
+  TopologyTestDriver driver(build(builder));
+  auto in = driver.create_input_topic<std::string, std::string>("words");
+  in.pipe_input("a", "x", Timestamp(1), Headers{{"trace", "t1"}});
+  in.pipe_input("a", "y", Timestamp(2), Headers{{"trace", "t2"}, {"flag", std::nullopt}});
+  in.pipe_input("b", "z", Timestamp(3));
+  auto out = driver.create_output_topic<std::string, std::optional<std::int64_t>>("counts-out");
+  auto records = out.read_records_to_list();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].headers, (Headers{{"trace", "t1"}}));
+  EXPECT_EQ(records[1].headers, (Headers{{"trace", "t2"}, {"flag", std::nullopt}}));
+  EXPECT_TRUE(records[2].headers.empty());
+}
+
 TEST(KGroupedStream, GroupByRekeysThroughARepartitionTopic) {
   StreamsBuilder builder;
   builder.stream<std::string, std::string>("lines")

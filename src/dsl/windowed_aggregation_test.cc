@@ -236,6 +236,48 @@ TEST(Suppress, UntilWindowClosesEmitsEachWindowOnceWhenItCloses) {
   EXPECT_THAT(run.results(), ElementsAre(Result{"a@10/20", 3}));
 }
 
+// The header "n" of each record read from "out", by key.
+std::vector<std::string> header_n(App& run) {
+  std::vector<std::string> out;
+  for (const auto& r : run.out.read_records_to_list()) {
+    const Header* n = r.headers.last("n");
+    out.push_back(r.key + "=" + (n && n->value ? *n->value : "-"));
+  }
+  return out;
+}
+
+TEST(TimeWindows, EachResultCarriesTheHeadersOfTheRecordThatUpdatedIt) {
+  StreamsBuilder builder;
+  write(grouped(builder).windowed_by(TimeWindows::of_size_with_no_grace(10ms)).count());
+  App run(builder);
+  run.in.pipe_input("a", "v", Timestamp(1), Headers{{"n", "1"}});
+  run.in.pipe_input("a", "v", Timestamp(2), Headers{{"n", "2"}});
+  run.in.pipe_input("b", "v", Timestamp(3));
+  EXPECT_THAT(header_n(run), ElementsAre("a@0/10=1", "a@0/10=2", "b@0/10=-"));
+}
+
+TEST(Suppress, AFinalResultCarriesTheHeadersOfItsLatestUpdate) {
+  StreamsBuilder builder;
+  write(grouped(builder)
+            .windowed_by(TimeWindows::of_size_with_no_grace(10ms))
+            .count()
+            .suppress(Suppressed::until_window_closes()));
+  App run(builder);
+  run.in.pipe_input("a", "v", Timestamp(1), Headers{{"n", "1"}});
+  run.in.pipe_input("a", "v", Timestamp(2), Headers{{"n", "2"}});
+  run.in.pipe_input("b", "v", Timestamp(10), Headers{{"n", "3"}});
+  EXPECT_THAT(header_n(run), ElementsAre("a@0/10=2"));
+}
+
+TEST(SessionWindows, AMergedSessionCarriesTheHeadersOfTheRecordThatMergedIt) {
+  StreamsBuilder builder;
+  write(grouped(builder).windowed_by(SessionWindows::of_inactivity_gap_with_no_grace(5ms)).count());
+  App run(builder);
+  run.in.pipe_input("a", "v", Timestamp(1), Headers{{"n", "1"}});
+  run.in.pipe_input("a", "v", Timestamp(4), Headers{{"n", "2"}});
+  EXPECT_THAT(header_n(run), ElementsAre("a@1/1=1", "a@1/1=2", "a@1/4=2"));
+}
+
 TEST(Suppress, EmitOnWindowCloseGivesFinalResultsOnly) {
   StreamsBuilder builder;
   write(grouped(builder)

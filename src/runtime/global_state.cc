@@ -235,6 +235,10 @@ void GlobalStateUpdater::send(ProducerRecord&&) {
   throw std::invalid_argument("a global store's nodes cannot write to topics");
 }
 
+Result<std::int32_t> GlobalStateUpdater::partitions(const std::string&) {
+  throw std::invalid_argument("a global store's nodes cannot write to topics");
+}
+
 StoreAccess GlobalStateUpdater::state_store(std::string_view node, std::string_view store) {
   auto local = stores_.find(store);
   const bool connected =

@@ -62,6 +62,9 @@ class GlobalStreamThread final : public RecordCollector {
 
   // RecordCollector: dead-lettered records.
   void send(ProducerRecord&& record) override;
+  Result<std::int32_t> partitions(const std::string& topic) override {
+    return producer_->partitions(topic);
+  }
 
  private:
   void run();

@@ -5,72 +5,82 @@
 namespace brook::internal {
 
 LocalStore::LocalStore(const StoreSpec& spec, TaskId task, StoreStack stack,
-                       std::optional<TopicPartition> changelog)
-    : spec_(spec), task_(task), changelog_(std::move(changelog)), stack_(std::move(stack)) {}
+                       std::optional<TopicPartition> changelog,
+                       std::shared_ptr<std::recursive_mutex> lock)
+    : spec_(spec),
+      task_(task),
+      changelog_(std::move(changelog)),
+      mutex_(lock ? std::move(lock) : std::make_shared<std::recursive_mutex>()),
+      stack_(std::move(stack)) {}
 
 Result<std::optional<std::string>> LocalStore::get(std::string_view key) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->get(key);
 }
 
 Status LocalStore::put(std::string_view key, std::optional<std::string_view> value) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   written_ = true;
   return stack_.top->put(key, value);
 }
 
 Status LocalStore::scan(const KeyRange& range, const ScanVisitor& visit) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->scan(range, visit);
 }
 
 Result<std::int64_t> LocalStore::approximate_count() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->approximate_count();
 }
 
 Status LocalStore::flush() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->flush();
 }
 
 Status LocalStore::commit(std::optional<Offset> changelog_next) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->commit(changelog_next);
 }
 
 std::optional<Offset> LocalStore::committed_offset() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->committed_offset();
 }
 
 Status LocalStore::commit_positions(const std::map<std::int32_t, Offset>& next) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->commit_positions(next);
 }
 
 std::map<std::int32_t, Offset> LocalStore::committed_positions() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->committed_positions();
 }
 
 bool LocalStore::persistent() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->persistent();
 }
 
 bool LocalStore::set_flush_listener(CacheFlushListener listener) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.top->set_flush_listener(std::move(listener));
 }
 
+void LocalStore::set_record_headers(const Headers* headers) {
+  std::lock_guard lock(*mutex_);
+  stack_.top->set_record_headers(headers);
+}
+
 bool LocalStore::take_written() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return std::exchange(written_, false);
 }
 
 void LocalStore::start_restoring(std::int64_t total) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   phase_ = Phase::kRestoring;
   restored_ = 0;
   to_restore_ = total;
@@ -78,41 +88,41 @@ void LocalStore::start_restoring(std::int64_t total) {
 
 Status LocalStore::restore(const ConsumerRecord& record) {
   if (!record.key) return {};  // a changelog record always has a key; skip anything else
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   ++restored_;
   if (!record.value) return stack_.bottom->restore(*record.key, std::nullopt);
   return stack_.bottom->restore(*record.key, std::string_view(*record.value));
 }
 
 Status LocalStore::finish_restore_batch(Offset next) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return stack_.bottom->commit(next);
 }
 
 void LocalStore::activate() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   phase_ = Phase::kActive;
 }
 
 std::int64_t LocalStore::restored() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   return restored_;
 }
 
 Status LocalStore::unavailable() const {
   if (phase_ == Phase::kRestoring) {
-    return Status::failed_precondition(
+    return Status::unavailable(
         fmt::format("store {} of task {} is restoring ({} of about {} changelog records so far); "
                     "query again when it is done",
                     spec_.name, task_.to_string(), restored_, to_restore_));
   }
-  return Status::failed_precondition(
+  return Status::unavailable(
       fmt::format("store {} of task {} is closed: the task migrated or the application stopped",
                   spec_.name, task_.to_string()));
 }
 
 void LocalStore::close() {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(*mutex_);
   phase_ = Phase::kClosed;
   stack_.top.reset();
   stack_.bottom = nullptr;

@@ -1,10 +1,12 @@
 // LocalStore: one store of one task as the rest of the application sees it. It is the top
 // of the store's decorator stack: it serialises every call with a lock (interactive queries
 // read from other threads), notes whether the task wrote since the last commit, and tracks
-// the store's phase and restoration progress.
+// the store's phase and restoration progress. The stores of one stream thread share one lock,
+// as they share its record cache (an eviction for one store may drop another's entries).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -19,9 +21,11 @@ class LocalStore final : public KeyValueBytesStore {
  public:
   enum class Phase { kRestoring, kActive, kClosed };
 
-  // `changelog`: the partition that logs this store, if it has one.
+  // `changelog`: the partition that logs this store, if it has one. `lock`: the lock shared
+  // with the other stores of the same record cache; null: a lock of its own.
   LocalStore(const StoreSpec& spec, TaskId task, StoreStack stack,
-             std::optional<TopicPartition> changelog);
+             std::optional<TopicPartition> changelog,
+             std::shared_ptr<std::recursive_mutex> lock = nullptr);
 
   const StoreSpec& spec() const { return spec_; }
   TaskId task() const { return task_; }
@@ -40,6 +44,7 @@ class LocalStore final : public KeyValueBytesStore {
   std::map<std::int32_t, Offset> committed_positions() const override;
   bool persistent() const override;
   bool set_flush_listener(CacheFlushListener listener) override;
+  void set_record_headers(const Headers* headers) override;
 
   // True (and reset) if anything was written since the last call.
   bool take_written();
@@ -53,10 +58,11 @@ class LocalStore final : public KeyValueBytesStore {
   std::int64_t restored() const;
 
   // For interactive queries from other threads: `fn(store)` under the lock if the store is
-  // active; otherwise kFailedPrecondition saying why it cannot answer.
+  // active; otherwise kUnavailable saying why it cannot answer (restoring, with its progress;
+  // closed: the task migrated).
   template <class Fn>
   auto query(Fn fn) -> decltype(fn(std::declval<KeyValueBytesStore&>())) {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(*mutex_);
     if (phase_ != Phase::kActive) return error(unavailable());
     return fn(*stack_.top);
   }
@@ -71,7 +77,8 @@ class LocalStore final : public KeyValueBytesStore {
   const StoreSpec& spec_;
   TaskId task_;
   std::optional<TopicPartition> changelog_;
-  mutable std::recursive_mutex mutex_;  // a cache flush may come back in through a listener
+  // Recursive: a cache flush may come back in through a listener.
+  std::shared_ptr<std::recursive_mutex> mutex_;
   StoreStack stack_;
   Phase phase_ = Phase::kActive;
   bool written_ = false;

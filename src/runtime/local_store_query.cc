@@ -6,15 +6,19 @@ namespace brook::internal {
 
 Result<std::shared_ptr<LocalStore>> LocalStoreQuery::owner(std::string_view partition_key) const {
   const Partition partition = partition_for_key(partition_key, partitions_);
-  auto stores = registry_.find(spec_.name);
-  auto it = stores.find(partition.value());
-  if (it == stores.end()) {
-    return error(Status::not_found(
-        fmt::format("store {}: the key's partition {} is not on this instance (its task runs on "
-                    "another instance, or is being reassigned)",
-                    spec_.name, partition.value())));
+  auto snapshot = registry_.find(spec_.name);
+  auto it = snapshot.stores.find(partition.value());
+  if (it != snapshot.stores.end()) return it->second;
+  if (!spec_.global && !snapshot.complete.ok()) {
+    return error(
+        Status(snapshot.complete.code(),
+               fmt::format("store {}: the key's partition {} is not on this instance now: {}",
+                           spec_.name, partition.value(), snapshot.complete.message())));
   }
-  return it->second;
+  return error(Status::not_found(
+      fmt::format("store {}: the key's partition {} is not on this instance (its task runs on "
+                  "another instance)",
+                  spec_.name, partition.value())));
 }
 
 Result<std::optional<std::string>> LocalStoreQuery::get(std::string_view key) {
@@ -25,7 +29,7 @@ Result<std::optional<std::string>> LocalStoreQuery::get_keyed(std::string_view p
                                                               std::string_view key) {
   auto store = owner(partition_key);
   if (!store) return error(std::move(store.error()));
-  return (*store)->query([&](KeyValueBytesStore& s) { return s.get(key); });
+  return (*store)->query([&](KeyValueBytesStore& s) { return s.read(key); });
 }
 
 Status LocalStoreQuery::scan_keyed(std::string_view partition_key, const KeyRange& range,
@@ -42,30 +46,48 @@ Status LocalStoreQuery::scan_keyed(std::string_view partition_key, const KeyRang
 }
 
 Status LocalStoreQuery::scan(const KeyRange& range, const ScanVisitor& visit) {
-  bool stopped = false;
-  for (const auto& [partition, store] : registry_.find(spec_.name)) {
-    auto scanned = store->query([&](KeyValueBytesStore& s) -> Result<bool> {
-      auto status = s.scan(range, [&](std::string_view k, std::string_view v) {
-        stopped = !visit(k, v);
-        return !stopped;
-      });
-      if (!status.ok()) return error(std::move(status));
-      return true;
+  return over_all_tasks([&](KeyValueBytesStore& s) -> Result<bool> {
+    bool stopped = false;
+    auto status = s.scan(range, [&](std::string_view k, std::string_view v) {
+      stopped = !visit(k, v);
+      return !stopped;
     });
-    if (!scanned) return scanned.error();
-    if (stopped) break;
-  }
-  return {};
+    if (!status.ok()) return error(std::move(status));
+    return !stopped;
+  });
 }
 
 Result<std::int64_t> LocalStoreQuery::approximate_count() {
   std::int64_t total = 0;
-  for (const auto& [partition, store] : registry_.find(spec_.name)) {
-    auto count = store->query([](KeyValueBytesStore& s) { return s.approximate_count(); });
+  auto counted = over_all_tasks([&](KeyValueBytesStore& s) -> Result<bool> {
+    auto count = s.approximate_count();
     if (!count) return error(std::move(count.error()));
     total += *count;
-  }
+    return true;
+  });
+  if (!counted.ok()) return error(std::move(counted));
   return total;
+}
+
+Status LocalStoreQuery::over_all_tasks(const std::function<Result<bool>(KeyValueBytesStore&)>& fn) {
+  auto snapshot = registry_.find(spec_.name);
+  if (!spec_.global && !snapshot.complete.ok()) {
+    return Status(
+        snapshot.complete.code(),
+        fmt::format("store {}: an answer over this instance's tasks could be incomplete: {}",
+                    spec_.name, snapshot.complete.message()));
+  }
+  for (const auto& [partition, store] : snapshot.stores) {
+    auto more = store->query(fn);
+    if (!more) return more.error();
+    if (!*more) break;
+  }
+  if (!spec_.global && !registry_.unchanged_since(snapshot.version)) {
+    return Status::unavailable(fmt::format(
+        "store {}: its tasks moved while it was read (a rebalance started); query again",
+        spec_.name));
+  }
+  return {};
 }
 
 }  // namespace brook::internal

@@ -1,6 +1,11 @@
 // LocalStoreQuery: an interactive query over the instances of one store that run on this
 // application instance, found through the StoreRegistry on every call (tasks come and go).
+// An answer over every local task (scan, count) is refused unless the application is RUNNING
+// and no task came or went while it was read; a keyed answer needs the key's task to be here
+// and active. Global stores hold every partition: only their own phase matters.
 #pragma once
+
+#include <functional>
 
 #include "brook/internal/store_query.h"
 #include "runtime/store_registry.h"
@@ -23,8 +28,11 @@ class LocalStoreQuery final : public StoreQuery {
   Result<std::int64_t> approximate_count() override;
 
  private:
-  // The local store of the task owning `partition_key`'s partition, or kNotFound.
+  // The local store of the task owning `partition_key`'s partition; kNotFound if it runs on
+  // another instance, kUnavailable if that is not settled (the application rebalances).
   Result<std::shared_ptr<LocalStore>> owner(std::string_view partition_key) const;
+  // Calls `fn` on each local task's store, in partition order, until it returns false.
+  Status over_all_tasks(const std::function<Result<bool>(KeyValueBytesStore&)>& fn);
 
   const StoreSpec& spec_;
   std::int32_t partitions_;

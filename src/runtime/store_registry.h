@@ -1,7 +1,9 @@
 // StoreRegistry: the stores of every running task of one application instance, by name and
-// partition, for interactive queries. Thread-safe.
+// partition, for interactive queries, with what the application's state means for them.
+// Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,14 +15,31 @@ namespace brook::internal {
 
 class StoreRegistry {
  public:
+  // The local instances of one store at one moment.
+  struct Snapshot {
+    std::map<std::int32_t, std::shared_ptr<LocalStore>> stores;  // by partition
+    // Ok if this instance has all its tasks in place (the application is RUNNING), so an
+    // answer over every local task is complete; else why not (kUnavailable while it
+    // rebalances: retry).
+    Status complete;
+    std::uint64_t version;  // see unchanged_since()
+  };
+
   void add(std::shared_ptr<LocalStore> store);
   void remove(const LocalStore& store);
-  // The local instances of store `name`, by partition.
-  std::map<std::int32_t, std::shared_ptr<LocalStore>> find(std::string_view name) const;
+  // Called on every change of the application's state: ok while RUNNING, else what a query
+  // over all local tasks answers.
+  void set_complete(Status complete);
+  Snapshot find(std::string_view name) const;
+  // True if no store came or went and the application's state did not change since the
+  // snapshot `version` was taken: an answer read from that snapshot is still whole.
+  bool unchanged_since(std::uint64_t version) const;
 
  private:
   mutable std::mutex mutex_;
   std::map<std::string, std::map<std::int32_t, std::shared_ptr<LocalStore>>, std::less<>> stores_;
+  Status complete_ = Status::failed_precondition("the application has not started");
+  std::uint64_t version_ = 0;
 };
 
 }  // namespace brook::internal

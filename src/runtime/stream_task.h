@@ -29,6 +29,8 @@ class RecordCollector {
  public:
   virtual ~RecordCollector() = default;
   virtual void send(ProducerRecord&& record) = 0;
+  // The partition count of `topic`, for sinks that choose partitions themselves.
+  virtual Result<std::int32_t> partitions(const std::string& topic) = 0;
 };
 
 // How a task with several input partitions waits for one that has nothing buffered, so that
@@ -111,6 +113,9 @@ class StreamTask final : public TaskContext {
                        PunctuationType type, Punctuator punctuator) override;
   void drop_record(std::string_view node, std::string_view reason) override;
   void send(ProducerRecord&& record) override { collector_.send(std::move(record)); }
+  Result<std::int32_t> partitions(const std::string& topic) override {
+    return collector_.partitions(topic);
+  }
   StoreAccess state_store(std::string_view node, std::string_view store) override;
 
  private:

@@ -14,6 +14,7 @@ using ::testing::HasSubstr;
 struct Collected final : RecordCollector {
   std::vector<ProducerRecord> records;
   void send(ProducerRecord&& r) override { records.push_back(std::move(r)); }
+  Result<std::int32_t> partitions(const std::string&) override { return 1; }
   std::vector<std::string> values() const {
     std::vector<std::string> out;
     for (const auto& r : records) out.push_back(r.value.value_or("<null>"));

@@ -26,7 +26,8 @@ StreamThread::StreamThread(int index, const StreamsConfig& config,
     for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
   }
   for (const auto& topic : topology_->repartition_topics) repartition_topics_.insert(topic.name);
-  state_.cache = std::make_shared<CacheBudget>(config_.cache_max_bytes / config_.num_threads);
+  state_.cache = std::make_shared<RecordCache>(config_.cache_max_bytes / config_.num_threads);
+  state_.cache_lock = std::make_shared<std::recursive_mutex>();
 }
 
 StreamThread::~StreamThread() {
@@ -94,7 +95,9 @@ Status StreamThread::join() {
   return result_;
 }
 
-void StreamThread::set_phase(Phase phase) { on_phase_(index_, phase); }
+void StreamThread::set_phase(Phase phase) {
+  on_phase_(index_, phase, phase == Phase::kStopped ? result_ : Status());
+}
 
 void StreamThread::run() {
   set_phase(Phase::kStarting);

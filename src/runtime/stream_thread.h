@@ -23,8 +23,9 @@ namespace brook::internal {
 class StreamThread final : public RebalanceListener, public RecordCollector {
  public:
   enum class Phase { kStarting, kRebalancing, kRunning, kStopped };
-  // Called from the thread whenever its phase changes.
-  using PhaseListener = std::function<void(int index, Phase phase)>;
+  // Called from the thread whenever its phase changes; with kStopped, `error` is what stopped
+  // the thread (ok after request_stop()).
+  using PhaseListener = std::function<void(int index, Phase phase, const Status& error)>;
 
   // `state`: where the tasks keep their stores (the thread adds its own record cache).
   StreamThread(int index, const StreamsConfig& config, std::shared_ptr<const TopologyData> topology,
@@ -48,6 +49,9 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   void on_partitions_lost(const std::vector<TopicPartition>& partitions) override;
   // RecordCollector: sink output of this thread's tasks.
   void send(ProducerRecord&& record) override;
+  Result<std::int32_t> partitions(const std::string& topic) override {
+    return producer_->partitions(topic);
+  }
 
  private:
   void run();

@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "backend/embedded/dir_lock.h"
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
 #include "core/log.h"
@@ -57,9 +58,37 @@ constexpr std::pair<State, State> kTransitions[] = {
     {State::kError, State::kPendingShutdown},
 };
 
+// What an interactive query over all of this instance's tasks can expect in `state`.
+Status query_completeness(State state) {
+  switch (state) {
+    case State::kRunning: return {};
+    case State::kRebalancing:
+      return Status::unavailable(
+          "the application is REBALANCING (its tasks are being assigned to the instances or "
+          "restored); query again once it is RUNNING");
+    default:
+      return Status::failed_precondition(fmt::format("the application is {}", to_string(state)));
+  }
+}
+
 bool legal(State from, State to) {
   return std::find(std::begin(kTransitions), std::end(kTransitions), std::pair{from, to}) !=
          std::end(kTransitions);
+}
+
+// True if a sequence of legal transitions leads from `from` to `to` (or they are equal).
+bool reachable(State from, State to) {
+  std::set<State> seen{from};
+  std::vector<State> next{from};
+  while (!next.empty()) {
+    const State at = next.back();
+    next.pop_back();
+    if (at == to) return true;
+    for (const auto& [a, b] : kTransitions) {
+      if (a == at && seen.insert(b).second) next.push_back(b);
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -73,6 +102,7 @@ struct Streams::Impl {
   internal::StoreRegistry stores;
   std::shared_ptr<internal::RocksDbMemory> rocksdb_memory;
   std::shared_ptr<StateRestoreListener> restore_listener;
+  std::optional<internal::DirLock> state_lock;  // state.dir/<application.id>, while started
   std::unique_ptr<internal::LogBackend> backend;
   std::vector<std::unique_ptr<StreamThread>> threads;
   std::unique_ptr<internal::GlobalStreamThread> global;  // if the topology has global stores
@@ -106,6 +136,7 @@ struct Streams::Impl {
       state = to;
       notify = listener;
     }
+    stores.set_complete(query_completeness(to));
     log(internal::LogLevel::kInfo, "application {}: {} -> {}", config.application_id,
         to_string(from), to_string(to));
     state_changed.notify_all();
@@ -113,7 +144,19 @@ struct Streams::Impl {
     return true;
   }
 
-  void on_thread_phase(int index, StreamThread::Phase phase) {
+  // Remembers the first error that stopped the application (start(), a thread, the global
+  // thread); close() returns it.
+  void record_failure(const Status& error) {
+    std::lock_guard lock(mutex);
+    if (failure.ok()) failure = error;
+  }
+  Status first_failure() const {
+    std::lock_guard lock(mutex);
+    return failure;
+  }
+
+  void on_thread_phase(int index, StreamThread::Phase phase, const Status& error) {
+    if (!error.ok()) record_failure(error);
     bool all_running, any_stopped;
     {
       std::lock_guard lock(mutex);
@@ -131,6 +174,31 @@ struct Streams::Impl {
     } else if (phase == StreamThread::Phase::kRebalancing) {
       transition(State::kRebalancing);
     }
+  }
+
+  std::filesystem::path app_state_dir() const {
+    return std::filesystem::path(config.state_dir) / config.application_id;
+  }
+
+  // The source topics (repartition topics aside) whose partitions hold no record now.
+  Result<std::vector<std::string>> empty_source_topics() {
+    std::vector<std::string> empty;
+    auto& admin = backend->admin();
+    for (const auto& topic : topology.source_topics()) {
+      auto description = admin.describe_topic(topic);
+      if (!description) return error(description.error());
+      bool records = false;
+      for (std::int32_t p = 0; p < description->partitions && !records; ++p) {
+        const internal::TopicPartition tp{topic, Partition(p)};
+        auto start = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+        if (!start) return error(start.error());
+        auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+        if (!end) return error(end.error());
+        records = *end != *start;
+      }
+      if (!records) empty.push_back(topic);
+    }
+    return empty;
   }
 
   Status check_topics() {
@@ -363,13 +431,16 @@ Status Streams::start() {
     return Status::failed_precondition("Streams::start() may be called once, in CREATED");
   }
   auto fail = [this](Status s) {
-    impl_->failure = s;
+    impl_->record_failure(s);
     impl_->transition(State::kError);
     return s;
   };
   auto config = internal::parse_streams_config(impl_->raw_config);
   if (!config) return fail(config.error());
   impl_->config = std::move(*config);
+  auto state_lock = internal::DirLock::acquire(impl_->app_state_dir(), "state dir");
+  if (!state_lock) return fail(state_lock.error());
+  impl_->state_lock.emplace(std::move(*state_lock));
   auto backend = open_backend(impl_->config);
   if (!backend) return fail(backend.error());
   impl_->backend = std::move(*backend);
@@ -379,11 +450,10 @@ Status Streams::start() {
   if (auto s = impl_->create_internal_topics(); !s.ok()) return fail(s);
   impl_->rocksdb_memory =
       std::make_shared<internal::RocksDbMemory>(impl_->config.rocksdb_memory_bytes);
-  internal::StateConfig state{
-      .dir = std::filesystem::path(impl_->config.state_dir) / impl_->config.application_id,
-      .rocksdb_memory = impl_->rocksdb_memory,
-      .sync = impl_->config.fsync,
-      .registry = &impl_->stores};
+  internal::StateConfig state{.dir = impl_->app_state_dir(),
+                              .rocksdb_memory = impl_->rocksdb_memory,
+                              .sync = impl_->config.fsync,
+                              .registry = &impl_->stores};
 
   impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
   impl_->transition(State::kRebalancing);
@@ -392,8 +462,9 @@ Status Streams::start() {
   if (!impl_->resolved->global_subtopologies.empty()) {
     impl_->global = std::make_unique<internal::GlobalStreamThread>(
         impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
-        impl_->restore_listener, [impl = impl_.get()](const Status&) {
+        impl_->restore_listener, [impl = impl_.get()](const Status& error) {
           // Fatal for the instance: the stream threads stop with this error too.
+          impl->record_failure(error);
           impl->transition(State::kError);
         });
     if (auto s = impl_->global->start(); !s.ok()) {
@@ -401,7 +472,7 @@ Status Streams::start() {
         std::lock_guard lock(impl_->mutex);
         std::fill(impl_->phases.begin(), impl_->phases.end(), StreamThread::Phase::kStopped);
       }
-      impl_->failure = s;
+      impl_->record_failure(s);
       (void)close();
       return s;
     }
@@ -410,8 +481,9 @@ Status Streams::start() {
   for (int i = 0; i < impl_->config.num_threads; ++i) {
     impl_->threads.push_back(std::make_unique<StreamThread>(
         i, impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
-        impl_->restore_listener, [impl = impl_.get()](int index, StreamThread::Phase phase) {
-          impl->on_thread_phase(index, phase);
+        impl_->restore_listener,
+        [impl = impl_.get()](int index, StreamThread::Phase phase, const Status& error) {
+          impl->on_thread_phase(index, phase, error);
         }));
     if (impl_->global) impl_->threads.back()->set_global_gate(impl_->global->gate());
   }
@@ -430,7 +502,7 @@ Status Streams::start() {
 
 Status Streams::close(std::chrono::milliseconds timeout) {
   std::lock_guard closing(impl_->close_mutex);
-  if (state() == State::kNotRunning) return impl_->failure;
+  if (state() == State::kNotRunning) return impl_->first_failure();
   impl_->transition(State::kPendingShutdown);  // no-op when already shutting down
   for (auto& thread : impl_->threads) thread->request_stop();
   if (impl_->global) impl_->global->request_stop();
@@ -448,11 +520,11 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     }
   }
   for (auto& thread : impl_->threads) {
-    if (auto s = thread->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
+    if (auto s = thread->join(); !s.ok()) impl_->record_failure(s);
   }
   impl_->threads.clear();
   if (impl_->global) {  // after the tasks, which read its stores
-    if (auto s = impl_->global->join(); !s.ok() && impl_->failure.ok()) impl_->failure = s;
+    if (auto s = impl_->global->join(); !s.ok()) impl_->record_failure(s);
     impl_->global.reset();
   }
   {
@@ -460,8 +532,9 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     impl_->lag_reader.reset();
   }
   impl_->backend.reset();  // releases the data dir
+  impl_->state_lock.reset();
   impl_->transition(State::kNotRunning);
-  return impl_->failure;
+  return impl_->first_failure();
 }
 
 int Streams::run_until_signal() {
@@ -483,6 +556,78 @@ int Streams::run_until_signal() {
   return status.ok() ? 0 : report(status);
 }
 
+Status Streams::run_until_idle(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (state() == State::kCreated) {
+    if (auto s = start(); !s.ok()) return s;
+    auto empty = impl_->empty_source_topics();
+    if (!empty) {
+      Status closed = close();
+      return closed.ok() ? empty.error() : closed;
+    }
+    if (!empty->empty()) {
+      log(internal::LogLevel::kWarn,
+          "application {}: no records to process in topic(s) {}: empty, or retention deleted their "
+          "records",
+          impl_->config.application_id, fmt::join(*empty, ", "));
+    }
+  }
+  Status waited;
+  while (true) {
+    auto lag = this->lag();
+    if (!lag) {
+      waited = lag.error();
+      break;
+    }
+    if (*lag == 0) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      waited = Status::deadline_exceeded(
+          fmt::format("application {}: {} input records were still to be processed after {} ms",
+                      impl_->config.application_id, *lag, timeout.count()));
+      break;
+    }
+    // The lag moves with commits: look again shortly, at once if the application fails.
+    std::unique_lock lock(impl_->mutex);
+    if (impl_->state_changed.wait_for(lock, std::chrono::milliseconds(20),
+                                      [&] { return impl_->state == State::kError; })) {
+      break;
+    }
+  }
+  Status closed = close();
+  return closed.ok() ? waited : closed;
+}
+
+Status Streams::cleanup() {
+  const State now = state();
+  if (now != State::kCreated && now != State::kNotRunning) {
+    return Status::failed_precondition(fmt::format(
+        "cleanup() deletes the local state: call it before start() or after close() (the "
+        "application is {})",
+        to_string(now)));
+  }
+  auto config = internal::parse_streams_config(impl_->raw_config);
+  if (!config) return config.error();
+  const auto dir = std::filesystem::path(config->state_dir) / config->application_id;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return {};
+  // Another process running this application on the same state dir holds the lock.
+  auto lock = internal::DirLock::acquire(dir, "state dir");
+  if (!lock) return lock.error();
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().filename() == ".lock") continue;
+    std::filesystem::remove_all(entry.path(), ec);
+    if (ec) {
+      return Status::io_error(
+          fmt::format("cleanup: cannot delete {}: {}", entry.path().string(), ec.message()));
+    }
+  }
+  if (ec)
+    return Status::io_error(fmt::format("cleanup: cannot read {}: {}", dir.string(), ec.message()));
+  log(internal::LogLevel::kInfo, "application {}: deleted its local state in {}",
+      config->application_id, dir.string());
+  return {};
+}
+
 State Streams::state() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->state;
@@ -493,9 +638,21 @@ void Streams::set_state_listener(StateListener listener) {
   impl_->listener = std::move(listener);
 }
 
-bool Streams::wait_for_state(State target, std::chrono::milliseconds timeout) const {
+Status Streams::wait_for_state(State target, std::chrono::milliseconds timeout) const {
   std::unique_lock lock(impl_->mutex);
-  return impl_->state_changed.wait_for(lock, timeout, [&] { return impl_->state == target; });
+  const State& state = impl_->state;
+  const bool settled = impl_->state_changed.wait_for(
+      lock, timeout, [&] { return state == target || !reachable(state, target); });
+  if (state == target) return {};
+  if (!settled) {
+    return Status::deadline_exceeded(fmt::format("application {} is {}, not {}, after {} ms",
+                                                 impl_->config.application_id, to_string(state),
+                                                 to_string(target), timeout.count()));
+  }
+  if (state == State::kError && !impl_->failure.ok()) return impl_->failure;
+  return Status::failed_precondition(fmt::format("application {} is {}: it cannot become {}",
+                                                 impl_->config.application_id, to_string(state),
+                                                 to_string(target)));
 }
 
 Result<std::int64_t> Streams::lag() const {

@@ -40,7 +40,8 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
                     fmt::format("task {}: cannot open store {}: {}", task_.to_string(), spec->name,
                                 stack.error().message()));
     }
-    auto store = std::make_shared<LocalStore>(*spec, task_, std::move(*stack), changelog);
+    auto store = std::make_shared<LocalStore>(*spec, task_, std::move(*stack), changelog,
+                                              config_.cache_lock);
     if (config_.registry != nullptr) config_.registry->add(store);
     stores_.push_back(std::move(store));
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "brook/internal/topology_data.h"
@@ -20,8 +21,10 @@ struct StateConfig {
   std::filesystem::path dir;                      // <state.dir>/<application.id>
   std::shared_ptr<RocksDbMemory> rocksdb_memory;  // shared by all RocksDB stores
   bool sync = false;                              // fsync RocksDB's log on commit
-  std::shared_ptr<CacheBudget> cache;             // the record cache of the task's thread
-  StoreRegistry* registry = nullptr;              // where queries find the stores, if any
+  std::shared_ptr<RecordCache> cache;             // the record cache of the task's thread
+  // The lock of the stores sharing `cache` (LocalStore); null: a lock per store.
+  std::shared_ptr<std::recursive_mutex> cache_lock;
+  StoreRegistry* registry = nullptr;  // where queries find the stores, if any
   // The instance's global stores (opened and fed by the global thread), by name: every task
   // reads them; a task opens no store of its own for them.
   std::map<std::string, std::shared_ptr<LocalStore>, std::less<>> global_stores;

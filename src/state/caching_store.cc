@@ -1,85 +1,139 @@
 #include "state/caching_store.h"
 
+#include <absl/container/btree_set.h>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "brook/internal/headers_codec.h"
 
 namespace brook::internal {
 
-CachingStore::CachingStore(std::unique_ptr<KeyValueBytesStore> inner,
-                           std::shared_ptr<CacheBudget> budget)
-    : inner_(std::move(inner)), budget_(std::move(budget)) {}
+// Blocks in key order (unsigned byte order, as the stores below).
+struct CachingStore::KeyLess {
+  using is_transparent = void;
+  bool operator()(const char* a, const char* b) const {
+    return CacheEntry::key(a) < CacheEntry::key(b);
+  }
+  bool operator()(const char* a, std::string_view b) const { return CacheEntry::key(a) < b; }
+  bool operator()(std::string_view a, const char* b) const { return a < CacheEntry::key(b); }
+};
 
-CachingStore::~CachingStore() { budget_->release(bytes_); }
+class CachingStore::OrderedIndex {
+ public:
+  // What one entry costs a B-tree of pointers, about: the pointer and its share of the nodes.
+  static constexpr std::size_t kEntryBytes = 10;
+  absl::btree_set<char*, KeyLess> blocks;
+};
+
+CachingStore::CachingStore(std::unique_ptr<KeyValueBytesStore> inner,
+                           std::shared_ptr<RecordCache> cache)
+    : inner_(std::move(inner)), cache_(std::move(cache)) {
+  cache_->add(*this);
+}
+
+CachingStore::~CachingStore() {
+  for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
+    if (table_.occupied(slot)) CacheEntry::destroy(table_.block(slot));
+  }
+  cache_->release(charged_);
+  cache_->remove(*this);
+}
 
 Result<std::optional<std::string>> CachingStore::get(std::string_view key) {
-  if (auto it = entries_.find(key); it != entries_.end()) {
-    touch(*it);
-    return it->second.value;
+  const std::size_t hash = CacheTable::hash(key);
+  if (const std::size_t slot = table_.find(key, hash); slot != CacheTable::kNone) {
+    table_.mark(slot, CacheTable::kReferenced, true);
+    const auto value = CacheEntry::view(table_.block(slot)).value;
+    return value ? std::optional<std::string>(*value) : std::nullopt;
   }
   auto below = inner_->get(key);
-  if (!below || !*below) return below;
-  const std::size_t take = CacheBudget::entry_bytes(key.size(), (*below)->size());
-  if (Status s = make_room(nullptr, 0, take); !s.ok()) return error(std::move(s));
-  if (budget_->fits(0, take)) {
-    auto it = entries_.emplace(std::string(key), Entry{.value = **below}).first;
-    link_newest(*it);
-    budget_->take(take);
-    bytes_ += take;
+  if (!below) return below;
+  if (!*below) {
+    last_absent_.assign(key);
+    has_last_absent_ = true;
+    return below;
   }
+  if (Status s = cache_clean(key, hash, **below); !s.ok()) return error(std::move(s));
   return below;
 }
 
+Result<std::optional<std::string>> CachingStore::read(std::string_view key) {
+  if (const std::size_t slot = table_.find(key, CacheTable::hash(key)); slot != CacheTable::kNone) {
+    const auto value = CacheEntry::view(table_.block(slot)).value;
+    return value ? std::optional<std::string>(*value) : std::nullopt;
+  }
+  return inner_->read(key);
+}
+
 Status CachingStore::put(std::string_view key, std::optional<std::string_view> value) {
-  auto it = entries_.find(key);
-  const bool cached = it != entries_.end();
-  const std::size_t release = cached ? charge(*it) : 0;
-  // A clean entry's value becomes its known value below; a dirty one keeps what it knows.
-  const KnownBelow below = cached ? known_below(it->second) : std::nullopt;
-  const std::size_t below_bytes = below && *below ? (*below)->size() : 0;
-  const std::size_t take =
-      CacheBudget::entry_bytes(key.size(), (value ? value->size() : 0) + below_bytes);
-  if (Status s = make_room(cached ? &*it : nullptr, release, take); !s.ok()) return s;
-  if (!budget_->fits(release, take)) {  // too big even alone: straight down
-    if (Status s = write_down(key, value, below); !s.ok()) return s;
-    if (cached) erase(it);
-    return {};
+  const std::size_t hash = CacheTable::hash(key);
+  const std::string_view headers = current_headers();
+  std::size_t slot = table_.find(key, hash);
+  // What is below: a clean entry's value, what a dirty one knows, or a key just read absent.
+  auto known_below = [&]() -> KnownBelow {
+    if (slot != CacheTable::kNone) return CacheEntry::view(table_.block(slot)).below;
+    if (has_last_absent_ && last_absent_ == key) return std::optional<std::string_view>();
+    return std::nullopt;
+  };
+  KnownBelow below = known_below();
+  has_last_absent_ = has_last_absent_ && last_absent_ != key;
+  const std::size_t bytes = CacheEntry::estimate(key, below, value, headers, true);
+  if (!cache_->fits(extra_for(bytes, slot))) {
+    auto kept = make_room(bytes, key, hash, slot);
+    if (!kept) return kept.error();
+    slot = *kept;
+    if (slot != CacheTable::kNone) below = CacheEntry::view(table_.block(slot)).below;
+    if (!cache_->fits(extra_for(bytes, slot))) {  // too big even alone: straight down
+      if (slot == CacheTable::kNone) return write_through(key, value, below, headers);
+      {
+        PinnedEntry pin(table_.block(slot));
+        if (Status s = write_through(key, value, below, headers); !s.ok()) return s;
+      }
+      slot = table_.find(key, hash);
+      if (table_.has(slot, CacheTable::kDirty)) --dirty_;
+      erase(slot);
+      return {};
+    }
   }
-  if (!cached) {
-    it = entries_.emplace(std::string(key), Entry{}).first;
-    link_newest(*it);
+  if (slot == CacheTable::kNone) {
+    slot = insert(CacheEntry::make(key, below, value, headers, true), hash);
+    table_.mark(slot, CacheTable::kDirty, true);
+    ++dirty_;
   } else {
-    touch(*it);
+    if (!table_.has(slot, CacheTable::kDirty)) ++dirty_;
+    rewrite(slot, below, value, headers, true);
   }
-  Entry& entry = it->second;
-  if (!entry.dirty) {
-    entry.below_known = cached;
-    entry.below = std::move(entry.value);
-    entry.dirty = true;
-    dirty_.insert(&*it);
-  }
-  entry.value = value;
-  budget_->release(release);
-  budget_->take(take);
-  bytes_ = bytes_ - release + take;
-  return {};
+  table_.mark(slot, CacheTable::kReferenced, true);
+  return settle(slot);
 }
 
 Status CachingStore::scan(const KeyRange& range, const ScanVisitor& visit) {
-  auto cached = range.from ? entries_.lower_bound(*range.from) : entries_.begin();
+  if (!ordered_) {
+    ordered_ = std::make_unique<OrderedIndex>();
+    for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
+      if (table_.occupied(slot)) ordered_->blocks.insert(table_.block(slot));
+    }
+    recharge(static_cast<std::ptrdiff_t>(table_.size() * OrderedIndex::kEntryBytes));
+  }
+  const auto& blocks = ordered_->blocks;
+  auto cached = range.from ? blocks.lower_bound(std::string_view(*range.from)) : blocks.begin();
   auto cached_in_range = [&] {
-    return cached != entries_.end() && (!range.to || cached->first <= *range.to);
+    return cached != blocks.end() && (!range.to || CacheEntry::key(*cached) <= *range.to);
   };
   bool stopped = false;
   // Visits the cached entry at `cached` unless it is a tombstone, and moves past it.
   auto visit_cached = [&] {
-    const Node& node = *cached++;
-    stopped = node.second.value && !visit(node.first, *node.second.value);
+    const auto entry = CacheEntry::view(*cached++);
+    stopped = entry.value && !visit(entry.key, *entry.value);
     return !stopped;
   };
   Status status = inner_->scan(range, [&](std::string_view key, std::string_view value) {
-    while (cached_in_range() && cached->first < key) {
+    while (cached_in_range() && CacheEntry::key(*cached) < key) {
       if (!visit_cached()) return false;
     }
-    if (cached_in_range() && cached->first == key) return visit_cached();
+    if (cached_in_range() && CacheEntry::key(*cached) == key) return visit_cached();
     stopped = !visit(key, value);
     return !stopped;
   });
@@ -90,91 +144,160 @@ Status CachingStore::scan(const KeyRange& range, const ScanVisitor& visit) {
 }
 
 Status CachingStore::flush() {
-  while (!dirty_.empty()) {
-    Node& node = **dirty_.begin();
-    Entry& entry = node.second;
-    if (Status s = write_down(node.first, entry.value, known_below(entry)); !s.ok()) return s;
-    dirty_.erase(dirty_.begin());
-    entry.dirty = false;
-    if (!entry.value) {  // absent below now, like a key never read
-      erase(entries_.find(node.first));
-      continue;
+  has_last_absent_ = false;
+  if (dirty_ > 0) {
+    // Collected first: write-downs run downstream nodes, which may move the table's slots.
+    std::vector<char*> dirty;
+    dirty.reserve(dirty_);
+    for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
+      if (table_.has(slot, CacheTable::kDirty)) dirty.push_back(table_.block(slot));
     }
-    const std::size_t below_bytes = entry.below ? entry.below->size() : 0;
-    budget_->release(below_bytes);
-    bytes_ -= below_bytes;
-    entry.below_known = false;
-    entry.below.reset();
+    // In key order, as the stores below like it: a session's merged-away predecessors (ending
+    // earlier) go before it.
+    std::sort(dirty.begin(), dirty.end(), KeyLess());
+    for (char* block : dirty) {
+      // A dirty block stays where it is until written down: nothing else evicts or rewrites it.
+      const std::string_view key = CacheEntry::key(block);
+      const std::size_t hash = CacheTable::hash(key);
+      if (Status s = write_down(table_.find(key, hash)); !s.ok()) return s;
+      const std::size_t slot = table_.find(key, hash);
+      --dirty_;
+      const auto value = CacheEntry::view(block).value;
+      if (!value) {  // absent below now, like a key never read
+        erase(slot);
+      } else {
+        rewrite(slot, std::nullopt, value, {}, false);
+      }
+    }
   }
+  const std::size_t index = table_.bytes();
+  if (table_.shrink())
+    recharge(static_cast<std::ptrdiff_t>(table_.bytes()) - static_cast<std::ptrdiff_t>(index));
   return inner_->flush();
 }
 
 Status CachingStore::commit(std::optional<Offset> changelog_next) {
-  if (!dirty_.empty()) {
+  if (dirty_ > 0) {
     return Status::failed_precondition(fmt::format(
-        "store {}: commit with {} unflushed cache entries (flush() first)", name(), dirty_.size()));
+        "store {}: commit with {} unflushed cache entries (flush() first)", name(), dirty_));
   }
   return inner_->commit(changelog_next);
 }
 
-std::size_t CachingStore::charge(const Node& node) {
-  const Entry& entry = node.second;
-  return CacheBudget::entry_bytes(node.first.size(), (entry.value ? entry.value->size() : 0) +
-                                                         (entry.below ? entry.below->size() : 0));
-}
-
-CachingStore::KnownBelow CachingStore::known_below(const Entry& entry) {
-  if (entry.dirty && !entry.below_known) return std::nullopt;
-  const auto& below = entry.dirty ? entry.below : entry.value;  // clean: the value is below
-  return below ? std::optional<std::string_view>(*below) : std::nullopt;
-}
-
-void CachingStore::link_newest(Node& node) {
-  node.second.older = newest_;
-  node.second.newer = nullptr;
-  (newest_ ? newest_->second.newer : oldest_) = &node;
-  newest_ = &node;
-}
-
-void CachingStore::unlink(Node& node) {
-  Entry& entry = node.second;
-  (entry.older ? entry.older->second.newer : oldest_) = entry.newer;
-  (entry.newer ? entry.newer->second.older : newest_) = entry.older;
-}
-
-void CachingStore::touch(Node& node) {
-  if (&node == newest_) return;
-  unlink(node);
-  link_newest(node);
-}
-
-CachingStore::Entries::iterator CachingStore::erase(Entries::iterator it) {
-  unlink(*it);
-  const std::size_t bytes = charge(*it);
-  budget_->release(bytes);
-  bytes_ -= bytes;
-  if (it->second.dirty) dirty_.erase(&*it);
-  return entries_.erase(it);
-}
-
-Status CachingStore::make_room(const Node* keep, std::size_t release, std::size_t take) {
-  while (!budget_->fits(release, take)) {
-    Node* victim = oldest_;
-    if (victim != nullptr && victim == keep) victim = victim->second.newer;
-    if (victim == nullptr) break;
-    if (victim->second.dirty) {
-      if (Status s = write_down(victim->first, victim->second.value, known_below(victim->second));
-          !s.ok()) {
-        return s;
-      }
+Status CachingStore::evict(bool dirty, int turns, const std::function<bool()>& done) {
+  const std::size_t visits = static_cast<std::size_t>(turns) * table_.capacity();
+  for (std::size_t i = 0; i < visits && table_.size() > 0 && !done(); ++i) {
+    hand_ = (hand_ + 1) & (table_.capacity() - 1);
+    const std::size_t slot = hand_;
+    if (!table_.occupied(slot)) continue;
+    if (table_.has(slot, CacheTable::kDirty) != dirty) continue;
+    if (table_.has(slot, CacheTable::kReferenced)) {  // used since the last pass: spared once
+      table_.mark(slot, CacheTable::kReferenced, false);
+      continue;
     }
-    erase(entries_.find(victim->first));
+    char* block = table_.block(slot);
+    if (CacheEntry::pinned(block)) continue;
+    if (!dirty) {
+      erase(slot);
+      continue;
+    }
+    const std::string_view key = CacheEntry::key(block);
+    const std::size_t hash = CacheTable::hash(key);
+    if (Status s = write_down(slot); !s.ok()) return s;
+    --dirty_;
+    erase(table_.find(key, hash));
   }
   return {};
 }
 
-Status CachingStore::write_down(std::string_view key, std::optional<std::string_view> value,
-                                KnownBelow below) {
+Result<std::size_t> CachingStore::make_room(std::size_t bytes, std::string_view key,
+                                            std::size_t hash, std::size_t slot) {
+  // Slots move as entries go: find the entry afresh for each look at its need.
+  auto need = [&] { return extra_for(bytes, table_.find(key, hash)); };
+  if (slot == CacheTable::kNone) {
+    if (Status s = cache_->make_room(*this, need); !s.ok()) return error(std::move(s));
+    return table_.find(key, hash);
+  }
+  {
+    PinnedEntry pin(table_.block(slot));
+    if (Status s = cache_->make_room(*this, need); !s.ok()) return error(std::move(s));
+  }
+  return table_.find(key, hash);
+}
+
+std::size_t CachingStore::extra_for(std::size_t bytes, std::size_t slot) const {
+  if (slot == CacheTable::kNone) return bytes + index_growth();
+  const std::size_t charged = CacheEntry::charge(table_.block(slot));
+  return bytes > charged ? bytes - charged : 0;
+}
+
+Status CachingStore::cache_clean(std::string_view key, std::size_t hash, std::string_view value) {
+  const std::size_t bytes = CacheEntry::estimate(key, std::nullopt, value, {}, false);
+  if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) {
+    if (auto room = make_room(bytes, key, hash, CacheTable::kNone); !room) return room.error();
+    if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) return {};  // too big: not cached
+  }
+  // Still not cached: nothing downstream of a write-down writes to this store.
+  const std::size_t slot = insert(CacheEntry::make(key, std::nullopt, value, {}, false), hash);
+  table_.mark(slot, CacheTable::kReferenced, true);
+  return settle(slot);
+}
+
+Status CachingStore::settle(std::size_t slot) {
+  if (cache_->fits(0)) return {};
+  PinnedEntry pin(table_.block(slot));
+  return cache_->make_room(*this, [] { return std::size_t{0}; });
+}
+
+std::size_t CachingStore::insert(char* block, std::size_t hash) {
+  const std::size_t index = table_.bytes();
+  const std::size_t slot = table_.insert(block, hash);
+  std::size_t bytes = CacheEntry::charge(block) + table_.bytes() - index;
+  if (ordered_) {
+    ordered_->blocks.insert(block);
+    bytes += OrderedIndex::kEntryBytes;
+  }
+  recharge(static_cast<std::ptrdiff_t>(bytes));
+  return slot;
+}
+
+void CachingStore::rewrite(std::size_t slot, KnownBelow below,
+                           std::optional<std::string_view> value, std::string_view headers,
+                           bool dirty) {
+  char* old = table_.block(slot);
+  const std::size_t charged = CacheEntry::charge(old);
+  auto hint = ordered_ ? ordered_->blocks.find(old) : decltype(ordered_->blocks)::iterator();
+  char* fresh = CacheEntry::rewrite(old, below, value, headers, dirty);
+  if (fresh != old) {
+    table_.set_block(slot, fresh);
+    if (ordered_) ordered_->blocks.insert(ordered_->blocks.erase(hint), fresh);
+  }
+  table_.mark(slot, CacheTable::kDirty, dirty);
+  recharge(static_cast<std::ptrdiff_t>(CacheEntry::charge(fresh)) -
+           static_cast<std::ptrdiff_t>(charged));
+}
+
+void CachingStore::erase(std::size_t slot) {
+  char* block = table_.block(slot);
+  std::size_t bytes = CacheEntry::charge(block);
+  if (ordered_) {
+    ordered_->blocks.erase(block);
+    bytes += OrderedIndex::kEntryBytes;
+  }
+  table_.erase(slot);
+  CacheEntry::destroy(block);
+  recharge(-static_cast<std::ptrdiff_t>(bytes));
+}
+
+Status CachingStore::write_down(std::size_t slot) {
+  char* block = table_.block(slot);
+  PinnedEntry pin(block);
+  const auto entry = CacheEntry::view(block);
+  return write_through(entry.key, entry.value, entry.below, entry.headers);
+}
+
+Status CachingStore::write_through(std::string_view key, std::optional<std::string_view> value,
+                                   KnownBelow below, std::string_view headers) {
   std::optional<std::string> read;
   if (!below) {
     auto old = inner_->get(key);
@@ -184,8 +307,35 @@ Status CachingStore::write_down(std::string_view key, std::optional<std::string_
   }
   if (!*below && !value) return {};  // nothing to change below, nothing to tell
   if (Status s = inner_->put(key, value); !s.ok()) return s;
-  if (listener_) listener_(key, value, *below);
+  if (!listener_) return {};
+  auto decoded = decode_headers(headers);
+  if (!decoded) {
+    return Status::internal(fmt::format("store {}: the cached headers of a key are damaged: {}",
+                                        name(), decoded.error().message()));
+  }
+  RecordCache::WriteDown running_downstream(*cache_);
+  listener_(key, value, *below, *decoded);
   return {};
+}
+
+std::size_t CachingStore::index_growth() const {
+  return table_.growth_for_insert() + (ordered_ ? OrderedIndex::kEntryBytes : 0);
+}
+
+void CachingStore::recharge(std::ptrdiff_t delta) {
+  charged_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(charged_) + delta);
+  if (delta >= 0) {
+    cache_->charge(static_cast<std::size_t>(delta));
+  } else {
+    cache_->release(static_cast<std::size_t>(-delta));
+  }
+}
+
+std::string_view CachingStore::current_headers() {
+  if (headers_ == nullptr || headers_->empty()) return {};
+  encoded_headers_.clear();
+  append_headers(encoded_headers_, *headers_);
+  return encoded_headers_;
 }
 
 }  // namespace brook::internal

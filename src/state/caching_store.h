@@ -1,67 +1,36 @@
-// The record cache (DESIGN.md, state layer), as Kafka Streams' CachingKeyValueStore over its
-// ThreadCache: a store decorator that keeps writes in memory, collapses several updates of a
-// key into one, and writes them down to the store below on flush() or when the stream
-// thread's cache budget forces an eviction. Its flush listener sees one (new, old) change
-// per key per write-down (SEMANTICS.md, "KTable changes").
+// The record cache of one store (DESIGN.md, state layer), as Kafka Streams' CachingKeyValueStore
+// over its ThreadCache: a store decorator that keeps writes in memory, collapses several updates
+// of a key into one, and writes them down to the store below on flush() or when the stream
+// thread's budget (state/record_cache.h) forces an eviction. Its flush listener sees one
+// (new, old) change per key per write-down, with the headers of the record that wrote the key
+// last (SEMANTICS.md, "KTable changes").
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "brook/internal/bytes_store.h"
+#include "state/cache_entry.h"
+#include "state/cache_table.h"
+#include "state/record_cache.h"
 
 namespace brook::internal {
 
-// The cache memory of one stream thread (statestore.cache.max.bytes divided among the
-// threads), shared by every caching store of that thread's tasks. An entry is charged
-// entry_bytes(): its key and value bytes plus kEntryOverhead. Single-threaded.
-class CacheBudget {
- public:
-  // Roughly what an entry costs besides its bytes: its map node with LRU links, the
-  // allocator's header.
-  static constexpr std::size_t kEntryOverhead = 144;
-  static constexpr std::size_t entry_bytes(std::size_t key_size, std::size_t value_size) {
-    return key_size + value_size + kEntryOverhead;
-  }
-
-  explicit CacheBudget(std::size_t max_bytes) : max_bytes_(max_bytes) {}
-
-  std::size_t max_bytes() const { return max_bytes_; }
-  std::size_t used_bytes() const { return used_bytes_; }
-  // True if giving back `release` bytes and taking `take` bytes stays within the budget.
-  bool fits(std::size_t release, std::size_t take) const {
-    return used_bytes_ - release + take <= max_bytes_;
-  }
-  // Charges `bytes`; may go over the budget (the caller then evicts).
-  void take(std::size_t bytes) { used_bytes_ += bytes; }
-  // Gives back `bytes` taken earlier.
-  void release(std::size_t bytes) { used_bytes_ -= bytes; }
-
- private:
-  std::size_t max_bytes_;
-  std::size_t used_bytes_ = 0;
-};
-
 // put() only writes into the cache (a dirty entry; a delete is a dirty tombstone); get()
 // answers from the cache, else reads below and caches what it found (clean). A write-down of
-// a key reads the value below (unless the cache knows it: the key was cached clean before its
-// first update since the last write-down), writes the new one and tells the listener; flush()
-// writes every dirty key down in key order; when an insertion would take the budget over its
-// maximum, this store first writes down and drops its own least recently used entries, and
-// if the entry still does not fit it is written straight down (a budget of 0 turns the
-// cache off). Destroying the store drops unflushed writes, as a dirty close must.
+// a key reads the value below unless the cache knows it (the key was cached clean before its
+// first update since the last write-down, or was just read absent), writes the new one and
+// tells the listener; flush() writes every dirty key down. An insertion that would take the
+// budget over its maximum first makes room (RecordCache::make_room), and if the entry still
+// does not fit it is written straight down (a budget of 0 turns the cache off). Destroying
+// the store drops unflushed writes, as a dirty close must.
 class CachingStore final : public KeyValueBytesStore {
  public:
-  // `budget` must not be null.
-  CachingStore(std::unique_ptr<KeyValueBytesStore> inner, std::shared_ptr<CacheBudget> budget);
+  CachingStore(std::unique_ptr<KeyValueBytesStore> inner, std::shared_ptr<RecordCache> cache);
   ~CachingStore() override;
   CachingStore(const CachingStore&) = delete;
   CachingStore& operator=(const CachingStore&) = delete;
@@ -73,11 +42,14 @@ class CachingStore final : public KeyValueBytesStore {
   KeyValueBytesStore& inner() { return *inner_; }
 
   const std::string& name() const override { return inner_->name(); }
-  // A miss may evict (writing entries down) to make room for what it caches; the status of
-  // such a write-down is returned.
+  // A miss may make room for what it caches, writing entries down: such a write-down's
+  // failure is returned.
   Result<std::optional<std::string>> get(std::string_view key) override;
+  // Answers like get() without changing the cache (for queries from other threads).
+  Result<std::optional<std::string>> read(std::string_view key) override;
   // An error comes from a write-down; the logical content is then as before the call.
   Status put(std::string_view key, std::optional<std::string_view> value) override;
+  void set_record_headers(const Headers* headers) override { headers_ = headers; }
   // The cache merged over the store below; `visit` must not call this store at all.
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   // The store below's count: unflushed writes are not counted.
@@ -90,49 +62,58 @@ class CachingStore final : public KeyValueBytesStore {
   std::optional<Offset> committed_offset() const override { return inner_->committed_offset(); }
   bool persistent() const override { return inner_->persistent(); }
 
- private:
-  struct Entry;
-  using Node = std::pair<const std::string, Entry>;
-  struct Entry {
-    std::optional<std::string> value;  // nullopt: a tombstone
-    bool dirty = false;
-    // A dirty entry's value below (nullopt: absent), if known: its clean value before the
-    // update. Spares write_down() a read; charged to the budget like the value.
-    bool below_known = false;
-    std::optional<std::string> below;
-    Node* older = nullptr;  // LRU links
-    Node* newer = nullptr;
-  };
-  using Entries = std::map<std::string, Entry, std::less<>>;
-  // What the store below holds for a key if the cache knows it: the value, nullopt if absent.
-  using KnownBelow = std::optional<std::optional<std::string_view>>;
+  // The bytes this store has charged to the budget.
+  std::size_t charged_bytes() const { return charged_; }
+  std::size_t entries() const { return table_.size(); }
 
-  static std::size_t charge(const Node& node);
-  static KnownBelow known_below(const Entry& entry);
-  void link_newest(Node& node);
-  void unlink(Node& node);
-  void touch(Node& node);
-  // Drops `it` from the cache without writing it down; returns the next entry.
-  Entries::iterator erase(Entries::iterator it);
-  // Evicts least recently used entries other than `keep` until releasing `release` bytes and
-  // taking `take` fits the budget, or only `keep` is left.
-  Status make_room(const Node* keep, std::size_t release, std::size_t take);
-  // Writes `value` for `key` down and tells the listener; reads the value below first unless
-  // `below` has it.
-  Status write_down(std::string_view key, std::optional<std::string_view> value, KnownBelow below);
+  // RecordCache::make_room(): sweeps this store's clean entries, or its dirty ones, `turns`
+  // times around until `done()`, evicting those not used since the sweep last passed them:
+  // clean ones dropped, dirty ones written down first. The others are passed over, their use
+  // unseen.
+  Status evict(bool dirty, int turns, const std::function<bool()>& done);
+
+ private:
+  struct KeyLess;
+  class OrderedIndex;
+
+  // Makes room for an entry of `key` that needs `bytes`, keeping the one in `slot` (kNone:
+  // none) cached. Returns the entry's slot afterwards (slots move), kNone if it has none.
+  Result<std::size_t> make_room(std::size_t bytes, std::string_view key, std::size_t hash,
+                                std::size_t slot);
+  // What an entry of `bytes` needs beyond what the one in `slot` (kNone: none) is charged.
+  std::size_t extra_for(std::size_t bytes, std::size_t slot) const;
+  // Caches `value` of `key` read from below, clean, if it fits after making room.
+  Status cache_clean(std::string_view key, std::size_t hash, std::string_view value);
+  std::size_t insert(char* block, std::size_t hash);
+  // After the entry in `slot` was written: malloc may have given its block more than
+  // estimated; evicts others if that took the budget over its maximum.
+  Status settle(std::size_t slot);
+  // Replaces the block in `slot` with the entry's new content.
+  void rewrite(std::size_t slot, KnownBelow below, std::optional<std::string_view> value,
+               std::string_view headers, bool dirty);
+  void erase(std::size_t slot);
+  // Writes the entry in `slot` down and tells the listener; the entry stays dirty.
+  Status write_down(std::size_t slot);
+  // Writes `value` for `key` straight down, telling the listener.
+  Status write_through(std::string_view key, std::optional<std::string_view> value,
+                       KnownBelow below, std::string_view headers);
+  // What a put or a cached read costs beyond the block: the index's growth.
+  std::size_t index_growth() const;
+  void recharge(std::ptrdiff_t delta);
+  std::string_view current_headers();
 
   std::unique_ptr<KeyValueBytesStore> inner_;
-  std::shared_ptr<CacheBudget> budget_;
+  std::shared_ptr<RecordCache> cache_;
   CacheFlushListener listener_;
-  Entries entries_;
-  Node* oldest_ = nullptr;
-  Node* newest_ = nullptr;
-  std::size_t bytes_ = 0;  // charged to budget_ for entries_
-  // The dirty entries in key order: flush() writes them down without visiting clean ones.
-  struct KeyOrder {
-    bool operator()(const Node* a, const Node* b) const { return a->first < b->first; }
-  };
-  std::set<Node*, KeyOrder> dirty_;
+  CacheTable table_;
+  std::unique_ptr<OrderedIndex> ordered_;  // made by the first scan, kept from then on
+  std::size_t charged_ = 0;
+  std::size_t hand_ = 0;     // the eviction sweep's position in table_
+  std::size_t dirty_ = 0;    // dirty entries
+  std::string last_absent_;  // the key get() last found absent below, if any
+  bool has_last_absent_ = false;
+  const Headers* headers_ = nullptr;  // set_record_headers()
+  std::string encoded_headers_;
 };
 
 }  // namespace brook::internal

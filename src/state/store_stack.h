@@ -10,6 +10,7 @@
 #include "brook/internal/store_spec.h"
 #include "state/caching_store.h"
 #include "state/change_logging_store.h"
+#include "state/record_cache.h"
 #include "state/rocksdb/rocksdb_store.h"
 
 namespace brook::internal {
@@ -23,7 +24,7 @@ struct StoreEnvironment {
   std::filesystem::path dir;                      // this store's directory (RocksDB)
   std::shared_ptr<RocksDbMemory> rocksdb_memory;  // shared by the instance's RocksDB stores
   bool sync = false;                              // fsync RocksDB's log on every commit
-  std::shared_ptr<CacheBudget> cache;             // the record cache of the task's thread
+  std::shared_ptr<RecordCache> cache;             // the record cache of the task's thread
   ChangeLoggingStore::Log log;                    // where changelog records go (if logging)
 };
 

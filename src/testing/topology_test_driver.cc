@@ -63,6 +63,9 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
     outputs[record.topic].push_back(std::move(record));
   }
 
+  // Every topic of the driver has one partition.
+  Result<std::int32_t> partitions(const std::string&) override { return 1; }
+
   ConsumerRecord to_input(const std::string& topic, std::optional<std::string> key,
                           std::optional<std::string> value, Timestamp timestamp, Headers headers) {
     return {.topic = topic,
@@ -115,7 +118,7 @@ TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfi
   impl_->clock = config.wall_clock_start;
   internal::StateConfig state{.dir = impl_->state_dir,
                               .rocksdb_memory = std::make_shared<internal::RocksDbMemory>(64 << 20),
-                              .cache = std::make_shared<internal::CacheBudget>(10 << 20)};
+                              .cache = std::make_shared<internal::RecordCache>(10 << 20)};
   if (!impl_->topology->global_subtopologies.empty()) {
     auto stores = internal::open_global_stores(*impl_->topology, state);
     if (!stores) throw TaskFailed(stores.error());

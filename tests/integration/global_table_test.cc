@@ -96,7 +96,8 @@ TEST_F(GlobalTableTest, AnInMemoryGlobalStoreReadsItsWholeTopicOnEveryStart) {
     auto listener = std::make_shared<CountingRestoreListener>();
     app.set_restore_listener(listener);
     ASSERT_TRUE(app.start().ok());
-    ASSERT_TRUE(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)));
+    ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+              "OK");
     ASSERT_TRUE(app.close().ok());
     EXPECT_EQ(listener->total.load(), 5);
   }
@@ -119,7 +120,8 @@ TEST_F(GlobalTableTest, ARocksDbGlobalStoreRestartedReadsOnlyTheTail) {
     auto listener = std::make_shared<CountingRestoreListener>();
     app.set_restore_listener(listener);
     EXPECT_TRUE(app.start().ok());
-    EXPECT_TRUE(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)));
+    EXPECT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+              "OK");
     auto store = app.store<std::string, std::string>("products");
     EXPECT_TRUE(store);
     auto all = store->all();
@@ -147,7 +149,7 @@ TEST_F(GlobalTableTest, AMalformedTableRecordBringsTheApplicationToError) {
       .to("out");
   Streams app(std::move(*builder.build()), config({{"application.id", "pricing"}}));
   ASSERT_TRUE(app.start().ok());
-  ASSERT_TRUE(app.wait_for_state(Streams::State::kError, std::chrono::seconds(30)));
+  ASSERT_EQ(app.wait_for_state(Streams::State::kError, std::chrono::seconds(30)).to_string(), "OK");
   const auto status = app.close();
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("global thread: deserialization error"));

@@ -176,7 +176,7 @@ TEST_F(KafkaGlobalTableTest, UpdatesWrittenWhileRunningReachTheOrdersReadAfterTh
   produce_products(10);
   auto app = instance("a");
   ASSERT_TRUE(app->start().ok());
-  ASSERT_TRUE(app->wait_for_state(Streams::State::kRunning, kDeadline));
+  ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kDeadline).to_string(), "OK");
   produce(orders_, {{"o1", "p1:1"}, {"o2", "p2:2"}, {"o3", "p3:3"}, {"o4", "p10:4"}});
   wait_until_idle(*app);
 
@@ -214,7 +214,8 @@ TEST_F(KafkaGlobalTableTest, EveryInstanceHoldsTheWholeTable) {
   ASSERT_TRUE(first->start().ok());
   ASSERT_TRUE(second->start().ok());
   for (auto* app : {first.get(), second.get()}) {
-    ASSERT_TRUE(app->wait_for_state(Streams::State::kRunning, kDeadline));  // restored
+    ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kDeadline).to_string(),
+              "OK");  // restored
   }
 
   // Each instance answers for the keys of every partition, not only of the tasks it runs.

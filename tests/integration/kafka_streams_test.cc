@@ -1,6 +1,7 @@
 // Streams applications on a real Kafka broker, in this process: a fenced producer is replaced
 // and the application keeps running; changelogs compacted by the broker restore correctly;
-// static members restart without a rebalance; missing topics stop the start, named.
+// static members restart without a rebalance; missing topics stop the start, named; windowed
+// keys are partitioned by their key alone.
 #include <gmock/gmock.h>
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include "brook/streams_builder.h"
 #include "kafka_cluster.h"
 #include "topic_reader.h"
+#include "windowed_partitions.h"
 
 namespace brook::testing {
 namespace {
@@ -126,7 +128,8 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
   auto restored = std::make_shared<CountingRestoreListener>();
   again.set_restore_listener(restored);
   ASSERT_TRUE(again.start().ok());
-  ASSERT_TRUE(again.wait_for_state(Streams::State::kRunning, kDeadline));  // restored
+  ASSERT_EQ(again.wait_for_state(Streams::State::kRunning, kDeadline).to_string(),
+            "OK");  // restored
   auto store = again.store<std::string, std::int64_t>("counts");
   ASSERT_TRUE(store) << store.error().to_string();
   for (int k = 0; k < kKeys; ++k) {
@@ -155,7 +158,8 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   });
   auto restarts = std::make_unique<Streams>(topology, with_instance("restarts"));
   ASSERT_TRUE(stays.start().ok());
-  ASSERT_TRUE(stays.wait_for_state(Streams::State::kRunning, kDeadline));  // alone: every partition
+  ASSERT_EQ(stays.wait_for_state(Streams::State::kRunning, kDeadline).to_string(),
+            "OK");  // alone: every partition
   ASSERT_TRUE(restarts->start().ok());
   // The second member's join makes the first rebalance again: after that the group is settled.
   const auto deadline = std::chrono::steady_clock::now() + kDeadline;
@@ -178,6 +182,23 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!", "6!", "7!", "8!"));
   EXPECT_TRUE(restarts->close().ok());
   EXPECT_TRUE(stays.close().ok());
+}
+
+TEST_F(KafkaStreamsTest, SinksPartitionWindowedKeysByTheKeyAlone) {
+  const auto in = unique_name("readings");
+  const auto per_window = unique_name("per-window");
+  const auto per_session = unique_name("per-session");
+  for (const auto& topic : {in, per_window, per_session}) create_topic(topic, 4);
+  auto producer = kafka_->make_producer({.client_id = "test"});
+  ASSERT_TRUE(producer) << producer.error().to_string();
+  for (auto& record : windowed_input(in)) {
+    ASSERT_TRUE((*producer)->send(std::move(record)).ok());
+  }
+  ASSERT_TRUE((*producer)->flush().ok());
+  Streams app(windowed_sinks(in, per_window, per_session), config(unique_name("app"), "a"));
+  ASSERT_EQ(app.run_until_idle(kDeadline).to_string(), "OK");
+  expect_partitioned_by_key(*kafka_, per_window, 8);
+  expect_partitioned_by_key(*kafka_, per_session, 16);
 }
 
 }  // namespace

@@ -146,6 +146,46 @@ TEST_F(StateTest, QueriesAnswerFromEveryTaskAndNameAMissingStore) {
   EXPECT_THAT(counts->get("k1").error().message(), HasSubstr("not on this instance"));
 }
 
+TEST_F(StateTest, CleanupDeletesTheLocalStateSoTheNextStartRestoresEverything) {
+  produce("in", words(0, 1000));
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0);
+  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
+  const auto state_dir = dir_ / "state" / "counter";
+  ASSERT_TRUE(std::filesystem::exists(state_dir / "0_0"));
+  ASSERT_EQ(app.cleanup().to_string(), "OK");
+  EXPECT_FALSE(std::filesystem::exists(state_dir / "0_0"));
+  auto restored = std::make_shared<CountingRestoreListener>();
+  app.set_restore_listener(restored);
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+            "OK");
+  EXPECT_GE(restored->total, kKeys);  // every store from its changelog
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(counts) << counts.error().to_string();
+  EXPECT_EQ(counts->get("k7").value(), expected_counts(1000).at("k7"));
+  ASSERT_TRUE(app.close().ok());
+}
+
+TEST_F(StateTest, CleanupIsRefusedWhileTheApplicationRunsHereOrElsewhere) {
+  produce("in", words(0, 100));
+  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+            "OK");
+  EXPECT_EQ(app.cleanup().code(), StatusCode::kFailedPrecondition);
+  // Another instance on the same state dir (its own log): refused, naming the holder.
+  ScratchDir other_log{"brook-other"};
+  Streams other(count_topology(StoreType::kRocksDb), {{"application.id", "counter"},
+                                                      {"data.dir", other_log.path().string()},
+                                                      {"state.dir", (dir_ / "state").string()}});
+  const Status refused = other.cleanup();
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("is locked by another process"));
+  EXPECT_THAT(other.start().message(), HasSubstr("is locked by another process"));
+  ASSERT_TRUE(app.close().ok());
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "state" / "counter" / "0_0"));
+}
+
 // Holds restoration after its first batch until the test has queried the store.
 class BlockingRestoreListener : public StateRestoreListener {
  public:
@@ -182,11 +222,57 @@ TEST_F(StateTest, AQueryDuringRestorationSaysTheStoreIsRestoring) {
   ASSERT_TRUE(counts);
   auto all = counts->all();
   ASSERT_FALSE(all);
-  EXPECT_THAT(all.error().message(), HasSubstr("is restoring"));
+  EXPECT_EQ(all.error().code(), StatusCode::kUnavailable);
   EXPECT_EQ(app.state(), Streams::State::kRebalancing);
+  auto one = counts->get("k7");
+  ASSERT_FALSE(one);
+  EXPECT_EQ(one.error().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(one.error().message(), HasSubstr("is restoring"));
   listener->release();
-  ASSERT_TRUE(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)));
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+            "OK");
   EXPECT_EQ(counts->get("k7").value(), expected_counts(500).at("k7"));
+  ASSERT_TRUE(app.close().ok());
+}
+
+TEST_F(StateTest, AQueryBeforeTheTasksExistSaysTheApplicationIsRebalancing) {
+  // The stream threads join the group (and create their tasks) only once the global table is
+  // restored: the listener holds that restoration.
+  create_topics({{"refs", 1}});
+  produce("refs", words(0, 10));
+  produce("in", words(0, 500));
+  StreamsBuilder builder;
+  builder.global_table<std::string, std::string>("refs", {}, {.name = "refs-store"});
+  builder.stream<std::string, std::string>("in").group_by_key().count({.name = "counts"});
+  Streams app(std::move(*builder.build()), config({{"application.id", "counter"}}));
+  auto listener = std::make_shared<BlockingRestoreListener>();
+  app.set_restore_listener(listener);
+  ASSERT_TRUE(app.start().ok());
+  {
+    std::unique_lock lock(listener->mutex);
+    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
+                                           [&] { return listener->restoring; }));
+  }
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(counts) << counts.error().to_string();
+  // What each call answered: its error, or how many entries it found.
+  auto refusal = [](const auto& answer) {
+    if (answer) return Status::internal("answered");
+    return answer.error();
+  };
+  for (const Status& refused :
+       {refusal(counts->all()), refusal(counts->range("k1", "k3")),
+        refusal(counts->approximate_num_entries()), refusal(counts->get("k7"))}) {
+    EXPECT_EQ(refused.code(), StatusCode::kUnavailable) << refused.to_string();
+    EXPECT_THAT(refused.message(), HasSubstr("REBALANCING"));
+  }
+  listener->release();
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+            "OK");
+  wait_until_idle(app);
+  auto all = counts->all();
+  ASSERT_TRUE(all) << all.error().to_string();
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(kKeys));
   ASSERT_TRUE(app.close().ok());
 }
 

@@ -67,7 +67,7 @@ TEST_F(StreamsTest, ThreeThreadsProcessEveryRecordOnceAndGoThroughTheStates) {
     app.set_state_listener(
         [&](State to, State) { transitions.push_back(std::string(to_string(to))); });
     ASSERT_TRUE(app.start().ok());
-    ASSERT_TRUE(app.wait_for_state(State::kRunning, std::chrono::seconds(30)));
+    ASSERT_EQ(app.wait_for_state(State::kRunning, std::chrono::seconds(30)).to_string(), "OK");
     wait_until_idle(app);
     ASSERT_TRUE(app.close().ok());
     EXPECT_EQ(app.state(), State::kNotRunning);
@@ -133,10 +133,77 @@ TEST_F(StreamsTest, AFatalProcessingErrorStopsTheApplicationInError) {
       .to("out");
   Streams app(*builder.build(), config({{"application.id", "app"}}));
   ASSERT_TRUE(app.start().ok());
-  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  ASSERT_EQ(app.wait_for_state(State::kError, std::chrono::seconds(30)).to_string(), "OK");
   auto status = app.close();
   EXPECT_THAT(status.message(), HasSubstr("processing error in node explode"));
   EXPECT_THAT(status.message(), HasSubstr("boom"));
+}
+
+TEST_F(StreamsTest, WaitingForAStateEndsAtOnceWithTheErrorWhenTheApplicationFails) {
+  create_topics({{"in", 1}, {"out", 1}});
+  produce("in", {{"k", "boom"}});
+  std::promise<void> entered, release;
+  std::shared_future<void> gate = release.get_future().share();
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .peek([&entered, gate](const std::string&, const std::string&) {
+        entered.set_value();
+        gate.wait();
+      })
+      .map_values([](const std::string& v) -> std::string { throw std::runtime_error(v); },
+                  {.name = "explode"})
+      .to("out");
+  Streams app(*builder.build(), config({{"application.id", "app"}}));
+  ASSERT_TRUE(app.start().ok());
+  entered.get_future().wait();
+  ASSERT_EQ(app.state(), State::kRunning);  // one thread, no state: running once assigned
+  // REBALANCING can follow RUNNING, but not ERROR: the wait ends when the record fails.
+  auto waiting = std::async(std::launch::async, [&] {
+    return app.wait_for_state(State::kRebalancing, std::chrono::hours(1));
+  });
+  release.set_value();
+  const Status waited = waiting.get();
+  EXPECT_THAT(waited.message(), HasSubstr("processing error in node explode"));
+  EXPECT_THAT(app.wait_for_state(State::kRunning, std::chrono::hours(1)).message(),
+              HasSubstr("boom"));
+  EXPECT_EQ(app.wait_for_state(State::kError, std::chrono::hours(1)).to_string(), "OK");
+  EXPECT_EQ(app.wait_for_state(State::kNotRunning, std::chrono::milliseconds(0)).code(),
+            StatusCode::kDeadlineExceeded);
+  EXPECT_FALSE(app.close().ok());
+  EXPECT_EQ(app.wait_for_state(State::kRunning, std::chrono::hours(1)).code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StreamsTest, RunUntilIdleSaysWhenTheInputTopicsHoldNoRecords) {
+  create_topics({{"in", 2}, {"out", 1}});
+  for (bool expired : {false, true}) {
+    if (expired) {  // records written, then deleted as retention would
+      produce("in", {{"k", "ERROR 1"}, {"k", "ERROR 2"}});
+      with_log([](internal::EmbeddedLog& log) {
+        for (int p = 0; p < 2; ++p) {
+          const internal::TopicPartition tp{"in", Partition(p)};
+          auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+          ASSERT_TRUE(end);
+          ASSERT_TRUE(log.admin().delete_records_before(tp, *end).ok());
+        }
+      });
+    }
+    Streams app(uppercase_errors(), config({{"application.id", expired ? "expired" : "empty"}}));
+    ::testing::internal::CaptureStderr();
+    const Status s = app.run_until_idle(std::chrono::seconds(60));
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(s.to_string(), "OK");
+    EXPECT_THAT(err, HasSubstr("no records to process in topic(s) in: empty, or retention "
+                               "deleted their records"));
+    EXPECT_EQ(app.state(), State::kNotRunning);
+  }
+  produce("in", {{"k", "ERROR 3"}});
+  Streams app(uppercase_errors(), config({{"application.id", "fed"}}));
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(app.run_until_idle(std::chrono::seconds(60)).to_string(), "OK");
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(),
+              ::testing::Not(HasSubstr("no records to process")));
+  EXPECT_EQ(read_all("out").size(), 1u);
 }
 
 // Records routed to a topic that does not exist: refused by the log. log-and-continue drops
@@ -159,7 +226,7 @@ TEST_F(StreamsTest, TheProductionErrorHandlerDropsOrFailsOnRecordsTheLogRefuses)
   EXPECT_EQ(read_all("out").size(), 2u);
   Streams app(topology, config({{"application.id", "fail"}}));
   ASSERT_TRUE(app.start().ok());
-  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  ASSERT_EQ(app.wait_for_state(State::kError, std::chrono::seconds(30)).to_string(), "OK");
   EXPECT_THAT(app.close().message(), HasSubstr("nowhere"));
 }
 
@@ -176,7 +243,7 @@ TEST_F(StreamsTest, LagCountsRecordsWaitingInRepartitionTopics) {
       .to("out");
   Streams app(*builder.build(), config({{"application.id", "app"}}));
   ASSERT_TRUE(app.start().ok());
-  ASSERT_TRUE(app.wait_for_state(State::kError, std::chrono::seconds(30)));
+  ASSERT_EQ(app.wait_for_state(State::kError, std::chrono::seconds(30)).to_string(), "OK");
   auto lag = app.lag();
   ASSERT_TRUE(lag) << lag.error().to_string();
   EXPECT_EQ(*lag, 2);

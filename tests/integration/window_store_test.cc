@@ -136,7 +136,7 @@ TEST_F(WindowStoreAppTest, QueriesGoToTheKeysTaskAndSurviveRestoration) {
   {
     Streams app(window_topology(StoreType::kInMemory), config({{"application.id", "wq"}}));
     ASSERT_TRUE(app.start().ok());
-    ASSERT_TRUE(app.wait_for_state(Streams::State::kRunning, 60s));
+    ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, 60s).to_string(), "OK");
     wait_until_idle(app);
     check(app);
     ASSERT_TRUE(app.close().ok());
@@ -146,7 +146,7 @@ TEST_F(WindowStoreAppTest, QueriesGoToTheKeysTaskAndSurviveRestoration) {
   auto listener = std::make_shared<CountingRestoreListener>();
   app.set_restore_listener(listener);
   ASSERT_TRUE(app.start().ok());
-  ASSERT_TRUE(app.wait_for_state(Streams::State::kRunning, 60s));  // restored
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, 60s).to_string(), "OK");  // restored
   wait_until_idle(app);
   EXPECT_GE(listener->total, 80);  // 40 windows + 40 sessions
   check(app);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "brook/headers.h"
 #include "brook/status.h"
 #include "brook/types.h"
 
@@ -26,12 +27,12 @@ struct KeyRange {
 // Called for each entry of a scan, in key order; returning false stops the scan.
 using ScanVisitor = std::function<bool(std::string_view key, std::string_view value)>;
 
-// Told about each key a record cache writes down: its new value (nullopt: deleted) and the
-// value the store below held before (nullopt: absent), i.e. the value from before the first
-// of the updates the cache collapsed.
+// Told about each key a record cache writes down: its new value (nullopt: deleted), the value
+// the store below held before (nullopt: absent), i.e. the value from before the first of the
+// updates the cache collapsed, and the headers of the record that made the last update.
 using CacheFlushListener =
     std::function<void(std::string_view key, std::optional<std::string_view> new_value,
-                       std::optional<std::string_view> old_value)>;
+                       std::optional<std::string_view> old_value, const Headers& headers)>;
 
 // Keys are ordered by unsigned byte comparison (memcmp). Not thread-safe: the owner
 // serialises every call. A failed call leaves the store as it was.
@@ -42,6 +43,9 @@ class KeyValueBytesStore {
   virtual const std::string& name() const = 0;
   // The value of `key`; nullopt if absent.
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  // get() for a query from another thread, made under the owner's lock: the same answer,
+  // without changing what a record cache holds.
+  virtual Result<std::optional<std::string>> read(std::string_view key) { return get(key); }
   // Sets `key` to `value`; nullopt deletes the key (absent keys are fine).
   virtual Status put(std::string_view key, std::optional<std::string_view> value) = 0;
   // put() for restoration from the changelog, which neither reads nor puts before the next
@@ -99,6 +103,24 @@ class KeyValueBytesStore {
   // Installs the listener of the record cache in this stack, if there is one. False if
   // there is none: the caller then forwards its changes itself, as it writes them.
   virtual bool set_flush_listener(CacheFlushListener /*listener*/) { return false; }
+  // The headers of the record the next put()s are made for, until the next call (null: none,
+  // as in a punctuation); they must stay valid until then. A record cache keeps them with each
+  // entry it writes and gives them to its flush listener; other stores ignore them.
+  virtual void set_record_headers(const Headers* /*headers*/) {}
+};
+
+// Tells `store` the headers of the record that the writes made in this scope are for.
+class RecordHeadersScope {
+ public:
+  RecordHeadersScope(KeyValueBytesStore& store, const Headers& headers) : store_(store) {
+    store_.set_record_headers(&headers);
+  }
+  ~RecordHeadersScope() { store_.set_record_headers(nullptr); }
+  RecordHeadersScope(const RecordHeadersScope&) = delete;
+  RecordHeadersScope& operator=(const RecordHeadersScope&) = delete;
+
+ private:
+  KeyValueBytesStore& store_;
 };
 
 }  // namespace brook::internal

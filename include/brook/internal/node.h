@@ -6,20 +6,24 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "brook/internal/partitioner.h"
 #include "brook/internal/store_spec.h"
 #include "brook/processor.h"
 #include "brook/record.h"
 #include "brook/serde.h"
 #include "brook/status.h"
 #include "brook/timestamps.h"
+#include "brook/windowed.h"
 
 namespace brook::internal {
 
@@ -49,6 +53,9 @@ class TaskContext {
   virtual void drop_record(std::string_view node, std::string_view reason) = 0;
   // Hands a serialised record to the task's record collector (sink nodes).
   virtual void send(ProducerRecord&& record) = 0;
+  // The partition count of `topic` (sink nodes that choose a record's partition); kNotFound
+  // for an unknown topic.
+  virtual Result<std::int32_t> partitions(const std::string& topic) = 0;
   // The store `store` of this task, which must be connected to `node`; throws
   // std::invalid_argument naming both otherwise.
   virtual StoreAccess state_store(std::string_view node, std::string_view store) = 0;
@@ -268,6 +275,17 @@ class SourceNode final : public SourceNodeBase {
   Children<K, V> children_;
 };
 
+// A sink's key serde if it says where a windowed key's own key ends (the sink then partitions
+// by that alone), else null; std::nullptr_t for keys that are not windowed.
+template <class K>
+std::nullptr_t windowed_key_serde(const Serde<K>&) {
+  return nullptr;
+}
+template <class K>
+const WindowedSerde<K>* windowed_key_serde(const Serde<Windowed<K>>& serde) {
+  return dynamic_cast<const WindowedSerde<K>*>(&serde);
+}
+
 // Chooses the topic of each record for a sink with a dynamic destination.
 template <class K, class V>
 using TopicNameExtractor = std::function<std::string(const Record<K, V>&)>;
@@ -281,7 +299,8 @@ class SinkNode final : public InputNode<K, V> {
       : InputNode<K, V>(std::move(name)),
         topic_(std::move(topic)),
         key_serde_(std::move(key_serde)),
-        value_serde_(std::move(value_serde)) {}
+        value_serde_(std::move(value_serde)),
+        windowed_(windowed_key_serde(*key_serde_)) {}
   // A sink writing the internal topic <application.id>-<internal_topic>.
   SinkNode(std::string name, std::string internal_topic, SerdePtr<SerdeTargetT<K>> key_serde,
            SerdePtr<SerdeTargetT<V>> value_serde)
@@ -307,6 +326,9 @@ class SinkNode final : public InputNode<K, V> {
     if (!value) fail("cannot serialize value: " + value.error().message());
     out.key = std::move(*key);
     out.value = std::move(*value);
+    if constexpr (!std::is_null_pointer_v<WindowedKeySerde>) {
+      if (windowed_ != nullptr && out.key) partition_by_base_key(out);
+    }
     out.timestamp = record.timestamp;
     out.headers = std::move(record.headers);
     this->task().send(std::move(out));
@@ -316,11 +338,21 @@ class SinkNode final : public InputNode<K, V> {
   [[noreturn]] void fail(const std::string& what) {
     throw NodeError(this->name(), "sink " + this->name() + ": " + what);
   }
+  // The partition the default partitioner gives the windowed key's own key. An unknown topic
+  // is left to the send, which reports it.
+  void partition_by_base_key(ProducerRecord& out) {
+    auto partitions = this->task().partitions(out.topic);
+    if (!partitions) return;
+    out.partition = partition_for_key(windowed_->base_key(*out.key), *partitions);
+  }
 
   TopicNameExtractor<K, V> topic_;
   std::string internal_topic_;
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
+  using WindowedKeySerde =
+      decltype(windowed_key_serde(std::declval<const Serde<SerdeTargetT<K>>&>()));
+  WindowedKeySerde windowed_;
 };
 
 }  // namespace brook::internal

@@ -1,6 +1,8 @@
 // The processors behind tables and aggregations. Each keeps its table in a timestamped
 // key-value store and forwards every change as Change{new, old}: right away, or when the
-// record cache of its store flushes (then one change per key per flush). Not for users.
+// record cache of its store flushes (then one change per key per flush). A change carries the
+// headers of the record that caused it (with the cache: of the last one collapsed into it).
+// Not for users.
 #pragma once
 
 #include <algorithm>
@@ -28,33 +30,38 @@ class TableState {
   void init(ProcessorContext<K, Change<V>>& context, const std::string& store) {
     context_ = &context;
     store_.emplace(context.template timestamped_key_value_store<K, V>(store));
-    cached_ = context.state_store(store).store.set_flush_listener(
+    bytes_ = &context.state_store(store).store;
+    cached_ = bytes_->set_flush_listener(
         [this](std::string_view key, std::optional<std::string_view> new_value,
-               std::optional<std::string_view> old_value) {
-          forward_flushed(key, new_value, old_value);
-        });
+               std::optional<std::string_view> old_value,
+               const Headers& headers) { forward_flushed(key, new_value, old_value, headers); });
   }
 
   std::optional<Stored> get(const K& key) { return store_->get(key); }
 
-  // Sets `key` to `value` (nullopt deletes it) at `timestamp`; `old` is what get() returned.
-  void put(const K& key, std::optional<V> value, Timestamp timestamp, std::optional<Stored> old) {
-    if (value) {
-      store_->put(key, Stored{*value, timestamp});
-    } else {
-      if (!old) return;  // deleting what is not there changes nothing
-      store_->remove(key);
+  // Sets `key` to `value` (nullopt deletes it) at `timestamp` for a record with `headers`;
+  // `old` is what get() returned.
+  void put(const K& key, std::optional<V> value, Timestamp timestamp, std::optional<Stored> old,
+           const Headers& headers) {
+    {
+      RecordHeadersScope record(*bytes_, headers);
+      if (value) {
+        store_->put(key, Stored{*value, timestamp});
+      } else {
+        if (!old) return;  // deleting what is not there changes nothing
+        store_->remove(key);
+      }
     }
     if (cached_) return;  // the cache forwards the change when it flushes
     std::optional<V> old_value;
     if (old) old_value = std::move(old->value);
     context_->forward(
-        Record<K, Change<V>>{key, {std::move(value), std::move(old_value)}, timestamp});
+        Record<K, Change<V>>{key, {std::move(value), std::move(old_value)}, timestamp, headers});
   }
 
  private:
   void forward_flushed(std::string_view key, std::optional<std::string_view> new_bytes,
-                       std::optional<std::string_view> old_bytes) {
+                       std::optional<std::string_view> old_bytes, const Headers& headers) {
     auto decoded_key = value_or_throw(store_->key_serde().deserialize(key), store_->name());
     auto new_value = decode(new_bytes);
     auto old_value = decode(old_bytes);
@@ -62,7 +69,8 @@ class TableState {
     Change<V> change;
     if (new_value) change.new_value = std::move(new_value->value);
     if (old_value) change.old_value = std::move(old_value->value);
-    context_->forward(Record<K, Change<V>>{std::move(decoded_key), std::move(change), timestamp});
+    context_->forward(
+        Record<K, Change<V>>{std::move(decoded_key), std::move(change), timestamp, headers});
   }
   std::optional<Stored> decode(std::optional<std::string_view> bytes) {
     if (!bytes) return std::nullopt;
@@ -71,6 +79,7 @@ class TableState {
 
   ProcessorContext<K, Change<V>>* context_ = nullptr;
   std::optional<TimestampedKeyValueStore<K, V>> store_;
+  KeyValueBytesStore* bytes_ = nullptr;  // the same store, for the record's headers
   bool cached_ = false;
 };
 
@@ -86,7 +95,8 @@ class TableSourceProcessor final : public Processor<K, VIn, K, Change<UnwrappedT
     state_.init(context, store_name_);
   }
   void process(Record<K, VIn> r) override {
-    state_.put(r.key, std::optional<V>(std::move(r.value)), r.timestamp, state_.get(r.key));
+    state_.put(r.key, std::optional<V>(std::move(r.value)), r.timestamp, state_.get(r.key),
+               r.headers);
   }
 
  private:
@@ -105,7 +115,7 @@ class TableMaterializeProcessor final : public Processor<K, Change<V>, K, Change
     state_.init(context, store_name_);
   }
   void process(Record<K, Change<V>> r) override {
-    state_.put(r.key, std::move(r.value.new_value), r.timestamp, state_.get(r.key));
+    state_.put(r.key, std::move(r.value.new_value), r.timestamp, state_.get(r.key), r.headers);
   }
 
  private:
@@ -129,7 +139,7 @@ class AggregateProcessor final : public Processor<K, VIn, K, Change<VA>> {
     auto old = state_.get(r.key);
     std::optional<VA> next = f_(r.key, r.value, old ? &old->value : nullptr);
     const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;
-    state_.put(r.key, std::move(next), ts, std::move(old));
+    state_.put(r.key, std::move(next), ts, std::move(old), r.headers);
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "brook/internal/change.h"
+#include "brook/internal/headers_codec.h"
 #include "brook/internal/window_keys.h"
 #include "brook/processor.h"
 #include "brook/suppressed.h"
@@ -60,15 +61,18 @@ class FullWindowedSerde final : public Serde<Windowed<K>> {
 };
 
 // One key's update held by a suppression buffer: when it is due, its record's timestamp and
-// the change (old: the value from before the first update the buffer holds).
+// headers (of the latest update) and the change (old: the value from before the first update
+// the buffer holds).
 template <class V>
 struct BufferedChange {
   Timestamp due;
   Timestamp timestamp;
   Change<V> change;
+  Headers headers;
 };
 
-// [8-byte due][8-byte timestamp][ChangeSerde bytes]
+// [8-byte due][8-byte timestamp][4-byte headers length][headers][ChangeSerde bytes], the
+// headers as brook/internal/headers_codec.h writes them.
 template <class V>
 class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
  public:
@@ -80,16 +84,22 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
     std::string out;
     put_time(out, b.due);
     put_time(out, b.timestamp);
+    append_big_endian(out, encoded_headers_size(b.headers), 4);
+    append_headers(out, b.headers);
     return out.append(*change);
   }
   Result<BufferedChange<V>> deserialize(std::string_view bytes) const override {
-    if (bytes.size() < 16) {
+    const std::size_t headers_size = bytes.size() < 20 ? 0 : read_big_endian(bytes.substr(16, 4));
+    if (bytes.size() < 20 || headers_size > bytes.size() - 20) {
       return error(Status::corruption("buffered change of " + std::to_string(bytes.size()) +
-                                      " bytes, needs at least 16"));
+                                      " bytes, malformed"));
     }
-    auto change = change_.deserialize(bytes.substr(16));
+    auto headers = decode_headers(bytes.substr(20, headers_size));
+    if (!headers) return error(std::move(headers.error()));
+    auto change = change_.deserialize(bytes.substr(20 + headers_size));
     if (!change) return error(std::move(change.error()));
-    return BufferedChange<V>{get_time(bytes), get_time(bytes.substr(8)), std::move(*change)};
+    return BufferedChange<V>{get_time(bytes), get_time(bytes.substr(8)), std::move(*change),
+                             std::move(*headers)};
   }
 
  private:
@@ -123,7 +133,7 @@ class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
   void process(Record<K, Change<V>> r) override {
     load_index();
     const std::string key = check(key_serde_->serialize(r.key));
-    BufferedChange<V> entry{due_(r), r.timestamp, std::move(r.value)};
+    BufferedChange<V> entry{due_(r), r.timestamp, std::move(r.value), std::move(r.headers)};
     if (auto held = entries_.find(key); held != entries_.end()) {
       auto before = check(value_serde_->deserialize(check(store_->get(key)).value()));
       entry.due = before.due;
@@ -166,7 +176,8 @@ class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
     ok(store_->put(key, std::nullopt));
     forget(entries_.find(key));
     this->context().forward(Record<K, Change<V>>{check(key_serde_->deserialize(key)),
-                                                 std::move(entry.change), entry.timestamp});
+                                                 std::move(entry.change), entry.timestamp,
+                                                 std::move(entry.headers)});
   }
 
   // The index is built from the store before the first use: the store is restored after init.

@@ -37,8 +37,9 @@ template <class K>
 using WindowedKeyDecoder = std::function<Windowed<K>(std::string_view)>;
 
 // Forwards the changes of windows held in the store `store`: as they are written, or, if the
-// store has a record cache, when it flushes (one change per window per flush). `decode` turns
-// the store's key bytes into the windowed key.
+// store has a record cache, when it flushes (one change per window per flush), with the
+// headers of the record that caused it (the last one). `decode` turns the store's key bytes
+// into the windowed key.
 template <class K, class V>
 class WindowChanges {
  public:
@@ -49,27 +50,34 @@ class WindowChanges {
     value_serde_ =
         std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(access.spec.value_serde);
     store_ = store;
+    bytes_ = &access.store;
     decode_ = std::move(decode);
     cached_ = access.store.set_flush_listener([this](std::string_view key,
                                                      std::optional<std::string_view> new_value,
-                                                     std::optional<std::string_view> old_value) {
+                                                     std::optional<std::string_view> old_value,
+                                                     const Headers& headers) {
       auto now = this->decode(new_value);
       const Timestamp ts = now ? now->timestamp : context_->current_stream_time();
-      send(decode_(key), value_of(std::move(now)), value_of(this->decode(old_value)), ts);
+      send(decode_(key), value_of(std::move(now)), value_of(this->decode(old_value)), ts, headers);
     });
   }
 
-  // A window's change, written to the store just now.
+  // Writes to the store in its scope are for a record with `headers`.
+  RecordHeadersScope writing_for(const Headers& headers) { return {*bytes_, headers}; }
+
+  // A window's change, written to the store just now for a record with `headers`.
   void written(Windowed<K> key, std::optional<V> new_value, std::optional<V> old_value,
-               Timestamp timestamp) {
-    if (!cached_) send(std::move(key), std::move(new_value), std::move(old_value), timestamp);
+               Timestamp timestamp, const Headers& headers) {
+    if (!cached_) {
+      send(std::move(key), std::move(new_value), std::move(old_value), timestamp, headers);
+    }
   }
 
  private:
   void send(Windowed<K> key, std::optional<V> new_value, std::optional<V> old_value,
-            Timestamp timestamp) {
+            Timestamp timestamp, const Headers& headers) {
     context_->forward(Record<Windowed<K>, Change<V>>{
-        std::move(key), {std::move(new_value), std::move(old_value)}, timestamp});
+        std::move(key), {std::move(new_value), std::move(old_value)}, timestamp, headers});
   }
   std::optional<ValueAndTimestamp<V>> decode(std::optional<std::string_view> bytes) {
     if (!bytes) return std::nullopt;
@@ -83,6 +91,7 @@ class WindowChanges {
   ProcessorContext<Windowed<K>, Change<V>>* context_ = nullptr;
   SerdePtr<ValueAndTimestamp<V>> value_serde_;
   std::string store_;
+  KeyValueBytesStore* bytes_ = nullptr;  // the store, for the records' headers
   WindowedKeyDecoder<K> decode_;
   bool cached_ = false;
 };
@@ -117,6 +126,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
     observed_ = std::max(observed_, this->context().current_stream_time());
     const Timestamp close = close_time(observed_, windows_.grace());
     bool accepted = false;
+    const auto record = changes_.writing_for(r.headers);
     for (const Window& window : windows_.windows_for(r.timestamp)) {
       if (window.end <= close) continue;  // closed: too late for this window
       accepted = true;
@@ -126,7 +136,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
       store_->put(r.key, {next, ts}, window.start);
       std::optional<VA> old_value;
       if (old) old_value = std::move(old->value);
-      changes_.written({r.key, window}, std::move(next), std::move(old_value), ts);
+      changes_.written({r.key, window}, std::move(next), std::move(old_value), ts, r.headers);
     }
     if (!accepted) this->context().drop_record(too_late(r.timestamp, close, observed_));
   }
@@ -212,10 +222,13 @@ class SlidingWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
       }
       if (!next) return;  // an empty window does not exist
     }
-    store_->put(r.key, {*next, ts}, window.start);
+    {
+      const auto record = changes_.writing_for(r.headers);
+      store_->put(r.key, {*next, ts}, window.start);
+    }
     std::optional<VA> old_value;
     if (old) old_value = std::move(old->value);
-    changes_.written({r.key, window}, std::move(next), std::move(old_value), ts);
+    changes_.written({r.key, window}, std::move(next), std::move(old_value), ts, r.headers);
   }
 
   std::string store_name_;
@@ -273,17 +286,18 @@ class SessionWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
     }
     VA next = f_(r.key, r.value, aggregate ? &*aggregate : nullptr);
     std::optional<VA> old_value;
+    const auto record = changes_.writing_for(r.headers);
     for (auto& session : sessions) {
       if (session.key.window == merged) {
         old_value = std::move(session.value.value);
         continue;
       }
       store_->remove(session.key);
-      changes_.written(session.key, std::nullopt, std::move(session.value.value), ts);
+      changes_.written(session.key, std::nullopt, std::move(session.value.value), ts, r.headers);
     }
     Windowed<K> key{r.key, merged};
     store_->put(key, {next, ts});
-    changes_.written(std::move(key), std::move(next), std::move(old_value), ts);
+    changes_.written(std::move(key), std::move(next), std::move(old_value), ts, r.headers);
   }
 
  private:

@@ -12,7 +12,7 @@
 
 namespace brook::internal {
 
-Result<DirLock> DirLock::acquire(const std::filesystem::path& data_dir) {
+Result<DirLock> DirLock::acquire(const std::filesystem::path& data_dir, std::string_view role) {
   std::error_code ec;
   std::filesystem::create_directories(data_dir, ec);
   if (ec)
@@ -35,7 +35,7 @@ Result<DirLock> DirLock::acquire(const std::filesystem::path& data_dir) {
       while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
       if (!text.empty()) holder = text;
     }
-    return error(Status::failed_precondition("data dir " + data_dir.string() +
+    return error(Status::failed_precondition(std::string(role) + " " + data_dir.string() +
                                              " is locked by another process (pid " + holder + ")"));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";

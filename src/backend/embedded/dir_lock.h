@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include "brook/status.h"
 
@@ -19,10 +20,11 @@ namespace brook::internal {
 
 class DirLock {
  public:
-  // Creates `data_dir` if needed and locks it. kFailedPrecondition "data dir <path> is locked by
+  // Creates `data_dir` if needed and locks it. kFailedPrecondition "<role> <path> is locked by
   // another process (pid N)" if another holder has it; kIoError if the directory or the lock
   // file cannot be created.
-  static Result<DirLock> acquire(const std::filesystem::path& data_dir);
+  static Result<DirLock> acquire(const std::filesystem::path& data_dir,
+                                 std::string_view role = "data dir");
 
   DirLock(DirLock&& other) noexcept;
   DirLock& operator=(DirLock&& other) noexcept;

@@ -64,6 +64,7 @@ class EmbeddedProducer final : public Producer {
       : state_(state), config_(std::move(config)), epoch_(epoch) {}
   ~EmbeddedProducer() override;
   Status send(ProducerRecord record) override;
+  Result<std::int32_t> partitions(const std::string& topic) override;
   Status flush() override;
   Status dispatch() override { return flush(); }  // an append does not wait for anyone
   Status begin_transaction() override;

@@ -206,6 +206,12 @@ void EmbeddedProducer::clear_pending() {
     std::fill(buffer.batches.begin(), buffer.batches.end(), nullptr);
 }
 
+Result<std::int32_t> EmbeddedProducer::partitions(const std::string& topic) {
+  auto buffer = buffer_of(topic);
+  if (!buffer) return error(buffer.error());
+  return (*buffer)->second.partitions;
+}
+
 Status EmbeddedProducer::send(ProducerRecord record) {
   if (transactional() && !in_transaction_) {
     return Status::failed_precondition(

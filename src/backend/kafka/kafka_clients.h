@@ -61,6 +61,9 @@ class KafkaProducer final : public Producer {
                                      const GroupMetadata& group) override;
   Status commit_transaction() override;
   Status abort_transaction() override;
+  // Asked of the cluster once per topic, also before the first send() to it: librdkafka would
+  // hold records for an unknown topic until they time out.
+  Result<std::int32_t> partitions(const std::string& topic) override;
 
  private:
   KafkaProducer(ProducerConfig config, std::chrono::milliseconds timeout)
@@ -72,13 +75,9 @@ class KafkaProducer final : public Producer {
   // again while it fails with a retriable error, up to the timeout.
   template <class Step>
   Status transaction_step(std::string_view what, Step step);
-  // kNotFound unless the cluster knows `topic` (asked once per topic: librdkafka would hold
-  // records for an unknown topic until they time out).
-  Status check_topic(const std::string& topic);
-
   ProducerConfig config_;
   KafkaHandle handle_;
-  std::set<std::string, std::less<>> known_topics_;
+  std::map<std::string, std::int32_t, std::less<>> known_topics_;  // their partition counts
   std::chrono::milliseconds timeout_;
   Status failure_;  // the first record the cluster refused, until reported
 };

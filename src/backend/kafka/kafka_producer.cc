@@ -88,17 +88,17 @@ void KafkaProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, 
 
 Status KafkaProducer::take_failure() { return std::exchange(failure_, Status()); }
 
-Status KafkaProducer::check_topic(const std::string& topic) {
-  if (known_topics_.contains(topic)) return {};
-  if (auto partitions = topic_partitions(handle_.get(), topic, timeout_); !partitions) {
-    return partitions.error();
-  }
-  known_topics_.insert(topic);
-  return {};
+Result<std::int32_t> KafkaProducer::partitions(const std::string& topic) {
+  if (auto it = known_topics_.find(topic); it != known_topics_.end()) return it->second;
+  auto partitions = topic_partitions(handle_.get(), topic, timeout_);
+  if (!partitions) return partitions;
+  known_topics_.emplace(topic, *partitions);
+  return partitions;
 }
 
 Status KafkaProducer::send(ProducerRecord record) {
-  if (auto s = check_topic(record.topic); !s.ok()) {
+  if (auto known = partitions(record.topic); !known) {
+    const Status& s = known.error();
     return s.code() == StatusCode::kNotFound ? refuse(config_, s) : s;
   }
   rd_kafka_headers_t* headers = to_kafka_headers(record.headers);

@@ -1,0 +1,203 @@
+#include "state/cache_entry.h"
+
+#include <malloc.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace brook::internal {
+namespace {
+
+constexpr std::size_t kMaxVarint = 5;  // a u32 in LEB128
+
+char* put_varint(char* p, std::uint32_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+const char* get_varint(const char* p, std::uint32_t& v) {
+  v = 0;
+  for (int shift = 0;; shift += 7) {
+    const auto byte = static_cast<unsigned char>(*p++);
+    v |= static_cast<std::uint32_t>(byte & 0x7f) << shift;
+    if (byte < 0x80) return p;
+  }
+}
+
+std::uint32_t size_code(std::optional<std::string_view> bytes) {
+  return bytes ? static_cast<std::uint32_t>(bytes->size()) + 1 : 0;
+}
+
+std::size_t varint_size(std::uint32_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// The below bytes a block stores: only a dirty entry's known value below.
+std::optional<std::string_view> stored_below(const KnownBelow& below, bool dirty) {
+  return dirty && below ? *below : std::nullopt;
+}
+
+std::size_t block_size(std::string_view key, std::optional<std::string_view> below,
+                       std::optional<std::string_view> value, std::string_view headers) {
+  const auto key_code = static_cast<std::uint32_t>(key.size());
+  const auto headers_code = static_cast<std::uint32_t>(headers.size());
+  return 1 + varint_size(key_code) + varint_size(size_code(below)) + varint_size(size_code(value)) +
+         varint_size(headers_code) + key.size() + (below ? below->size() : 0) +
+         (value ? value->size() : 0) + headers.size();
+}
+
+// Writes the entry into `block` (large enough). `key` may alias the block's own key: it is
+// moved with memmove, the other parts must not alias the block.
+void write(char* block, std::uint8_t flags, std::string_view key,
+           std::optional<std::string_view> below, std::optional<std::string_view> value,
+           std::string_view headers) {
+  char header[1 + 4 * kMaxVarint];
+  char* p = header;
+  *p++ = static_cast<char>(flags);
+  p = put_varint(p, static_cast<std::uint32_t>(key.size()));
+  p = put_varint(p, size_code(below));
+  p = put_varint(p, size_code(value));
+  p = put_varint(p, static_cast<std::uint32_t>(headers.size()));
+  const std::size_t header_size = static_cast<std::size_t>(p - header);
+  char* out = block + header_size;
+  std::memmove(out, key.data(), key.size());
+  out += key.size();
+  std::memcpy(block, header, header_size);
+  auto append = [&](std::string_view bytes) {
+    std::memmove(out, bytes.data(), bytes.size());
+    out += bytes.size();
+  };
+  if (below) append(*below);
+  if (value) append(*value);
+  append(headers);
+}
+
+// Blocks this much larger than their content are shrunk.
+constexpr std::size_t kShrinkSlack = 64;
+
+char* shrink(char* block, std::size_t size) {
+  auto* smaller = static_cast<char*>(std::realloc(block, size));
+  return smaller == nullptr ? block : smaller;  // a failed shrink leaves the block as it was
+}
+
+char* allocate(std::size_t size) {
+  auto* block = static_cast<char*>(std::malloc(size));
+  if (block == nullptr) throw std::bad_alloc();
+  return block;
+}
+
+}  // namespace
+
+char* CacheEntry::make(std::string_view key, KnownBelow below,
+                       std::optional<std::string_view> value, std::string_view headers,
+                       bool dirty) {
+  const auto stored = stored_below(below, dirty);
+  char* block = allocate(block_size(key, stored, value, headers));
+  const std::uint8_t flags = (dirty ? kDirty : 0) | (dirty && below ? kBelowKnown : 0);
+  write(block, flags, key, stored, value, headers);
+  return block;
+}
+
+char* CacheEntry::rewrite(char* block, KnownBelow below, std::optional<std::string_view> value,
+                          std::string_view headers, bool dirty) {
+  const auto stored = stored_below(below, dirty);
+  const std::string_view key = CacheEntry::key(block);
+  const std::size_t size = block_size(key, stored, value, headers);
+  const std::uint8_t flags =
+      static_cast<std::uint8_t>((CacheEntry::flags(block) & kPinned) | (dirty ? kDirty : 0) |
+                                (dirty && below ? kBelowKnown : 0));
+  if (size <= malloc_usable_size(block)) {
+    // The parts may be views into this very block: copy them out of its way first.
+    std::array<char, 256> small;
+    std::string large;
+    const std::size_t parts =
+        (stored ? stored->size() : 0) + (value ? value->size() : 0) + headers.size();
+    char* scratch = small.data();
+    if (parts > small.size()) {
+      large.resize(parts);
+      scratch = large.data();
+    }
+    char* end = scratch;
+    auto keep = [&](std::optional<std::string_view> bytes) -> std::optional<std::string_view> {
+      if (!bytes) return bytes;
+      std::memcpy(end, bytes->data(), bytes->size());
+      end += bytes->size();
+      return std::string_view(end - bytes->size(), bytes->size());
+    };
+    const auto kept_below = keep(stored);
+    const auto kept_value = keep(value);
+    write(block, flags, key, kept_below, kept_value, *keep(headers));
+    // Much smaller now (the value below is gone): give the tail back.
+    if (malloc_usable_size(block) >= size + kShrinkSlack) return shrink(block, size);
+    return block;
+  }
+  char* fresh = allocate(size);
+  write(fresh, flags, key, stored, value, headers);
+  std::free(block);
+  return fresh;
+}
+
+void CacheEntry::destroy(char* block) { std::free(block); }
+
+std::size_t CacheEntry::estimate(std::string_view key, KnownBelow below,
+                                 std::optional<std::string_view> value, std::string_view headers,
+                                 bool dirty) {
+  // malloc adds a chunk header and rounds up to 16 bytes: at most 8 + 15.
+  return block_size(key, stored_below(below, dirty), value, headers) + 23;
+}
+
+std::size_t CacheEntry::charge(const char* block) {
+  return malloc_usable_size(const_cast<char*>(block)) + sizeof(std::size_t);
+}
+
+CacheEntry::View CacheEntry::view(const char* block) {
+  std::uint32_t key_size, below_code, value_code, headers_size;
+  const char* p = block + 1;
+  p = get_varint(p, key_size);
+  p = get_varint(p, below_code);
+  p = get_varint(p, value_code);
+  p = get_varint(p, headers_size);
+  View v;
+  v.key = std::string_view(p, key_size);
+  p += key_size;
+  std::optional<std::string_view> below;
+  if (below_code > 0) {
+    below = std::string_view(p, below_code - 1);
+    p += below_code - 1;
+  }
+  if (value_code > 0) {
+    v.value = std::string_view(p, value_code - 1);
+    p += value_code - 1;
+  }
+  v.headers = std::string_view(p, headers_size);
+  const std::uint8_t f = flags(block);
+  if ((f & kDirty) == 0) {
+    v.below = v.value;
+  } else if ((f & kBelowKnown) != 0) {
+    v.below = below;
+  }
+  return v;
+}
+
+std::string_view CacheEntry::key(const char* block) {
+  std::uint32_t key_size, ignored;
+  const char* p = get_varint(block + 1, key_size);
+  p = get_varint(p, ignored);
+  p = get_varint(p, ignored);
+  p = get_varint(p, ignored);
+  return {p, key_size};
+}
+
+}  // namespace brook::internal

@@ -1,7 +1,8 @@
 // A Streams application for the crash tests, run as a child process:
-//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER [count]
+//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER [count [STATE_DIR]]
 // Copies topic "in" to topic "out" (value + "!") with 2 threads; with "count", counts the
 // records per key instead in the RocksDB store "counts" and writes each new count to "out".
+// The stores live in STATE_DIR if given (default DATA_DIR/state).
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
 // exits 0 once everything in "in" is processed and committed. Each store restoration appends
 // the number of records it restored to DATA_DIR/restored.txt.
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -31,11 +33,13 @@ class RestoreLog final : public brook::StateRestoreListener {
 };
 
 int main(int argc, char** argv) {
-  if (argc != 5 && argc != 6) {
-    std::fprintf(stderr, "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER [count]\n", argv[0]);
+  if (argc < 5 || argc > 7) {
+    std::fprintf(stderr,
+                 "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER [count [STATE_DIR]]\n",
+                 argv[0]);
     return 2;
   }
-  const bool count = argc == 6 && std::string(argv[5]) == "count";
+  const bool count = argc >= 6 && std::string(argv[5]) == "count";
   const int signal_fd = std::stoi(argv[3]);
   const long signal_after = std::stol(argv[4]);
   std::atomic<long> processed = 0;
@@ -53,13 +57,15 @@ int main(int argc, char** argv) {
   } else {
     input.map_values([](const std::string& v) { return v + "!"; }).to("out");
   }
-  brook::Streams app(*builder.build(), {{"application.id", "crash-app"},
-                                        {"data.dir", argv[1]},
-                                        {"processing.guarantee", argv[2]},
-                                        {"num.stream.threads", "2"},
-                                        {"commit.interval.ms", "20"},
-                                        {"max.poll.records", "500"},
-                                        {"poll.ms", "10"}});
+  std::map<std::string, std::string> config{{"application.id", "crash-app"},
+                                            {"data.dir", argv[1]},
+                                            {"processing.guarantee", argv[2]},
+                                            {"num.stream.threads", "2"},
+                                            {"commit.interval.ms", "20"},
+                                            {"max.poll.records", "500"},
+                                            {"poll.ms", "10"}};
+  if (argc == 7) config.emplace("state.dir", argv[6]);
+  brook::Streams app(*builder.build(), config);
   app.set_restore_listener(
       std::make_shared<RestoreLog>(std::filesystem::path(argv[1]) / "restored.txt"));
   if (auto s = app.start(); !s.ok()) return brook::report(s);

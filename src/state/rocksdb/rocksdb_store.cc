@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "state/rocksdb/info_log.h"
+
 namespace brook::internal {
 
 struct RocksDbMemory::Impl {
@@ -386,7 +388,7 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   db_options.atomic_flush = true;
   db_options.write_buffer_manager = memory->impl_->write_buffer_manager;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;  // many stores, little noise
-  db_options.keep_log_file_num = 2;
+  db_options.info_log = make_info_log(name, dir_name);            // no LOG file beside the data
 
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = memory->impl_->cache;

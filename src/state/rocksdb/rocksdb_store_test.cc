@@ -204,6 +204,19 @@ TEST(RocksDbStore, OpeningADirectoryAnotherStoreHoldsFails) {
   EXPECT_TRUE(open_rocksdb_store("counts", dir.path(), memory).has_value());
 }
 
+// RocksDB's info log goes to Brook's log: no LOG file shares the disk (and its failures) with
+// the data.
+TEST(RocksDbStore, KeepsNoInfoLogFileInItsDirectory) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  auto store = open_store(dir.path());
+  ASSERT_TRUE(store->put("k", "v").ok());
+  ASSERT_TRUE(store->commit(Offset(1)).ok());
+  store.reset();
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("LOG")) << entry.path();
+  }
+}
+
 TEST(RocksDbMemory, StoresShareOneCacheOfTheConfiguredCapacity) {
   brook::testing::ScratchDir dir("rocksdb-store");
   auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);

@@ -1,0 +1,233 @@
+// A full disk: the count app of crash_app.cc runs with its state dir, or its whole data dir, on
+// a tmpfs too small for what it writes. It must stop with the error naming what failed and a
+// non-zero exit code, not a signal; and a restart on a copy of that disk with room to spare
+// must continue exactly: under exactly_once_v2 every count equals a recomputation from the
+// input, under at_least_once no record is lost.
+//
+// Mounting a tmpfs needs root; the test mounts it in a user and mount namespace of its own
+// (`unshare --user --map-root-user --mount`), which an unprivileged process may create.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "brook/state_store.h"
+#include "embedded_fixture.h"
+#include "run_process.h"
+#include "state/rocksdb/rocksdb_store.h"
+
+namespace brook::testing {
+namespace {
+
+constexpr int kKeys = 30'000;
+constexpr int kRecords = 3 * kKeys;
+constexpr int kPartitions = 4;
+constexpr std::uintmax_t kMiB = 1 << 20;
+constexpr std::uintmax_t kRoom = 2 * kMiB;  // the distinct keys alone take 3 MB
+
+// Key i: 100 hex digits, pseudo-random so that the stores cannot compress them away.
+std::string key_of(int i) {
+  std::string out;
+  std::uint64_t x = static_cast<std::uint64_t>(i) + 1;
+  while (out.size() < 100) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    out += fmt::format("{:016x}", x);
+  }
+  out.resize(100);
+  return out;
+}
+
+// The count of every key, recomputed from the input.
+std::map<std::string, std::int64_t> expected() {
+  std::map<std::string, std::int64_t> counts;
+  for (int i = 0; i < kRecords; ++i) ++counts[key_of(i % kKeys)];
+  return counts;
+}
+
+// How `counts` differs from expected(): "" if not at all, else how many keys are missing,
+// counted too often and too rarely, and the first few.
+std::string differences(const std::map<std::string, std::int64_t>& counts) {
+  int missing = 0, high = 0, low = 0;
+  std::string first;
+  for (const auto& [key, n] : expected()) {
+    auto it = counts.find(key);
+    const std::int64_t got = it == counts.end() ? 0 : it->second;
+    if (got == n) continue;
+    ++(it == counts.end() ? missing : got > n ? high : low);
+    if (missing + high + low <= 5)
+      first += fmt::format(" {}...: {} not {};", key.substr(0, 8), got, n);
+  }
+  const auto extra = counts.size() - (expected().size() - missing);
+  if (missing + high + low == 0 && extra == 0) return "";
+  return fmt::format("{} missing, {} too high, {} too low, {} unknown keys;{}", missing, high, low,
+                     extra, first);
+}
+
+// Every key of the input is in `counts`, counted at least as often as in the input.
+void expect_at_least_expected(const std::map<std::string, std::int64_t>& counts) {
+  const auto minimum = expected();
+  ASSERT_EQ(counts.size(), minimum.size()) << "keys were lost";
+  for (const auto& [key, n] : minimum) EXPECT_GE(counts.at(key), n) << key;
+}
+
+// The bytes the files under `dir` take on a tmpfs: whole 4 KiB pages.
+std::uintmax_t tmpfs_bytes(const std::filesystem::path& dir) {
+  std::uintmax_t total = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) total += (entry.file_size() + 4095) / 4096 * 4096;
+  }
+  return total;
+}
+
+// sh -c: mounts a tmpfs of $1 bytes on $2, copies the files of $3 (if not empty) into it, runs
+// the command, copies what the tmpfs holds to $4 and exits with the command's code.
+constexpr const char* kOnTmpfs = R"(
+size=$1 mnt=$2 seed=$3 copy=$4
+shift 4
+mount -t tmpfs -o "size=$size" tmpfs "$mnt" || exit 200
+if [ -n "$seed" ]; then cp -a "$seed/." "$mnt/" || exit 201; fi
+"$@"
+rc=$?
+cp -a "$mnt/." "$copy/" || exit 202
+exit $rc
+)";
+
+class FullDiskTest : public EmbeddedFixture {
+ protected:
+  void SetUp() override {
+    for (const auto& d : {io_, mount_point_, copy_}) std::filesystem::create_directories(d);
+    // Fail, never skip, where namespaces are unavailable: the test would prove nothing.
+    const auto probe =
+        run_process({"unshare", "--user", "--map-root-user", "--mount", "true"}, "", io_);
+    ASSERT_EQ(probe.exit_code, 0)
+        << "this test mounts a tmpfs in a user and mount namespace of its own and needs "
+           "`unshare --user --map-root-user --mount` (util-linux, with unprivileged user "
+           "namespaces enabled): "
+        << probe.err;
+    create_topics({{"in", kPartitions}, {"out", kPartitions}});
+    std::vector<std::pair<std::string, std::string>> input;
+    for (int i = 0; i < kRecords; ++i) input.emplace_back(key_of(i % kKeys), "v");
+    produce("in", input);
+  }
+
+  // The count app's command line: crash_app DATA_DIR GUARANTEE -1 0 count [STATE_DIR].
+  static std::vector<std::string> count_app(const char* guarantee,
+                                            const std::filesystem::path& data_dir,
+                                            std::optional<std::filesystem::path> state_dir = {}) {
+    std::vector<std::string> argv{BROOK_CRASH_APP, data_dir, guarantee, "-1", "0", "count"};
+    if (state_dir) argv.push_back(*state_dir);
+    return argv;
+  }
+
+  ProcessResult run(const std::vector<std::string>& argv) { return run_process(argv, "", io_); }
+
+  // Runs `argv` with a tmpfs of `bytes` on mount_point_ that first holds a copy of `seed`'s
+  // files (if not empty); its files are copied to copy_ when `argv` ends.
+  ProcessResult run_on_tmpfs(std::uintmax_t bytes, const std::filesystem::path& seed,
+                             const std::vector<std::string>& argv) {
+    std::vector<std::string> command{
+        "unshare", "--user", "--map-root-user",     "--mount",    "sh", "-c",
+        kOnTmpfs,  "sh",     std::to_string(bytes), mount_point_, seed, copy_};
+    command.insert(command.end(), argv.begin(), argv.end());
+    return run(command);
+  }
+
+  static void expect_stopped_on_a_full_disk(const ProcessResult& run, std::string_view what) {
+    EXPECT_EQ(run.exit_code, 1) << run.err;  // brook::report()'s, not 128 + a signal
+    EXPECT_THAT(run.err, ::testing::HasSubstr(what));
+    EXPECT_THAT(run.err, ::testing::HasSubstr("No space left on device"));
+  }
+
+  std::map<std::string, std::int64_t> latest_out() {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& r : read_all("out")) out[*r.key] = *Int64Serde().deserialize(*r.value);
+    return out;
+  }
+
+  // Every entry of the "counts" store of every task under `state_dir`.
+  static std::map<std::string, std::int64_t> stores_on_disk(
+      const std::filesystem::path& state_dir) {
+    std::map<std::string, std::int64_t> out;
+    const TimestampedSerde<std::int64_t> serde(std::make_shared<Int64Serde>());
+    auto memory = std::make_shared<internal::RocksDbMemory>(16 << 20);
+    for (int p = 0; p < kPartitions; ++p) {
+      auto store = internal::open_rocksdb_store(
+          "counts", state_dir / "crash-app" / ("0_" + std::to_string(p)) / "counts", memory);
+      EXPECT_TRUE(store) << store.error().to_string();
+      if (!store) continue;
+      EXPECT_TRUE((*store)
+                      ->scan({},
+                             [&](std::string_view key, std::string_view value) {
+                               out[std::string(key)] = serde.deserialize(value)->value;
+                               return true;
+                             })
+                      .ok());
+    }
+    return out;
+  }
+
+  // The state dir, on a tmpfs of kRoom, fills; the app stops. It then runs to the end with the
+  // state copied to copy_, which has room. Returns the counts in the stores.
+  std::map<std::string, std::int64_t> fill_state_dir_then_continue(const char* guarantee) {
+    expect_stopped_on_a_full_disk(run_on_tmpfs(kRoom, {}, count_app(guarantee, dir_, mount_point_)),
+                                  "RocksDB store 'counts'");
+    const auto rest = run(count_app(guarantee, dir_, copy_));
+    EXPECT_EQ(rest.exit_code, 0) << rest.err;
+    return stores_on_disk(copy_);
+  }
+
+  // The data dir (the state dir within it), on a tmpfs with kRoom beyond the input, fills; the
+  // app stops. It then runs to the end on the data dir copied back to dir_. Returns the counts
+  // in the stores.
+  std::map<std::string, std::int64_t> fill_data_dir_then_continue(const char* guarantee) {
+    expect_stopped_on_a_full_disk(
+        run_on_tmpfs(tmpfs_bytes(dir_) + kRoom, dir_, count_app(guarantee, mount_point_)), "");
+    std::filesystem::remove_all(dir_);
+    std::filesystem::rename(copy_, dir_);
+    const auto rest = run(count_app(guarantee, dir_));
+    EXPECT_EQ(rest.exit_code, 0) << rest.err;
+    return stores_on_disk(dir_ / "state");
+  }
+
+  ScratchDir work_{"brook-full-disk"};
+  const std::filesystem::path io_ = work_.path() / "io";
+  const std::filesystem::path mount_point_ = work_.path() / "tmpfs";
+  const std::filesystem::path copy_ = work_.path() / "copy";
+};
+
+TEST_F(FullDiskTest, ExactlyOnceStopsOnAFullStateDirAndContinuesExactly) {
+  EXPECT_EQ(differences(fill_state_dir_then_continue("exactly_once_v2")), "");
+  EXPECT_EQ(differences(latest_out()), "");
+}
+
+TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullStateDirAndLosesNothing) {
+  expect_at_least_expected(fill_state_dir_then_continue("at_least_once"));
+  expect_at_least_expected(latest_out());
+}
+
+// Disabled until the embedded log keeps a transaction that failed on a full disk: when appending
+// a committed transaction's records fails (write <partition segment>: No space left on device),
+// its entry stays in transactions.wal for the next open to complete, but another thread's next
+// commit writes its own entry over it (a torn write on the full disk, or a whole one), so the
+// restart never completes the first transaction. Its records already appended (changelog,
+// "out") stay, its input offsets were never committed, and the restart counts that input again:
+// 1552 to 3500 keys counted 4 times instead of 3 in 3 of 12 runs.
+TEST_F(FullDiskTest, DISABLED_ExactlyOnceStopsOnAFullDataDirAndContinuesExactly) {
+  EXPECT_EQ(differences(fill_data_dir_then_continue("exactly_once_v2")), "");
+  EXPECT_EQ(differences(latest_out()), "");
+}
+
+TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullDataDirAndLosesNothing) {
+  expect_at_least_expected(fill_data_dir_then_continue("at_least_once"));
+  expect_at_least_expected(latest_out());
+}
+
+}  // namespace
+}  // namespace brook::testing

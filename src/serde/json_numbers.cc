@@ -118,7 +118,8 @@ std::string number_text(const Json& number) {
   return number.dump();
 }
 
-// Walks the input and what was read in parallel; `path_` is where it is.
+// Walks the input and what was read in parallel; `path_` is where it is, written out only for
+// an error.
 class Walk {
  public:
   std::optional<std::string> check(const Json& in, const Json& read) {
@@ -133,17 +134,37 @@ class Walk {
   }
 
  private:
-  std::string where() const { return path_.empty() ? "the value" : "field '" + path_ + "'"; }
+  // An object member (key) or an array element (index).
+  struct Step {
+    const std::string* key = nullptr;
+    std::size_t index = 0;
+  };
 
+  std::string where() const {
+    if (path_.empty()) return "the value";
+    std::string path;
+    for (const Step& step : path_) {
+      if (step.key == nullptr) {
+        fmt::format_to(std::back_inserter(path), "[{}]", step.index);
+      } else {
+        if (!path.empty()) path += '.';
+        path += *step.key;
+      }
+    }
+    return "field '" + path + "'";
+  }
+
+  // Both objects hold their members in key order: one pass over each.
   std::optional<std::string> check_object(const Json& in, const Json& read) {
+    auto match = read.begin();
     for (auto field = in.begin(); field != in.end(); ++field) {
-      const auto match = read.find(field.key());
-      if (match == read.end()) continue;  // a field the type does not read
-      const std::size_t size = path_.size();
-      if (!path_.empty()) path_ += '.';
-      path_ += field.key();
+      int by_key = 0;
+      while (match != read.end() && (by_key = match.key().compare(field.key())) < 0) ++match;
+      if (match == read.end()) break;
+      if (by_key > 0) continue;  // a field the type does not read
+      path_.push_back({.key = &field.key()});
       auto error = check(*field, *match);
-      path_.resize(size);
+      path_.pop_back();
       if (error) return error;
     }
     return std::nullopt;
@@ -151,10 +172,9 @@ class Walk {
 
   std::optional<std::string> check_element(const Json& in, std::size_t i, const Json& read,
                                            std::size_t j) {
-    const std::size_t size = path_.size();
-    fmt::format_to(std::back_inserter(path_), "[{}]", i);
+    path_.push_back({.index = i});
     auto error = check(in[i], read[j]);
-    path_.resize(size);
+    path_.pop_back();
     return error;
   }
 
@@ -203,7 +223,7 @@ class Walk {
     return indices;
   }
 
-  std::string path_;
+  std::vector<Step> path_;
 };
 
 }  // namespace

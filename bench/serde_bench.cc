@@ -7,7 +7,10 @@
 //   String  std::string copy of a 100-byte string / std::string from the bytes.
 //   Int64   hand-written big-endian memcpy + byteswap into / out of an 8-byte std::string.
 //   Double  the same on the IEEE 754 bits.
-//   Json    nlohmann::json(obj).dump() / nlohmann::json::parse(bytes).get<Trade>().
+//   Json    nlohmann::json(obj).dump() / nlohmann::json::parse(bytes).get<Trade>(). Brook's
+//           decode also checks that every number was read into its field exactly: it writes
+//           the value back with to_json and walks both documents. JsonOrder is the same on an
+//           order of 8 lines (an array of objects), 18 numbers per record instead of 3.
 //   Avro    the Avro C API: one avro_value_t built once, its five fields rewritten per record
 //           and written with avro_value_write into a reused buffer, then copied out to a
 //           std::string / read back with avro_value_read into a reused avro_value_t and its
@@ -48,6 +51,22 @@ struct Trade {
   bool buy = false;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Trade, symbol, price, volume, ts, buy)
+
+// The nested record of the JsonOrder case.
+struct OrderLine {
+  std::string sku;
+  std::int64_t qty = 0;
+  double price = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OrderLine, sku, qty, price)
+
+struct Order {
+  std::string id;
+  std::int64_t ts = 0;
+  std::uint32_t customer = 0;
+  std::vector<OrderLine> lines;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Order, id, ts, customer, lines)
 
 constexpr const char* kTradeSchema = R"({
   "type": "record", "name": "Trade", "namespace": "brook.bench",
@@ -114,6 +133,25 @@ const std::vector<Trade>& trades() {
                    .volume = static_cast<std::int64_t>(i * 13 + 1),
                    .ts = 1'700'000'000'000 + static_cast<std::int64_t>(i),
                    .buy = i % 2 == 0});
+    }
+    return v;
+  }();
+  return values;
+}
+
+const std::vector<Order>& orders() {
+  static const auto values = [] {
+    std::vector<Order> v;
+    for (std::size_t i = 0; i < kBatch; ++i) {
+      Order order{.id = "order-" + std::to_string(i),
+                  .ts = 1'700'000'000'000 + static_cast<std::int64_t>(i),
+                  .customer = static_cast<std::uint32_t>(i % 97)};
+      for (std::size_t l = 0; l < 8; ++l) {
+        order.lines.push_back({.sku = "sku-" + std::to_string((i + l) % 50),
+                               .qty = static_cast<std::int64_t>(l + 1),
+                               .price = 2.5 + static_cast<double>((i * l) % 400) * 0.25});
+      }
+      v.push_back(std::move(order));
     }
     return v;
   }();
@@ -254,6 +292,18 @@ void BM_BaselineJsonDecode(benchmark::State& state) {
              [](std::string_view b) { return nlohmann::json::parse(b).get<Trade>(); });
 }
 
+// ---- JSON (an order of 8 lines) ----
+
+void BM_BrookJsonOrderDecode(benchmark::State& state) {
+  brook_decode(state, *brook::default_serde<Order>(), orders());
+}
+void BM_BaselineJsonOrderDecode(benchmark::State& state) {
+  std::vector<std::string> encoded;
+  for (const auto& o : orders()) encoded.push_back(nlohmann::json(o).dump());
+  run_decode(state, encoded,
+             [](std::string_view b) { return nlohmann::json::parse(b).get<Order>(); });
+}
+
 // ---- Avro (the same 5-field record) ----
 
 std::shared_ptr<const brook::AvroSerde> avro_serde() {
@@ -363,6 +413,8 @@ BENCHMARK(BM_BrookJsonEncode);
 BENCHMARK(BM_BaselineJsonEncode);
 BENCHMARK(BM_BrookJsonDecode);
 BENCHMARK(BM_BaselineJsonDecode);
+BENCHMARK(BM_BrookJsonOrderDecode);
+BENCHMARK(BM_BaselineJsonOrderDecode);
 BENCHMARK(BM_BrookAvroEncode);
 BENCHMARK(BM_BaselineAvroEncode);
 BENCHMARK(BM_BrookAvroDecode);

@@ -4,6 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace json_to_avro {
 namespace {
 
@@ -59,12 +63,27 @@ TEST_F(JsonToAvro, InvalidJsonGoesToTheDeadLetterTopicUnchanged) {
 TEST_F(JsonToAvro, TradesThatDoNotFitTheSchemaGoToTheDeadLetterTopic) {
   pipe(R"({"symbol": "ACME", "side": "HOLD", "price": 1, "volume": 1, "ts": 7})");  // no such side
   pipe(R"({"symbol": "ACME", "side": "BUY", "price": 1, "volume": 1})");            // no ts
+  // Volumes that do not fit a long exactly (the schema's, and Trade's int64_t).
+  const std::vector<std::pair<std::string, std::string>> volumes = {
+      {"1e30", "1e+30 does not fit, read as -9223372036854775808"},
+      {"1.5", "1.5 does not fit, read as 1"},
+      {"18446744073709551615", "18446744073709551615 does not fit, read as -1"}};
+  for (const auto& [volume, _] : volumes) {
+    pipe(R"({"symbol": "ACME", "side": "BUY", "price": 1, "volume": )" + volume + R"(, "ts": 8})");
+  }
   auto& dead = driver_.output_queue(kDeadLetterTopic);
-  ASSERT_EQ(dead.size(), 2u);
+  ASSERT_EQ(dead.size(), 2 + volumes.size());
   EXPECT_EQ(dead[0].headers.last(brook::kErrorKindHeader)->value, "processing");
   EXPECT_EQ(dead[0].headers.last(brook::kErrorNodeHeader)->value, "write-avro");
   EXPECT_EQ(dead[1].headers.last(brook::kErrorKindHeader)->value, "deserialization");
-  EXPECT_EQ(driver_.metrics().total("dead-letter-records-total"), 2);
+  for (std::size_t i = 0; i < volumes.size(); ++i) {
+    const auto& record = dead[2 + i];
+    EXPECT_THAT(*record.value, HasSubstr(R"("volume": )" + volumes[i].first));  // unchanged
+    EXPECT_EQ(record.headers.last(brook::kErrorKindHeader)->value, "deserialization");
+    EXPECT_THAT(*record.headers.last(brook::kErrorMessageHeader)->value,
+                HasSubstr("field 'volume': " + volumes[i].second));
+  }
+  EXPECT_EQ(driver_.metrics().total("dead-letter-records-total"), 5);
   EXPECT_TRUE(driver_.output_queue(kOutputTopic).empty());
 }
 

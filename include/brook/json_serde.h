@@ -3,8 +3,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "brook/internal/type_name.h"
 #include "brook/serde.h"
@@ -17,6 +19,29 @@ concept JsonConvertible = requires(const T& value, const nlohmann::json& json) {
   json.template get<T>();
 };
 
+namespace internal {
+// The first number of `input` that `read` does not hold as it is, described with its path
+// ("field 'items[2].qty': -1 does not fit, read as 4294967295"); nullopt when there is none.
+// `read` is the JSON that to_json writes of the value from_json made of `input`. Each number of
+// `input` is compared with the number at the same place in `read`: object members by name,
+// array elements by position or, when that differs, as sets (the order of std::set, of std::map
+// with keys that are not strings). Places that `read` lacks, or holds something other than a
+// number, are not checked. A number is held as it is when it has the same value, except that a
+// floating-point number may be rounded to the precision of a floating-point field, as long as
+// it stays finite.
+std::optional<std::string> changed_number(const nlohmann::json& input, const nlohmann::json& read);
+}  // namespace internal
+
+// deserialize() fails with kCorruption, naming the type and quoting the start of the bytes, when
+// the bytes are not valid JSON, when from_json throws (a missing field, a string where a number
+// belongs), or when a number does not fit exactly the field it is read into, naming the field:
+// out of the field's range (1e30 or 18446744073709551615 into an int64_t, 300 into a uint8_t, a
+// finite number that becomes infinite in a float), a fraction into an integer (1.5), a negative
+// number into an unsigned field, an integer that a floating-point field cannot hold exactly
+// (9007199254740993 into a double). nlohmann converts such numbers silently, so deserialize()
+// compares the input with what to_json writes of the value read (internal::changed_number): it
+// relies on to_json writing back each number from_json read, at the same place, as a serde that
+// round-trips does. Fields that from_json does not read are not checked.
 template <JsonConvertible T>
 class JsonSerde final : public Serde<T> {
  public:
@@ -37,15 +62,27 @@ class JsonSerde final : public Serde<T> {
       return error(Status::corruption("json serde: not valid JSON: " + excerpt(bytes)));
     }
     try {
-      return json.template get<T>();
+      if constexpr (std::is_same_v<T, nlohmann::json>) {
+        return json;  // nothing converted
+      } else {
+        T value = json.template get<T>();
+        if (auto changed = internal::changed_number(json, nlohmann::json(value))) {
+          return cannot_read(bytes, *changed);
+        }
+        return value;
+      }
     } catch (const std::exception& e) {
-      return error(Status::corruption(std::string("json serde: cannot read ") +
-                                      internal::type_name<T>() + " from " + excerpt(bytes) + ": " +
-                                      e.what()));
+      return cannot_read(bytes, e.what());
     }
   }
 
  private:
+  static std::unexpected<Status> cannot_read(std::string_view bytes, const std::string& why) {
+    return error(Status::corruption(std::string("json serde: cannot read ") +
+                                    internal::type_name<T>() + " from " + excerpt(bytes) + ": " +
+                                    why));
+  }
+
   static std::string excerpt(std::string_view bytes) {
     constexpr std::size_t kMax = 64;
     std::string s(bytes.substr(0, kMax));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backend/embedded/transaction_log.h"
+#include "file_edits.h"
 #include "scratch_dir.h"
 
 namespace brook::internal {
@@ -50,6 +51,29 @@ class EmbeddedLogTest : public ::testing::Test {
       if (!records || records->empty()) return out;
       for (auto& r : *records) out.push_back(r.value.value_or("<null>"));
     }
+  }
+
+  // Closes the log, writes each of `damaged` (named versions of the file) in turn and
+  // expects open to fail with kCorruption naming `file` (and `named`, if given); then puts
+  // the file back and reopens.
+  void expect_open_fails_for_each(const std::filesystem::path& file,
+                                  const std::vector<std::pair<std::string, std::string>>& damaged,
+                                  const std::filesystem::path& named = {}) {
+    log_.reset();
+    const std::string good = testing::read_file(file);
+    for (const auto& [what, contents] : damaged) {
+      testing::write_file(file, contents);
+      auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+      if (log) {
+        ADD_FAILURE() << "opened with the file " << what;
+        continue;
+      }
+      EXPECT_EQ(log.error().code(), StatusCode::kCorruption) << what;
+      EXPECT_THAT(log.error().message(), HasSubstr((named.empty() ? file : named).string()))
+          << what;
+    }
+    testing::write_file(file, good);
+    reopen();
   }
 
   brook::testing::ScratchDir scratch_{"brook-embedded"};
@@ -238,6 +262,129 @@ TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplie
   EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(3));
   reopen();  // applied once only
   EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
+}
+
+TEST_F(EmbeddedLogTest, MetadataFilesReadBackAfterReopen) {
+  create("t", 3, {{"cleanup.policy", "compact"}});
+  ASSERT_TRUE(consumer("g")->commit({{{"t", Partition(2)}, Offset(100)}}).ok());
+  auto p = producer();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(1), .value = "v"}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  ASSERT_TRUE(log_->admin().delete_records_before({"t", Partition(1)}, Offset(3)).ok());
+  p.reset();
+  reopen();
+  auto t = log_->admin().describe_topic("t");
+  ASSERT_TRUE(t) << t.error().to_string();
+  EXPECT_EQ(t->partitions, 3);
+  EXPECT_EQ(t->configs.at("cleanup.policy"), "compact");
+  EXPECT_EQ(*consumer("g")->committed({"t", Partition(2)}), Offset(100));
+  EXPECT_EQ(*log_->admin().list_offset({"t", Partition(1)}, {.kind = OffsetSpec::Kind::kEarliest}),
+            Offset(3));
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
+    EXPECT_FALSE(entry.path().string().ends_with(".tmp")) << entry.path();
+  }
+}
+
+TEST_F(EmbeddedLogTest, DamagedTopicMetadataFailsTheOpenNamingTheFile) {
+  create("t", 4);
+  create("u", 4);
+  const auto file = dir_ / "topics" / "t" / "topic.json";
+  auto damaged =
+      testing::damaged_versions(testing::read_file(file), R"("partitions":4)", R"("partitions":3)");
+  damaged.emplace_back("another topic's", testing::read_file(dir_ / "topics" / "u" / "topic.json"));
+  expect_open_fails_for_each(file, damaged);
+  EXPECT_EQ(log_->admin().describe_topic("t")->partitions, 4);
+}
+
+TEST_F(EmbeddedLogTest, PartitionDirectoriesTheMetadataDoesNotListFailTheOpen) {
+  create("t", 3);
+  log_.reset();
+  const auto topic = dir_ / "topics" / "t";
+  std::filesystem::copy(topic / "2", topic / "3");  // a partition beyond the count
+  auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+  ASSERT_FALSE(log);
+  EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(log.error().message(), HasSubstr(topic.string()));
+  EXPECT_THAT(log.error().message(), HasSubstr("partition directories beyond them: 3"));
+
+  std::filesystem::remove_all(topic / "3");
+  std::filesystem::remove_all(topic / "1");  // a partition the metadata lists
+  log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+  ASSERT_FALSE(log);
+  EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(log.error().message(), HasSubstr(topic.string()));
+  EXPECT_THAT(log.error().message(), HasSubstr("missing partition directories: 1"));
+}
+
+TEST_F(EmbeddedLogTest, DamagedCommittedOffsetsFailTheOpenNamingTheFile) {
+  create("t", 1);
+  ASSERT_TRUE(consumer("g")->commit({{{"t", Partition(0)}, Offset(100)}}).ok());
+  const auto file = dir_ / "groups" / "g.json";
+  auto damaged = testing::damaged_versions(testing::read_file(file), "100", "000");
+  ASSERT_TRUE(consumer("h")->commit({{{"t", Partition(0)}, Offset(100)}}).ok());
+  damaged.emplace_back("another group's", testing::read_file(dir_ / "groups" / "h.json"));
+  expect_open_fails_for_each(file, damaged);
+  EXPECT_EQ(*consumer("g")->committed({"t", Partition(0)}), Offset(100));
+}
+
+TEST_F(EmbeddedLogTest, DamagedStartOffsetFailsTheOpenNamingTheFile) {
+  create("t", 1);
+  auto p = producer();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(p->send({.topic = "t", .value = "v"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  p.reset();
+  ASSERT_TRUE(log_->admin().delete_records_before({"t", Partition(0)}, Offset(12)).ok());
+  const auto file = dir_ / "topics" / "t" / "0" / "start-offset";
+  expect_open_fails_for_each(file, testing::damaged_versions(testing::read_file(file), "12", "02"));
+  EXPECT_EQ(values("t").size(), 8u);
+}
+
+TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  {
+    auto wal = std::move(*TransactionLog::open(dir_, false));
+    TransactionEntry entry;
+    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.offsets["g"][{"out", Partition(0)}] = Offset(100);
+    ASSERT_TRUE(wal->write(entry).ok());
+  }
+  const std::string good = testing::read_file(file);
+  auto with = [&](std::size_t at, std::string bytes) {
+    return std::string(good).replace(at, bytes.size(), bytes);
+  };
+  // Header: u32 payload size, u32 payload checksum, u8 version, u32 header checksum.
+  expect_open_fails_for_each(
+      file,
+      {{"payload size changed", with(0, {static_cast<char>(good[0] - 1)})},
+       {"payload size grown", with(0, {static_cast<char>(good[0] + 1)})},
+       {"payload checksum zeroed", with(4, std::string(4, '\0'))},
+       {"version changed", with(8, {2})},
+       {"a payload byte changed", with(good.size() - 1, {static_cast<char>(good.back() ^ 1)})},
+       {"a byte appended", good + "x"}});
+  EXPECT_THAT(values("out"), ElementsAre("x"));
+  EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(100));
+}
+
+TEST_F(EmbeddedLogTest, WhatATornEntryLeftDoesNotSpoilTheNextEntry) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  auto wal = std::move(*TransactionLog::open(dir_, false));
+  TransactionEntry entry;
+  entry.batches[{"out", Partition(0)}] = {.base = Offset(0),
+                                          .records = {{.value = std::string(500, 'a')}}};
+  ASSERT_TRUE(wal->write(entry).ok());
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 100);  // torn
+  // A crash after the next entry (shorter) was written.
+  entry.batches[{"out", Partition(0)}].records = {{.value = "b"}};
+  ASSERT_TRUE(wal->write(entry).ok());
+  wal.reset();
+  reopen();
+  EXPECT_THAT(values("out"), ElementsAre("b"));
 }
 
 TEST_F(EmbeddedLogTest, ASecondOpenOfTheDataDirIsRefused) {

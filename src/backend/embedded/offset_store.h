@@ -1,5 +1,6 @@
 // OffsetStore: committed offsets per consumer group, one file per group under
-// `<data>/groups/`, rewritten atomically (temp file + rename) on each commit. Thread-safe.
+// `<data>/groups/<group>.json`, checksummed and rewritten atomically on each commit
+// (checksummed_file.h). Thread-safe.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +16,7 @@ namespace brook::internal {
 
 class OffsetStore {
  public:
+  // Reads every group's file; kCorruption naming the first that is damaged.
   static Result<std::unique_ptr<OffsetStore>> open(std::filesystem::path data_dir);
 
   Status commit(const std::string& group, const std::map<TopicPartition, Offset>& offsets);

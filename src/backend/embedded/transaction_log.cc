@@ -14,11 +14,15 @@
 namespace brook::internal {
 namespace {
 
-// Entry: u32 payload bytes | u32 masked crc32c(payload) | payload. Little endian.
+// Entry (docs/log_format.md), little endian: a header, then the payload.
+// Header: u32 payload bytes | u32 masked crc32c(payload) | u8 version |
+//         u32 masked crc32c(the header bytes before it).
 // Payload: u32 batches, each: u16 topic length, topic, i32 partition, i64 base, u32 count,
 //          count record frames (record_format.h); then u32 groups, each: u16 group length,
 //          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset.
-constexpr std::size_t kEntryHeaderBytes = 8;
+constexpr std::uint8_t kVersion = 1;
+constexpr std::size_t kHeaderCrcAt = 9;
+constexpr std::size_t kEntryHeaderBytes = kHeaderCrcAt + 4;
 
 template <class T>
 void put(ByteBuffer& out, T v) {
@@ -125,19 +129,31 @@ TransactionLog::~TransactionLog() { ::close(fd_); }
 Result<std::optional<TransactionEntry>> TransactionLog::pending() const {
   auto contents = read_small_file(path_);
   if (!contents) return error(contents.error());
-  if (contents->size() < kEntryHeaderBytes) return std::optional<TransactionEntry>();
-  std::uint32_t size = 0, crc = 0;
-  std::memcpy(&size, contents->data(), 4);
-  std::memcpy(&crc, contents->data() + 4, 4);
-  if (contents->size() < kEntryHeaderBytes + size) {
-    return std::optional<TransactionEntry>();  // torn: never acknowledged, so aborted
+  const std::string_view file = *contents;
+  auto corrupt = [&](std::string_view what) {
+    return error(Status::corruption(fmt::format("transaction log {}: {}", path_.string(), what)));
+  };
+  // An entry is written whole into the empty file: a prefix of one is a write that did not
+  // finish (its commit never returned), so it is discarded, which is exactly an abort.
+  if (file.size() < kEntryHeaderBytes) return std::optional<TransactionEntry>();
+  std::uint32_t size = 0, crc = 0, header_crc = 0;
+  std::memcpy(&size, file.data(), 4);
+  std::memcpy(&crc, file.data() + 4, 4);
+  std::memcpy(&header_crc, file.data() + kHeaderCrcAt, 4);
+  // Whatever else does not check out was damaged after it was written.
+  if (crc32c(file.data(), kHeaderCrcAt) != unmask_crc(header_crc)) {
+    return corrupt("entry header checksum mismatch");
   }
-  const std::string_view payload(contents->data() + kEntryHeaderBytes, size);
-  if (crc32c(payload) != unmask_crc(crc)) {
-    if (contents->size() == kEntryHeaderBytes + size) return std::optional<TransactionEntry>();
-    return error(
-        Status::corruption(fmt::format("transaction log {}: checksum mismatch", path_.string())));
+  if (file[8] != static_cast<char>(kVersion)) {
+    return corrupt(fmt::format("unknown entry version {}", static_cast<int>(file[8])));
   }
+  if (file.size() < kEntryHeaderBytes + size) return std::optional<TransactionEntry>();
+  if (file.size() > kEntryHeaderBytes + size) {
+    return corrupt(fmt::format("{} bytes follow the entry of {} bytes",
+                               file.size() - kEntryHeaderBytes - size, kEntryHeaderBytes + size));
+  }
+  const std::string_view payload = file.substr(kEntryHeaderBytes);
+  if (crc32c(payload) != unmask_crc(crc)) return corrupt("entry checksum mismatch");
   auto entry = decode_entry(payload, path_.string());
   if (!entry) return error(entry.error());
   return std::optional<TransactionEntry>(std::move(*entry));
@@ -171,6 +187,11 @@ Status TransactionLog::write(const TransactionEntry& entry) {
   const std::uint32_t crc = mask_crc(crc32c(out.data() + kEntryHeaderBytes, size));
   std::memcpy(out.data(), &size, 4);
   std::memcpy(out.data() + 4, &crc, 4);
+  out.data()[8] = static_cast<char>(kVersion);
+  const std::uint32_t header_crc = mask_crc(crc32c(out.data(), kHeaderCrcAt));
+  std::memcpy(out.data() + kHeaderCrcAt, &header_crc, 4);
+  // Into the empty file, so that a write that does not finish leaves a prefix of the entry.
+  if (auto s = clear(); !s.ok()) return s;
   if (auto s = write_at(fd_, path_, out.data(), out.size(), 0); !s.ok()) return s;
   return fsync_ ? sync_fd(fd_, path_) : Status();
 }

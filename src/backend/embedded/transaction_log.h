@@ -4,8 +4,9 @@
 // consumer offsets) to `<data>/transactions.wal`, then applies it to the partitions and the
 // offset store, then empties the file. On open, an entry still in the file was committed but
 // perhaps not fully applied: its missing records are appended and its offsets committed
-// again (both idempotent). A torn entry was never acknowledged: it is discarded, which is
-// exactly an abort.
+// again (both idempotent). A torn entry (a prefix of one: its write did not finish) was never
+// acknowledged: it is discarded, which is exactly an abort. A whole entry that fails its
+// checks was damaged: kCorruption naming the file.
 #pragma once
 
 #include <filesystem>
@@ -36,8 +37,10 @@ class TransactionLog {
 
   // The entry left by a crash after write() and before clear(), if any.
   Result<std::optional<TransactionEntry>> pending() const;
-  // Durable against a killed process when it returns (and against power loss with fsync).
+  // Replaces what the file holds with `entry`. Durable against a killed process when it
+  // returns (and against power loss with fsync).
   Status write(const TransactionEntry& entry);
+  // Empties the file.
   Status clear();
 
  private:

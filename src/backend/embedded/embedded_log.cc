@@ -82,11 +82,12 @@ Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions&
   auto pending = state->transactions->pending();
   if (!pending) return error(pending.error());
   if (*pending) {
-    log(LogLevel::kInfo, "embedded log {}: completing a transaction interrupted by a crash",
-        options.data_dir.string());
+    log(LogLevel::kInfo, "embedded log {}: completing a transaction of '{}' interrupted by a crash",
+        options.data_dir.string(), (*pending)->transactional_id);
     if (auto s = state->apply(**pending); !s.ok()) return error(s);
-    if (auto s = state->transactions->clear(); !s.ok()) return error(s);
   }
+  // Also what a write that did not finish left, discarded by pending().
+  if (auto s = state->transactions->clear(); !s.ok()) return error(s);
   TopicStore* store = state->topics.get();
   state->groups = std::make_unique<GroupCoordinator>([store](const std::string& topic) {
     auto t = store->find(topic);
@@ -289,6 +290,7 @@ Status EmbeddedProducer::send_offsets_to_transaction(
 Status EmbeddedProducer::commit_transaction() {
   if (auto s = check_transaction("commit_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
+  pending_.transactional_id = config_.transactional_id;
   Status status = state_.commit(pending_);
   clear_pending();
   in_transaction_ = false;

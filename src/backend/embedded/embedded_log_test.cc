@@ -9,11 +9,13 @@
 
 #include "backend/embedded/transaction_log.h"
 #include "file_edits.h"
+#include "log_capture.h"
 #include "scratch_dir.h"
 
 namespace brook::internal {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
@@ -347,7 +349,7 @@ TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
   const auto file = dir_ / "transactions.wal";
   {
     auto wal = std::move(*TransactionLog::open(dir_, false));
-    TransactionEntry entry;
+    TransactionEntry entry{.transactional_id = "app-0"};
     entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
     entry.offsets["g"][{"out", Partition(0)}] = Offset(100);
     ASSERT_TRUE(wal->write(entry).ok());
@@ -356,13 +358,17 @@ TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
   auto with = [&](std::size_t at, std::string bytes) {
     return std::string(good).replace(at, bytes.size(), bytes);
   };
-  // Header: u32 payload size, u32 payload checksum, u8 version, u32 header checksum.
+  // Header: u32 payload size, u32 payload checksum, u32 id checksum, u16 id size, u8 version,
+  // u32 header checksum; then the id "app-0" and the payload.
   expect_open_fails_for_each(
       file,
       {{"payload size changed", with(0, {static_cast<char>(good[0] - 1)})},
        {"payload size grown", with(0, {static_cast<char>(good[0] + 1)})},
        {"payload checksum zeroed", with(4, std::string(4, '\0'))},
-       {"version changed", with(8, {2})},
+       {"id size grown", with(12, {static_cast<char>(good[12] + 1)})},
+       {"version changed", with(14, {2})},
+       {"header checksum zeroed", with(15, std::string(4, '\0'))},
+       {"id changed", with(19, "b")},
        {"a payload byte changed", with(good.size() - 1, {static_cast<char>(good.back() ^ 1)})},
        {"a byte appended", good + "x"}});
   EXPECT_THAT(values("out"), ElementsAre("x"));
@@ -385,6 +391,57 @@ TEST_F(EmbeddedLogTest, WhatATornEntryLeftDoesNotSpoilTheNextEntry) {
   wal.reset();
   reopen();
   EXPECT_THAT(values("out"), ElementsAre("b"));
+}
+
+TEST_F(EmbeddedLogTest, ATornTransactionLogEntryIsDiscardedWithAWarning) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  {
+    auto wal = std::move(*TransactionLog::open(dir_, false));
+    TransactionEntry entry{.transactional_id = "app-0"};
+    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.offsets["g"][{"out", Partition(0)}] = Offset(1);
+    ASSERT_TRUE(wal->write(entry).ok());
+  }
+  const std::string whole = testing::read_file(file);
+  const std::size_t payload_at = 19 + 5;  // the header, then the id
+  struct Torn {
+    std::size_t bytes;
+    std::string says;
+  };
+  const std::vector<Torn> cases = {
+      {10, "transactional id unreadable, 10 bytes in the file, it ends inside the entry header"},
+      {21,
+       "transactional id unreadable, 21 bytes in the file, it ends inside the transactional id"},
+      {whole.size() - 1,
+       fmt::format("transactional id 'app-0', {} bytes in the file, it ends {} bytes into the "
+                   "{}-byte payload",
+                   whole.size() - 1, whole.size() - 1 - payload_at, whole.size() - payload_at)}};
+  for (const auto& torn : cases) {
+    testing::write_file(file, whole.substr(0, torn.bytes));
+    {
+      testing::LogCapture logs;
+      reopen();
+      EXPECT_THAT(logs.at(LogLevel::kWarn),
+                  ElementsAre(AllOf(HasSubstr(file.string()), HasSubstr(torn.says))))
+          << torn.bytes;
+    }
+    EXPECT_TRUE(values("out").empty());
+    EXPECT_FALSE(consumer("g")->committed({"out", Partition(0)}).value());
+    EXPECT_EQ(std::filesystem::file_size(file), 0u);  // discarded once: no warning next time
+  }
+}
+
+TEST_F(EmbeddedLogTest, ATopicDirectoryWithoutMetadataIsNoTopicAndSaysSo) {
+  create("t", 2);
+  log_.reset();
+  std::filesystem::remove(dir_ / "topics" / "t" / "topic.json");
+  testing::LogCapture logs;
+  reopen();
+  EXPECT_TRUE(log_->admin().list_topics()->empty());
+  EXPECT_THAT(logs.at(LogLevel::kWarn),
+              ElementsAre(HasSubstr((dir_ / "topics" / "t").string() + " is not a topic")));
 }
 
 TEST_F(EmbeddedLogTest, ASecondOpenOfTheDataDirIsRefused) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/embedded/checksummed_file.h"
+#include "core/log.h"
 
 namespace brook::internal {
 namespace {
@@ -167,7 +168,15 @@ Result<std::unique_ptr<TopicStore>> TopicStore::open(fs::path data_dir, bool fsy
         Status::io_error(fmt::format("cannot create {}: {}", topics.string(), ec.message())));
   for (const auto& entry : fs::directory_iterator(topics)) {
     if (!entry.is_directory()) continue;
-    if (!fs::exists(entry.path() / kMetadataFile)) continue;  // a creation that did not finish
+    if (!fs::exists(entry.path() / kMetadataFile)) {
+      // What a creation (the metadata is written last) or a deletion (it goes first) that did
+      // not finish leaves. Creating the topic again replaces the directory.
+      log(LogLevel::kWarn,
+          "embedded log: {} is not a topic: it has no {} (its creation or deletion did not "
+          "finish)",
+          entry.path().string(), kMetadataFile);
+      continue;
+    }
     auto description = read_metadata(entry.path());
     if (!description) return error(description.error());
     if (auto s = check_partition_dirs(entry.path(), description->partitions); !s.ok()) {

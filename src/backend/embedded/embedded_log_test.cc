@@ -222,12 +222,13 @@ TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(1), .value = "b"}).ok());
   EXPECT_TRUE(values("out").empty());  // nothing visible before commit
   auto group = consumer("g");
+  const TopicPartition in{"in", Partition(0)};
   ASSERT_TRUE(
-      p->send_offsets_to_transaction({{{"in", Partition(0)}, Offset(7)}}, *group->group_metadata())
-          .ok());
+      p->send_offsets_to_transaction({{in, {Offset(7), "seven"}}}, *group->group_metadata()).ok());
   ASSERT_TRUE(p->commit_transaction().ok());
   EXPECT_THAT(values("out"), ElementsAre("a", "b"));
-  EXPECT_EQ(*group->committed({"in", Partition(0)}), Offset(7));
+  EXPECT_EQ(*group->committed(in), Offset(7));
+  EXPECT_EQ(group->committed_with_metadata({in})->at(in), (OffsetAndMetadata{Offset(7), "seven"}));
 
   ASSERT_TRUE(p->begin_transaction().ok());
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "c"}).ok());
@@ -256,14 +257,59 @@ TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplie
     TransactionEntry entry;
     entry.batches[{"out", Partition(0)}] = {.base = Offset(1),
                                             .records = {{.value = "x"}, {.value = "y"}}};
-    entry.offsets["g"][{"out", Partition(0)}] = Offset(3);
+    entry.offsets["g"][{"out", Partition(0)}] = {Offset(3), "three"};
     ASSERT_TRUE(wal->write(entry).ok());
   }
   reopen();
   EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
-  EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(3));
+  EXPECT_EQ(
+      consumer("g")->committed_with_metadata({{"out", Partition(0)}})->at({"out", Partition(0)}),
+      (OffsetAndMetadata{Offset(3), "three"}));
   reopen();  // applied once only
   EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
+}
+
+TEST_F(EmbeddedLogTest, CommittedMetadataSurvivesAReopen) {
+  create("t", 2);
+  const TopicPartition zero{"t", Partition(0)}, one{"t", Partition(1)};
+  ASSERT_TRUE(consumer("g")->commit_with_metadata({{zero, {Offset(5), "AgAAAAAAAAPo"}}}).ok());
+  ASSERT_TRUE(consumer("g")->commit({{one, Offset(2)}}).ok());  // empty metadata
+  reopen();
+  auto committed = consumer("g")->committed_with_metadata({zero, one, {"t", Partition(9)}});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  EXPECT_THAT(*committed, ElementsAre(std::pair{zero, OffsetAndMetadata{Offset(5), "AgAAAAAAAAPo"}},
+                                      std::pair{one, OffsetAndMetadata{Offset(2), ""}}));
+}
+
+TEST_F(EmbeddedLogTest, MetadataThatIsNotUtf8IsRefusedAndChangesNothing) {
+  create("t", 1);
+  const TopicPartition tp{"t", Partition(0)};
+  auto c = consumer("g");
+  ASSERT_TRUE(c->commit({{tp, Offset(1)}}).ok());
+  const Status refused = c->commit_with_metadata({{tp, {Offset(2), "\xff\xfe"}}});
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("t-0"));
+  EXPECT_EQ(*c->committed(tp), Offset(1));
+  auto p = producer("tx");
+  ASSERT_TRUE(p->begin_transaction().ok());
+  EXPECT_EQ(
+      p->send_offsets_to_transaction({{tp, {Offset(2), "\xff"}}}, *c->group_metadata()).code(),
+      StatusCode::kInvalidArgument);
+}
+
+TEST_F(EmbeddedLogTest, ACommitThatCannotBeWrittenChangesNothing) {
+  create("t", 1);
+  const TopicPartition tp{"t", Partition(0)};
+  auto c = consumer("g");
+  ASSERT_TRUE(c->commit({{tp, Offset(1)}}).ok());
+  const auto in_the_way = dir_ / "groups" / "g.json.tmp";  // the write's temp file
+  std::filesystem::create_directory(in_the_way);
+  EXPECT_EQ(c->commit({{tp, Offset(2)}}).code(), StatusCode::kIoError);
+  EXPECT_EQ(*c->committed(tp), Offset(1));
+  std::filesystem::remove(in_the_way);
+  c.reset();
+  reopen();
+  EXPECT_EQ(*consumer("g")->committed(tp), Offset(1));
 }
 
 TEST_F(EmbeddedLogTest, MetadataFilesReadBackAfterReopen) {
@@ -351,7 +397,7 @@ TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
     auto wal = std::move(*TransactionLog::open(dir_, false));
     TransactionEntry entry{.transactional_id = "app-0"};
     entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
-    entry.offsets["g"][{"out", Partition(0)}] = Offset(100);
+    entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(100)};
     ASSERT_TRUE(wal->write(entry).ok());
   }
   const std::string good = testing::read_file(file);
@@ -401,7 +447,7 @@ TEST_F(EmbeddedLogTest, ATornTransactionLogEntryIsDiscardedWithAWarning) {
     auto wal = std::move(*TransactionLog::open(dir_, false));
     TransactionEntry entry{.transactional_id = "app-0"};
     entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
-    entry.offsets["g"][{"out", Partition(0)}] = Offset(1);
+    entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(1)};
     ASSERT_TRUE(wal->write(entry).ok());
   }
   const std::string whole = testing::read_file(file);

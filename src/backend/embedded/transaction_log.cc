@@ -22,7 +22,8 @@ namespace {
 //         u16 id bytes | u8 version | u32 masked crc32c(the 15 header bytes before it).
 // Payload: u32 batches, each: u16 topic length, topic, i32 partition, i64 base, u32 count,
 //          count record frames (record_format.h); then u32 groups, each: u16 group length,
-//          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset.
+//          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset,
+//          u32 metadata length, metadata.
 constexpr std::uint8_t kVersion = 1;
 constexpr std::size_t kIdCrcAt = 8;
 constexpr std::size_t kIdBytesAt = 12;
@@ -56,8 +57,10 @@ class Reader {
     data_.remove_prefix(sizeof(T));
     return true;
   }
+  // A string after its length, a u16 or (as `Length`) another unsigned type.
+  template <class Length = std::uint16_t>
   bool get_string(std::string& s) {
-    std::uint16_t n = 0;
+    Length n = 0;
     if (!get(n) || data_.size() < n) return false;
     s.assign(data_.data(), n);
     data_.remove_prefix(n);
@@ -117,9 +120,13 @@ Result<TransactionEntry> decode_entry(std::string_view payload, const std::strin
       TopicPartition tp;
       std::int32_t partition = 0;
       std::int64_t offset = 0;
-      if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(offset)) return corrupt();
+      std::string metadata;
+      if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(offset) ||
+          !in.get_string<std::uint32_t>(metadata)) {
+        return corrupt();
+      }
       tp.partition = Partition(partition);
-      entry.offsets[group][tp] = Offset(offset);
+      entry.offsets[group][tp] = {Offset(offset), std::move(metadata)};
     }
   }
   if (!in.done()) return corrupt();
@@ -215,10 +222,12 @@ Status TransactionLog::write(const TransactionEntry& entry) {
   for (const auto& [group, offsets] : entry.offsets) {
     put_string(out, group);
     put(out, static_cast<std::uint32_t>(offsets.size()));
-    for (const auto& [tp, offset] : offsets) {
+    for (const auto& [tp, committed] : offsets) {
       put_string(out, tp.topic);
       put(out, tp.partition.value());
-      put(out, offset.value());
+      put(out, committed.offset.value());
+      put(out, static_cast<std::uint32_t>(committed.metadata.size()));
+      out.append(committed.metadata.data(), committed.metadata.size());
     }
   }
   const auto size = static_cast<std::uint32_t>(out.size() - payload_at);

@@ -29,7 +29,7 @@ struct TransactionEntry {
     std::vector<StoredRecord> records;
   };
   std::map<TopicPartition, Batch> batches;
-  std::map<std::string, std::map<TopicPartition, Offset>> offsets;  // per consumer group
+  std::map<std::string, std::map<TopicPartition, OffsetAndMetadata>> offsets;  // per group
 };
 
 class TransactionLog {

@@ -79,6 +79,16 @@ inline Status refuse(const ProducerConfig& config, Status refusal) {
   return config.on_refused ? config.on_refused(refusal) : refusal;
 }
 
+// An offset committed for a consumer group, with the string committed beside it (Kafka's
+// OffsetAndMetadata): `offset` is the next offset to read; `metadata` is the committer's own
+// text (UTF-8; at most 4096 bytes on a Kafka broker by default), returned as given. Streams
+// keeps each input partition's partition time in it (stream_task.h).
+struct OffsetAndMetadata {
+  Offset offset;
+  std::string metadata;
+  friend bool operator==(const OffsetAndMetadata&, const OffsetAndMetadata&) = default;
+};
+
 // The consumer-group state that offsets sent to a transaction are committed under: a member
 // that was fenced out of the group (an older generation) cannot commit them. Each backend
 // accepts only its own.
@@ -106,11 +116,11 @@ class Producer {
   virtual Status dispatch() = 0;
 
   virtual Status begin_transaction() = 0;
-  // Commits `offsets` (the next offset to read per partition) for the group with the
-  // transaction. kTaskMigrated if the member was fenced out of the group or the producer by a
-  // newer one with its transactional id: the transaction must be aborted.
-  virtual Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
-                                             const GroupMetadata& group) = 0;
+  // Commits `offsets` (the next offset to read per partition, with its metadata) for the
+  // group with the transaction. kTaskMigrated if the member was fenced out of the group or the
+  // producer by a newer one with its transactional id: the transaction must be aborted.
+  virtual Status send_offsets_to_transaction(
+      const std::map<TopicPartition, OffsetAndMetadata>& offsets, const GroupMetadata& group) = 0;
   virtual Status commit_transaction() = 0;
   virtual Status abort_transaction() = 0;
 };
@@ -165,10 +175,19 @@ class Consumer {
   // the consumer knows without asking the log again; 0 once poll() has reached the readable
   // end. nullopt while not known (nothing read yet). For a task waiting for its inputs.
   virtual std::optional<std::int64_t> lag(const TopicPartition& partition) const = 0;
-  // Commits the next offsets to read, synchronously. kTaskMigrated if the member is no longer
-  // in the group's current generation (its partitions moved).
-  virtual Status commit(const std::map<TopicPartition, Offset>& offsets) = 0;
-  virtual Result<std::optional<Offset>> committed(const TopicPartition& partition) = 0;
+  // Commits the next offsets to read, each with its metadata, synchronously. kTaskMigrated if
+  // the member is no longer in the group's current generation (its partitions moved);
+  // kInvalidArgument for metadata the log cannot keep (not UTF-8; too long for the broker).
+  virtual Status commit_with_metadata(
+      const std::map<TopicPartition, OffsetAndMetadata>& offsets) = 0;
+  // commit_with_metadata() with empty metadata.
+  Status commit(const std::map<TopicPartition, Offset>& offsets);
+  // The committed offsets, with their metadata, of those of `partitions` the group has
+  // committed (asked in one request).
+  virtual Result<std::map<TopicPartition, OffsetAndMetadata>> committed_with_metadata(
+      const std::vector<TopicPartition>& partitions) = 0;
+  // The committed offset of `partition`; nullopt if the group has none.
+  Result<std::optional<Offset>> committed(const TopicPartition& partition);
   // This member's current group state, for Producer::send_offsets_to_transaction().
   virtual std::unique_ptr<GroupMetadata> group_metadata() const = 0;
   // Leaves the group (its partitions go to the other members) without calling the listener.

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <utility>
 
 namespace brook::internal {
 namespace {
@@ -26,6 +28,16 @@ std::string_view label(LogLevel level) {
   return "?";
 }
 
+std::mutex& sink_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+LogSink& sink() {
+  static LogSink sink;
+  return sink;
+}
+
 }  // namespace
 
 bool log_enabled(LogLevel level) {
@@ -44,7 +56,17 @@ std::string_view rate_limit_note(std::int64_t occurrence) {
   return occurrence == kLoggedInFull ? "; from now on only every 1000th is logged" : "";
 }
 
+LogSink set_log_sink(LogSink replacement) {
+  std::lock_guard lock(sink_mutex());
+  return std::exchange(sink(), std::move(replacement));
+}
+
 void log_line(LogLevel level, std::string_view message) {
+  std::lock_guard lock(sink_mutex());
+  if (sink()) {
+    sink()(level, message);
+    return;
+  }
   std::fprintf(stderr, "brook %s %.*s\n", label(level).data(), static_cast<int>(message.size()),
                message.data());
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 
 namespace brook::internal {
@@ -13,6 +14,12 @@ enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 bool log_enabled(LogLevel level);
 void log_line(LogLevel level, std::string_view message);
+
+// Where log lines go: to stderr, or while a sink is set (a test capturing what Brook logs) to
+// the sink. Returns the sink replaced (empty: stderr). Thread-safe; the sink is called with a
+// lock held, so it must not log itself.
+using LogSink = std::function<void(LogLevel level, std::string_view message)>;
+LogSink set_log_sink(LogSink sink);
 
 // Repeated errors are rate-limited so a flood of bad records cannot flood the log (metrics
 // count them all): the first 10 occurrences are logged, then every 1000th.

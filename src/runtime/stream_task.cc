@@ -3,7 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/log.h"
@@ -23,6 +27,48 @@ std::string_view action_name(ErrorAction action) {
   }
   return "?";
 }
+
+constexpr std::string_view kBase64 =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// Base64 with padding (RFC 4648, as Java's Base64.getEncoder()).
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t group = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      group = group << 8 | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0u);
+    }
+    for (std::size_t j = 0; j < 4; ++j) {
+      out += j <= n ? kBase64[(group >> (18 - 6 * j)) & 0x3f] : '=';
+    }
+  }
+  return out;
+}
+
+// The bytes of padded base64 text; nullopt unless it is that.
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  for (int padding = 0; padding < 2 && text.ends_with('='); ++padding) text.remove_suffix(1);
+  std::string out;
+  std::uint32_t bits = 0;
+  int pending = 0;  // bits not yet output
+  for (char c : text) {
+    const auto at = kBase64.find(c);
+    if (at == std::string_view::npos) return std::nullopt;
+    bits = bits << 6 | static_cast<std::uint32_t>(at);
+    pending += 6;
+    if (pending >= 8) {
+      pending -= 8;
+      out += static_cast<char>(bits >> pending);
+    }
+  }
+  return out;
+}
+
+constexpr char kPartitionTimeVersion = 2;
+constexpr std::int64_t kUnknownPartitionTime = -1;  // Kafka Streams' RecordQueue.UNKNOWN
 
 // "<topic>-<partition>@<offset>", or "a punctuation" without a record.
 std::string position(const ConsumerRecord* record) {
@@ -44,6 +90,35 @@ Status validate(const ErrorHandling& errors) {
         "error handling: production errors can fail or log-and-continue, not dead-letter");
   }
   return {};
+}
+
+std::string encode_partition_time(Timestamp partition_time) {
+  const std::int64_t time =
+      partition_time == Timestamp::min() ? kUnknownPartitionTime : partition_time.value();
+  std::string bytes(1, kPartitionTimeVersion);
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    bytes += static_cast<char>(static_cast<std::uint64_t>(time) >> shift);
+  }
+  return base64_encode(bytes);
+}
+
+Result<std::optional<Timestamp>> decode_partition_time(std::string_view metadata) {
+  if (metadata.empty()) return std::optional<Timestamp>();
+  const auto bytes = base64_decode(metadata);
+  if (!bytes) return error(Status::invalid_argument("not base64"));
+  if (bytes->size() < 9) {
+    return error(Status::invalid_argument(
+        fmt::format("{} bytes, too short for a version and a partition time", bytes->size())));
+  }
+  if ((*bytes)[0] != 1 && (*bytes)[0] != 2) {
+    return error(Status::invalid_argument(
+        fmt::format("unknown version {} (1 and 2 are known)", int{(*bytes)[0]})));
+  }
+  std::uint64_t time = 0;
+  for (std::size_t i = 1; i < 9; ++i) time = time << 8 | static_cast<unsigned char>((*bytes)[i]);
+  const auto value = static_cast<std::int64_t>(time);
+  if (value < 0) return std::optional<Timestamp>();  // unknown when committed
+  return std::optional<Timestamp>(Timestamp(value));
 }
 
 StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, TaskConfig config,
@@ -147,6 +222,27 @@ std::map<std::pair<std::string, std::int32_t>, Offset> StreamTask::consumed() co
     if (input.consumed) out.emplace(partition, *input.consumed);
   }
   return out;
+}
+
+std::string StreamTask::commit_metadata(const TopicPartition& partition) const {
+  auto it = inputs_.find({partition.topic, partition.partition.value()});
+  return encode_partition_time(it == inputs_.end() ? Timestamp::min() : it->second.partition_time);
+}
+
+void StreamTask::restore_partition_time(const TopicPartition& partition,
+                                        std::string_view metadata) {
+  auto time = decode_partition_time(metadata);
+  if (!time) {
+    log(LogLevel::kWarn,
+        "task {}: the metadata committed for {} holds no partition time ({}): \"{}\"; its "
+        "partition time starts unknown",
+        id_.to_string(), partition.to_string(), time.error().message(), metadata.substr(0, 40));
+    return;
+  }
+  if (!*time) return;
+  Input& in = input(partition.topic, partition.partition.value()).second;
+  in.partition_time = std::max(in.partition_time, **time);
+  stream_time_ = std::max(stream_time_, **time);
 }
 
 Result<bool> StreamTask::process_one() {

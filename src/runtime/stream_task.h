@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,16 @@ struct TaskConfig {
 // A non-ok Status if `errors` is unusable, naming what is missing.
 Status validate(const ErrorHandling& errors);
 
+// The commit metadata that keeps an input partition's partition time with its committed
+// offset, in the format of Kafka Streams' TopicPartitionMetadata: base64 of a version byte
+// (2) and the partition time as a big-endian i64 (-1 while unknown), so each reads what the
+// other committed.
+std::string encode_partition_time(Timestamp partition_time);
+// The partition time in such metadata (versions 1 and 2; version 2's processor metadata is
+// ignored); nullopt for empty metadata or an unknown time; kInvalidArgument, saying why, for
+// metadata in another format.
+Result<std::optional<Timestamp>> decode_partition_time(std::string_view metadata);
+
 class StreamTask final : public TaskContext {
  public:
   StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, TaskConfig config,
@@ -86,6 +97,14 @@ class StreamTask final : public TaskContext {
   Status punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
   std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
+  // What to commit with the next offset of input `partition`: its partition time, as
+  // encode_partition_time() writes it.
+  std::string commit_metadata(const TopicPartition& partition) const;
+  // After init(), before the first record: restores the partition time of input `partition`
+  // from the metadata committed with its offset, and stream time to the largest partition time
+  // (as Kafka Streams does), so that lateness after a restart is judged as before it. Metadata
+  // in another format is logged and ignored.
+  void restore_partition_time(const TopicPartition& partition, std::string_view metadata);
   // Flushes the record caches: their updates run through the downstream nodes. Before the
   // output is committed.
   Status flush_state();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "brook/streams_builder.h"
+#include "log_capture.h"
 
 namespace brook::internal {
 namespace {
@@ -272,6 +273,61 @@ TEST(StreamTask, PartitionTimeIsKeptPerInputPartition) {
   for (const auto& r : collected.records) out.push_back(r.timestamp.value());
   EXPECT_THAT(out, ElementsAre(100, 20, 20, 100));
   EXPECT_EQ(task.stream_time(), Timestamp(100));
+}
+
+TEST(PartitionTimeMetadata, IsWhatKafkaStreamsCommits) {
+  // TopicPartitionMetadata: base64 of version 2 and the big-endian partition time.
+  EXPECT_EQ(encode_partition_time(Timestamp(1000)), "AgAAAAAAAAPo");
+  EXPECT_EQ(encode_partition_time(Timestamp::min()), "Av//////////");  // unknown: -1
+  EXPECT_EQ(decode_partition_time("AgAAAAAAAAPo").value(), Timestamp(1000));
+  EXPECT_EQ(decode_partition_time("AQAAAAAAAAPo").value(), Timestamp(1000));  // version 1
+  // Version 2 with processor metadata after the time (Kafka Streams 3.4+): ignored.
+  EXPECT_EQ(decode_partition_time("AgAAAAAAAAPoAAAAAQAAAAFh").value(), Timestamp(1000));
+  EXPECT_EQ(decode_partition_time("AgAAAAAAAAAo").value(), Timestamp(40));
+  EXPECT_EQ(decode_partition_time("Av//////////").value(), std::nullopt);
+  EXPECT_EQ(decode_partition_time("").value(), std::nullopt);
+}
+
+TEST(PartitionTimeMetadata, OtherMetadataIsAnErrorSayingWhy) {
+  EXPECT_THAT(decode_partition_time("offset 12").error().message(), HasSubstr("not base64"));
+  EXPECT_THAT(decode_partition_time("AwAAAAAAAAPo").error().message(),
+              HasSubstr("unknown version 3"));
+  EXPECT_THAT(decode_partition_time("AgAAAA==").error().message(), HasSubstr("4 bytes"));
+}
+
+TEST(StreamTask, RestoredPartitionTimesAreCommittedAgainAndSetStreamTimeToTheirMaximum) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 3}, value_time_topology(),
+                  TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  ASSERT_TRUE(task.init().ok());
+  const TopicPartition a{"a", Partition(3)}, b{"b", Partition(3)};
+  EXPECT_EQ(task.commit_metadata(a), encode_partition_time(Timestamp::min()));
+  task.restore_partition_time(a, encode_partition_time(Timestamp(100)));
+  task.restore_partition_time(b, encode_partition_time(Timestamp(40)));
+  EXPECT_EQ(task.stream_time(), Timestamp(100));
+  EXPECT_EQ(task.commit_metadata(a), encode_partition_time(Timestamp(100)));
+  EXPECT_EQ(task.commit_metadata(b), encode_partition_time(Timestamp(40)));
+  task.add_record(input("b", 3, 7, 1, int32(-1)));  // gets b's restored partition time
+  ASSERT_TRUE(task.process_one().value());
+  ASSERT_EQ(collected.records.size(), 1U);
+  EXPECT_EQ(collected.records[0].timestamp, Timestamp(40));
+}
+
+TEST(StreamTask, CommitMetadataWithoutAPartitionTimeIsLoggedAndIgnored) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 3}, value_time_topology(),
+                  TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  ASSERT_TRUE(task.init().ok());
+  brook::testing::LogCapture logs;
+  task.restore_partition_time({"a", Partition(3)}, "offset 12");
+  EXPECT_EQ(task.stream_time(), Timestamp::min());
+  EXPECT_THAT(logs.at(LogLevel::kWarn),
+              ElementsAre(HasSubstr("task 0_3: the metadata committed for a-3 holds no partition "
+                                    "time (not base64): \"offset 12\"")));
 }
 
 TEST(StreamTask, ARecordFailingForItsTimestampIsNotConsumed) {

@@ -242,7 +242,8 @@ Status StreamThread::commit() {
   // Output and changelog writes first; then the stores, with the changelog offsets they
   // reached; then (at least once) the input offsets.
   if (config_.exactly_once) {
-    if (auto s = producer_->send_offsets_to_transaction(offsets, *consumer_->group_metadata());
+    if (auto s = producer_->send_offsets_to_transaction(with_partition_times(offsets),
+                                                        *consumer_->group_metadata());
         !s.ok()) {
       return s;
     }
@@ -261,7 +262,7 @@ Status StreamThread::commit() {
   if (config_.exactly_once) {
     if (auto s = producer_->begin_transaction(); !s.ok()) return s;
   } else if (!offsets.empty()) {
-    if (auto s = consumer_->commit(offsets); !s.ok()) return s;
+    if (auto s = consumer_->commit_with_metadata(with_partition_times(offsets)); !s.ok()) return s;
   }
   for (const auto& [tp, offset] : offsets) committed_[tp] = offset;
   purge_repartition_topics(offsets);
@@ -291,6 +292,16 @@ std::map<TopicPartition, Offset> StreamThread::offsets_to_commit() {
     return last != committed_.end() && last->second == entry.second;
   });
   return offsets;
+}
+
+std::map<TopicPartition, OffsetAndMetadata> StreamThread::with_partition_times(
+    const std::map<TopicPartition, Offset>& offsets) const {
+  std::map<TopicPartition, OffsetAndMetadata> out;
+  for (const auto& [tp, offset] : offsets) {
+    const auto& task = tasks_.at({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
+    out.emplace(tp, OffsetAndMetadata{offset, task->commit_metadata(tp)});
+  }
+  return out;
 }
 
 void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets) {
@@ -402,6 +413,15 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
     if (auto s = task->init(); !s.ok()) {
       fatal_ = s;
       return;
+    }
+    // As Kafka Streams: partition times come back from the commit metadata.
+    auto committed = consumer_->committed_with_metadata(inputs);
+    if (!committed) {
+      fatal_ = committed.error();
+      return;
+    }
+    for (const auto& [input, offset] : *committed) {
+      task->restore_partition_time(input, offset.metadata);
     }
     auto restoring = restorer_->add(*task);
     if (!restoring) {

@@ -74,6 +74,10 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // The next offset to read per input partition of the running tasks: after the last record
   // processed, and past transaction markers once everything read has been processed.
   std::map<TopicPartition, Offset> offsets_to_commit();
+  // `offsets` with each input partition's partition time as their metadata (as Kafka Streams
+  // commits them; restored when a task is created).
+  std::map<TopicPartition, OffsetAndMetadata> with_partition_times(
+      const std::map<TopicPartition, Offset>& offsets) const;
   Status restore();
   // Processes the tasks' buffered records, round-robin, until none is left or every task with
   // records waits for an input.

@@ -68,7 +68,7 @@ class EmbeddedProducer final : public Producer {
   Status flush() override;
   Status dispatch() override { return flush(); }  // an append does not wait for anyone
   Status begin_transaction() override;
-  Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+  Status send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
                                      const GroupMetadata& group) override;
   Status commit_transaction() override;
   Status abort_transaction() override;
@@ -119,8 +119,9 @@ class EmbeddedConsumer final : public Consumer {
   }
   Result<Offset> position(const TopicPartition& partition) const override;
   std::optional<std::int64_t> lag(const TopicPartition& partition) const override;
-  Status commit(const std::map<TopicPartition, Offset>& offsets) override;
-  Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
+  Status commit_with_metadata(const std::map<TopicPartition, OffsetAndMetadata>& offsets) override;
+  Result<std::map<TopicPartition, OffsetAndMetadata>> committed_with_metadata(
+      const std::vector<TopicPartition>& partitions) override;
   Status close() override;
 
  private:

@@ -82,11 +82,12 @@ Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions&
   auto pending = state->transactions->pending();
   if (!pending) return error(pending.error());
   if (*pending) {
-    log(LogLevel::kInfo, "embedded log {}: completing a transaction interrupted by a crash",
-        options.data_dir.string());
+    log(LogLevel::kInfo, "embedded log {}: completing a transaction of '{}' interrupted by a crash",
+        options.data_dir.string(), (*pending)->transactional_id);
     if (auto s = state->apply(**pending); !s.ok()) return error(s);
-    if (auto s = state->transactions->clear(); !s.ok()) return error(s);
   }
+  // Also what a write that did not finish left, discarded by pending().
+  if (auto s = state->transactions->clear(); !s.ok()) return error(s);
   TopicStore* store = state->topics.get();
   state->groups = std::make_unique<GroupCoordinator>([store](const std::string& topic) {
     auto t = store->find(topic);
@@ -284,9 +285,11 @@ Status EmbeddedProducer::begin_transaction() {
 }
 
 Status EmbeddedProducer::send_offsets_to_transaction(
-    const std::map<TopicPartition, Offset>& offsets, const GroupMetadata& group) {
+    const std::map<TopicPartition, OffsetAndMetadata>& offsets, const GroupMetadata& group) {
   if (auto s = check_transaction("send_offsets_to_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
+  // Refused now: once in the transaction log, the offsets must be committable.
+  if (auto s = OffsetStore::check(offsets); !s.ok()) return s;
   auto& stored = pending_.offsets[static_cast<const EmbeddedGroupMetadata&>(group).group_id];
   for (const auto& [tp, offset] : offsets) stored[tp] = offset;
   return {};
@@ -295,6 +298,7 @@ Status EmbeddedProducer::send_offsets_to_transaction(
 Status EmbeddedProducer::commit_transaction() {
   if (auto s = check_transaction("commit_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
+  pending_.transactional_id = config_.transactional_id;
   Status status = state_.commit(pending_);
   clear_pending();
   in_transaction_ = false;
@@ -343,7 +347,9 @@ Status EmbeddedConsumer::add(const TopicPartition& tp) {
   auto slot = state_.topics->partition(tp);
   if (!slot) return slot.error();
   std::optional<Offset> start;
-  if (!config_.group_id.empty()) start = state_.offsets->committed(config_.group_id, tp);
+  if (!config_.group_id.empty()) {
+    if (auto committed = state_.offsets->committed(config_.group_id, tp)) start = committed->offset;
+  }
   const Offset earliest = (*slot)->log->start_offset();
   assigned_[tp] = {std::move(*slot), start ? std::max(*start, earliest) : earliest};
   return {};
@@ -458,13 +464,21 @@ std::optional<std::int64_t> EmbeddedConsumer::lag(const TopicPartition& tp) cons
       0, it->second.slot->log->end_offset().value() - it->second.position.value());
 }
 
-Status EmbeddedConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {
+Status EmbeddedConsumer::commit_with_metadata(
+    const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
   if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
   return state_.offsets->commit(config_.group_id, offsets);
 }
 
-Result<std::optional<Offset>> EmbeddedConsumer::committed(const TopicPartition& tp) {
-  return state_.offsets->committed(config_.group_id, tp);
+Result<std::map<TopicPartition, OffsetAndMetadata>> EmbeddedConsumer::committed_with_metadata(
+    const std::vector<TopicPartition>& partitions) {
+  std::map<TopicPartition, OffsetAndMetadata> out;
+  for (const auto& tp : partitions) {
+    if (auto committed = state_.offsets->committed(config_.group_id, tp)) {
+      out.emplace(tp, std::move(*committed));
+    }
+  }
+  return out;
 }
 
 Status EmbeddedConsumer::close() {

@@ -8,11 +8,14 @@
 #include <thread>
 
 #include "backend/embedded/transaction_log.h"
+#include "file_edits.h"
+#include "log_capture.h"
 #include "scratch_dir.h"
 
 namespace brook::internal {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
@@ -50,6 +53,29 @@ class EmbeddedLogTest : public ::testing::Test {
       if (!records || records->empty()) return out;
       for (auto& r : *records) out.push_back(r.value.value_or("<null>"));
     }
+  }
+
+  // Closes the log, writes each of `damaged` (named versions of the file) in turn and
+  // expects open to fail with kCorruption naming `file` (and `named`, if given); then puts
+  // the file back and reopens.
+  void expect_open_fails_for_each(const std::filesystem::path& file,
+                                  const std::vector<std::pair<std::string, std::string>>& damaged,
+                                  const std::filesystem::path& named = {}) {
+    log_.reset();
+    const std::string good = testing::read_file(file);
+    for (const auto& [what, contents] : damaged) {
+      testing::write_file(file, contents);
+      auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+      if (log) {
+        ADD_FAILURE() << "opened with the file " << what;
+        continue;
+      }
+      EXPECT_EQ(log.error().code(), StatusCode::kCorruption) << what;
+      EXPECT_THAT(log.error().message(), HasSubstr((named.empty() ? file : named).string()))
+          << what;
+    }
+    testing::write_file(file, good);
+    reopen();
   }
 
   brook::testing::ScratchDir scratch_{"brook-embedded"};
@@ -196,12 +222,13 @@ TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(1), .value = "b"}).ok());
   EXPECT_TRUE(values("out").empty());  // nothing visible before commit
   auto group = consumer("g");
+  const TopicPartition in{"in", Partition(0)};
   ASSERT_TRUE(
-      p->send_offsets_to_transaction({{{"in", Partition(0)}, Offset(7)}}, *group->group_metadata())
-          .ok());
+      p->send_offsets_to_transaction({{in, {Offset(7), "seven"}}}, *group->group_metadata()).ok());
   ASSERT_TRUE(p->commit_transaction().ok());
   EXPECT_THAT(values("out"), ElementsAre("a", "b"));
-  EXPECT_EQ(*group->committed({"in", Partition(0)}), Offset(7));
+  EXPECT_EQ(*group->committed(in), Offset(7));
+  EXPECT_EQ(group->committed_with_metadata({in})->at(in), (OffsetAndMetadata{Offset(7), "seven"}));
 
   ASSERT_TRUE(p->begin_transaction().ok());
   ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "c"}).ok());
@@ -230,14 +257,237 @@ TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplie
     TransactionEntry entry;
     entry.batches[{"out", Partition(0)}] = {.base = Offset(1),
                                             .records = {{.value = "x"}, {.value = "y"}}};
-    entry.offsets["g"][{"out", Partition(0)}] = Offset(3);
+    entry.offsets["g"][{"out", Partition(0)}] = {Offset(3), "three"};
     ASSERT_TRUE(wal->write(entry).ok());
   }
   reopen();
   EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
-  EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(3));
+  EXPECT_EQ(
+      consumer("g")->committed_with_metadata({{"out", Partition(0)}})->at({"out", Partition(0)}),
+      (OffsetAndMetadata{Offset(3), "three"}));
   reopen();  // applied once only
   EXPECT_THAT(values("out"), ElementsAre("before", "x", "y"));
+}
+
+TEST_F(EmbeddedLogTest, CommittedMetadataSurvivesAReopen) {
+  create("t", 2);
+  const TopicPartition zero{"t", Partition(0)}, one{"t", Partition(1)};
+  ASSERT_TRUE(consumer("g")->commit_with_metadata({{zero, {Offset(5), "AgAAAAAAAAPo"}}}).ok());
+  ASSERT_TRUE(consumer("g")->commit({{one, Offset(2)}}).ok());  // empty metadata
+  reopen();
+  auto committed = consumer("g")->committed_with_metadata({zero, one, {"t", Partition(9)}});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  EXPECT_THAT(*committed, ElementsAre(std::pair{zero, OffsetAndMetadata{Offset(5), "AgAAAAAAAAPo"}},
+                                      std::pair{one, OffsetAndMetadata{Offset(2), ""}}));
+}
+
+TEST_F(EmbeddedLogTest, MetadataThatIsNotUtf8IsRefusedAndChangesNothing) {
+  create("t", 1);
+  const TopicPartition tp{"t", Partition(0)};
+  auto c = consumer("g");
+  ASSERT_TRUE(c->commit({{tp, Offset(1)}}).ok());
+  const Status refused = c->commit_with_metadata({{tp, {Offset(2), "\xff\xfe"}}});
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("t-0"));
+  EXPECT_EQ(*c->committed(tp), Offset(1));
+  auto p = producer("tx");
+  ASSERT_TRUE(p->begin_transaction().ok());
+  EXPECT_EQ(
+      p->send_offsets_to_transaction({{tp, {Offset(2), "\xff"}}}, *c->group_metadata()).code(),
+      StatusCode::kInvalidArgument);
+}
+
+TEST_F(EmbeddedLogTest, ACommitThatCannotBeWrittenChangesNothing) {
+  create("t", 1);
+  const TopicPartition tp{"t", Partition(0)};
+  auto c = consumer("g");
+  ASSERT_TRUE(c->commit({{tp, Offset(1)}}).ok());
+  const auto in_the_way = dir_ / "groups" / "g.json.tmp";  // the write's temp file
+  std::filesystem::create_directory(in_the_way);
+  EXPECT_EQ(c->commit({{tp, Offset(2)}}).code(), StatusCode::kIoError);
+  EXPECT_EQ(*c->committed(tp), Offset(1));
+  std::filesystem::remove(in_the_way);
+  c.reset();
+  reopen();
+  EXPECT_EQ(*consumer("g")->committed(tp), Offset(1));
+}
+
+TEST_F(EmbeddedLogTest, MetadataFilesReadBackAfterReopen) {
+  create("t", 3, {{"cleanup.policy", "compact"}});
+  ASSERT_TRUE(consumer("g")->commit({{{"t", Partition(2)}, Offset(100)}}).ok());
+  auto p = producer();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(1), .value = "v"}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  ASSERT_TRUE(log_->admin().delete_records_before({"t", Partition(1)}, Offset(3)).ok());
+  p.reset();
+  reopen();
+  auto t = log_->admin().describe_topic("t");
+  ASSERT_TRUE(t) << t.error().to_string();
+  EXPECT_EQ(t->partitions, 3);
+  EXPECT_EQ(t->configs.at("cleanup.policy"), "compact");
+  EXPECT_EQ(*consumer("g")->committed({"t", Partition(2)}), Offset(100));
+  EXPECT_EQ(*log_->admin().list_offset({"t", Partition(1)}, {.kind = OffsetSpec::Kind::kEarliest}),
+            Offset(3));
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
+    EXPECT_FALSE(entry.path().string().ends_with(".tmp")) << entry.path();
+  }
+}
+
+TEST_F(EmbeddedLogTest, DamagedTopicMetadataFailsTheOpenNamingTheFile) {
+  create("t", 4);
+  create("u", 4);
+  const auto file = dir_ / "topics" / "t" / "topic.json";
+  auto damaged =
+      testing::damaged_versions(testing::read_file(file), R"("partitions":4)", R"("partitions":3)");
+  damaged.emplace_back("another topic's", testing::read_file(dir_ / "topics" / "u" / "topic.json"));
+  expect_open_fails_for_each(file, damaged);
+  EXPECT_EQ(log_->admin().describe_topic("t")->partitions, 4);
+}
+
+TEST_F(EmbeddedLogTest, PartitionDirectoriesTheMetadataDoesNotListFailTheOpen) {
+  create("t", 3);
+  log_.reset();
+  const auto topic = dir_ / "topics" / "t";
+  std::filesystem::copy(topic / "2", topic / "3");  // a partition beyond the count
+  auto log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+  ASSERT_FALSE(log);
+  EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(log.error().message(), HasSubstr(topic.string()));
+  EXPECT_THAT(log.error().message(), HasSubstr("partition directories beyond them: 3"));
+
+  std::filesystem::remove_all(topic / "3");
+  std::filesystem::remove_all(topic / "1");  // a partition the metadata lists
+  log = open_embedded_log({.data_dir = dir_, .maintenance_interval = 0ms});
+  ASSERT_FALSE(log);
+  EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(log.error().message(), HasSubstr(topic.string()));
+  EXPECT_THAT(log.error().message(), HasSubstr("missing partition directories: 1"));
+}
+
+TEST_F(EmbeddedLogTest, DamagedCommittedOffsetsFailTheOpenNamingTheFile) {
+  create("t", 1);
+  ASSERT_TRUE(consumer("g")->commit({{{"t", Partition(0)}, Offset(100)}}).ok());
+  const auto file = dir_ / "groups" / "g.json";
+  auto damaged = testing::damaged_versions(testing::read_file(file), "100", "000");
+  ASSERT_TRUE(consumer("h")->commit({{{"t", Partition(0)}, Offset(100)}}).ok());
+  damaged.emplace_back("another group's", testing::read_file(dir_ / "groups" / "h.json"));
+  expect_open_fails_for_each(file, damaged);
+  EXPECT_EQ(*consumer("g")->committed({"t", Partition(0)}), Offset(100));
+}
+
+TEST_F(EmbeddedLogTest, DamagedStartOffsetFailsTheOpenNamingTheFile) {
+  create("t", 1);
+  auto p = producer();
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(p->send({.topic = "t", .value = "v"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  p.reset();
+  ASSERT_TRUE(log_->admin().delete_records_before({"t", Partition(0)}, Offset(12)).ok());
+  const auto file = dir_ / "topics" / "t" / "0" / "start-offset";
+  expect_open_fails_for_each(file, testing::damaged_versions(testing::read_file(file), "12", "02"));
+  EXPECT_EQ(values("t").size(), 8u);
+}
+
+TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  {
+    auto wal = std::move(*TransactionLog::open(dir_, false));
+    TransactionEntry entry{.transactional_id = "app-0"};
+    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(100)};
+    ASSERT_TRUE(wal->write(entry).ok());
+  }
+  const std::string good = testing::read_file(file);
+  auto with = [&](std::size_t at, std::string bytes) {
+    return std::string(good).replace(at, bytes.size(), bytes);
+  };
+  // Header: u32 payload size, u32 payload checksum, u32 id checksum, u16 id size, u8 version,
+  // u32 header checksum; then the id "app-0" and the payload.
+  expect_open_fails_for_each(
+      file,
+      {{"payload size changed", with(0, {static_cast<char>(good[0] - 1)})},
+       {"payload size grown", with(0, {static_cast<char>(good[0] + 1)})},
+       {"payload checksum zeroed", with(4, std::string(4, '\0'))},
+       {"id size grown", with(12, {static_cast<char>(good[12] + 1)})},
+       {"version changed", with(14, {2})},
+       {"header checksum zeroed", with(15, std::string(4, '\0'))},
+       {"id changed", with(19, "b")},
+       {"a payload byte changed", with(good.size() - 1, {static_cast<char>(good.back() ^ 1)})},
+       {"a byte appended", good + "x"}});
+  EXPECT_THAT(values("out"), ElementsAre("x"));
+  EXPECT_EQ(*consumer("g")->committed({"out", Partition(0)}), Offset(100));
+}
+
+TEST_F(EmbeddedLogTest, WhatATornEntryLeftDoesNotSpoilTheNextEntry) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  auto wal = std::move(*TransactionLog::open(dir_, false));
+  TransactionEntry entry;
+  entry.batches[{"out", Partition(0)}] = {.base = Offset(0),
+                                          .records = {{.value = std::string(500, 'a')}}};
+  ASSERT_TRUE(wal->write(entry).ok());
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 100);  // torn
+  // A crash after the next entry (shorter) was written.
+  entry.batches[{"out", Partition(0)}].records = {{.value = "b"}};
+  ASSERT_TRUE(wal->write(entry).ok());
+  wal.reset();
+  reopen();
+  EXPECT_THAT(values("out"), ElementsAre("b"));
+}
+
+TEST_F(EmbeddedLogTest, ATornTransactionLogEntryIsDiscardedWithAWarning) {
+  create("out", 1);
+  log_.reset();
+  const auto file = dir_ / "transactions.wal";
+  {
+    auto wal = std::move(*TransactionLog::open(dir_, false));
+    TransactionEntry entry{.transactional_id = "app-0"};
+    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(1)};
+    ASSERT_TRUE(wal->write(entry).ok());
+  }
+  const std::string whole = testing::read_file(file);
+  const std::size_t payload_at = 19 + 5;  // the header, then the id
+  struct Torn {
+    std::size_t bytes;
+    std::string says;
+  };
+  const std::vector<Torn> cases = {
+      {10, "transactional id unreadable, 10 bytes in the file, it ends inside the entry header"},
+      {21,
+       "transactional id unreadable, 21 bytes in the file, it ends inside the transactional id"},
+      {whole.size() - 1,
+       fmt::format("transactional id 'app-0', {} bytes in the file, it ends {} bytes into the "
+                   "{}-byte payload",
+                   whole.size() - 1, whole.size() - 1 - payload_at, whole.size() - payload_at)}};
+  for (const auto& torn : cases) {
+    testing::write_file(file, whole.substr(0, torn.bytes));
+    {
+      testing::LogCapture logs;
+      reopen();
+      EXPECT_THAT(logs.at(LogLevel::kWarn),
+                  ElementsAre(AllOf(HasSubstr(file.string()), HasSubstr(torn.says))))
+          << torn.bytes;
+    }
+    EXPECT_TRUE(values("out").empty());
+    EXPECT_FALSE(consumer("g")->committed({"out", Partition(0)}).value());
+    EXPECT_EQ(std::filesystem::file_size(file), 0u);  // discarded once: no warning next time
+  }
+}
+
+TEST_F(EmbeddedLogTest, ATopicDirectoryWithoutMetadataIsNoTopicAndSaysSo) {
+  create("t", 2);
+  log_.reset();
+  std::filesystem::remove(dir_ / "topics" / "t" / "topic.json");
+  testing::LogCapture logs;
+  reopen();
+  EXPECT_TRUE(log_->admin().list_topics()->empty());
+  EXPECT_THAT(logs.at(LogLevel::kWarn),
+              ElementsAre(HasSubstr((dir_ / "topics" / "t").string() + " is not a topic")));
 }
 
 TEST_F(EmbeddedLogTest, ASecondOpenOfTheDataDirIsRefused) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "backend/embedded/checksummed_file.h"
 #include "backend/embedded/file_io.h"
 #include "backend/embedded/frame_scanner.h"
 #include "backend/embedded/partition_log_impl.h"
@@ -62,8 +63,7 @@ Status PartitionLogImpl::delete_records_before(Offset offset) {
   }
   if (offset.value() <= start_offset_.load()) return Status::ok_status();
   // Persist first: a crash after this leaves segments below the start, dropped next time.
-  if (Status s =
-          write_file_atomically(dir_ / kStartOffsetFile, std::to_string(offset.value()) + "\n");
+  if (Status s = write_checksummed_file(dir_ / kStartOffsetFile, std::to_string(offset.value()));
       !s.ok()) {
     return s;
   }

@@ -2,14 +2,60 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
-#include "backend/embedded/file_io.h"
+#include "backend/embedded/checksummed_file.h"
 
 namespace brook::internal {
+namespace {
 
 namespace fs = std::filesystem;
+
+constexpr std::string_view kExtension = ".json";
+
+// The committed offsets in the file of `group`; kCorruption naming the file unless it is one
+// Brook wrote for that group.
+Result<CommittedOffsets> read_offsets(const fs::path& path, const std::string& group) {
+  auto text = read_checksummed_file(path);
+  if (!text) return error(text.error());
+  auto corrupt = [&](std::string_view what) {
+    return error(Status::corruption(fmt::format("committed offsets {}: {}", path.string(), what)));
+  };
+  const auto json = nlohmann::json::parse(*text, nullptr, false);
+  if (!json.is_object() || !json.contains("group") || !json["group"].is_string() ||
+      !json.contains("offsets") || !json["offsets"].is_array()) {
+    return corrupt("not an object with a group and its offsets");
+  }
+  if (json["group"].get<std::string>() != group) {
+    return corrupt(
+        fmt::format("it holds the offsets of group '{}'", json["group"].get<std::string>()));
+  }
+  CommittedOffsets offsets;
+  for (const auto& row : json["offsets"]) {
+    if (!row.is_object() || !row.contains("topic") || !row["topic"].is_string() ||
+        !row.contains("partition") || !row["partition"].is_number_integer() ||
+        !row.contains("offset") || !row["offset"].is_number_integer() ||
+        !row.contains("metadata") || !row["metadata"].is_string()) {
+      return corrupt(
+          "an offset is not an object with a topic, a partition, an offset and metadata");
+    }
+    const auto partition = row["partition"].get<std::int64_t>();
+    const auto offset = row["offset"].get<std::int64_t>();
+    if (partition < 0 || partition > std::numeric_limits<std::int32_t>::max() || offset < 0) {
+      return corrupt(fmt::format("partition {} at offset {}", partition, offset));
+    }
+    TopicPartition tp{row["topic"].get<std::string>(),
+                      Partition(static_cast<std::int32_t>(partition))};
+    if (!offsets.emplace(tp, OffsetAndMetadata{Offset(offset), row["metadata"].get<std::string>()})
+             .second) {
+      return corrupt(fmt::format("{} is there twice", tp.to_string()));
+    }
+  }
+  return offsets;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<OffsetStore>> OffsetStore::open(fs::path data_dir) {
   std::unique_ptr<OffsetStore> store(new OffsetStore(data_dir / "groups"));
@@ -20,31 +66,40 @@ Result<std::unique_ptr<OffsetStore>> OffsetStore::open(fs::path data_dir) {
         Status::io_error(fmt::format("cannot create {}: {}", store->dir_.string(), ec.message())));
   }
   for (const auto& entry : fs::directory_iterator(store->dir_)) {
-    if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    auto json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded() || !json.is_array()) {
-      return error(Status::corruption("cannot read committed offsets " + entry.path().string()));
-    }
-    auto& offsets = store->groups_[entry.path().stem().string()];
-    for (const auto& row : json) {
-      offsets[{row.at("topic").get<std::string>(), Partition(row.at("partition").get<int>())}] =
-          Offset(row.at("offset").get<std::int64_t>());
-    }
+    if (entry.path().extension() != kExtension) continue;
+    const std::string group = entry.path().stem().string();
+    auto offsets = read_offsets(entry.path(), group);
+    if (!offsets) return error(offsets.error());
+    store->groups_.emplace(group, std::move(*offsets));
   }
   return store;
 }
 
-Status OffsetStore::commit(const std::string& group,
-                           const std::map<TopicPartition, Offset>& offsets) {
-  std::lock_guard lock(mutex_);
-  auto& stored = groups_[group];
-  for (const auto& [tp, offset] : offsets) stored[tp] = offset;
-  return persist(group);
+Status OffsetStore::check(const CommittedOffsets& offsets) {
+  for (const auto& [tp, committed] : offsets) {
+    try {
+      (void)nlohmann::json(committed.metadata).dump();
+    } catch (const nlohmann::json::type_error& e) {
+      return Status::invalid_argument(
+          fmt::format("commit metadata of {} is not UTF-8: {}", tp.to_string(), e.what()));
+    }
+  }
+  return {};
 }
 
-std::optional<Offset> OffsetStore::committed(const std::string& group,
-                                             const TopicPartition& tp) const {
+Status OffsetStore::commit(const std::string& group, const CommittedOffsets& offsets) {
+  if (auto s = check(offsets); !s.ok()) return s;
+  std::lock_guard lock(mutex_);
+  auto it = groups_.find(group);
+  CommittedOffsets updated = it == groups_.end() ? CommittedOffsets() : it->second;
+  for (const auto& [tp, committed] : offsets) updated[tp] = committed;
+  if (auto s = persist(group, updated); !s.ok()) return s;
+  groups_[group] = std::move(updated);
+  return {};
+}
+
+std::optional<OffsetAndMetadata> OffsetStore::committed(const std::string& group,
+                                                        const TopicPartition& tp) const {
   std::lock_guard lock(mutex_);
   auto g = groups_.find(group);
   if (g == groups_.end()) return std::nullopt;
@@ -53,13 +108,23 @@ std::optional<Offset> OffsetStore::committed(const std::string& group,
   return it->second;
 }
 
-Status OffsetStore::persist(const std::string& group) const {
+Status OffsetStore::persist(const std::string& group, const CommittedOffsets& offsets) const {
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [tp, offset] : groups_.at(group)) {
-    rows.push_back(
-        {{"topic", tp.topic}, {"partition", tp.partition.value()}, {"offset", offset.value()}});
+  for (const auto& [tp, committed] : offsets) {
+    rows.push_back({{"topic", tp.topic},
+                    {"partition", tp.partition.value()},
+                    {"offset", committed.offset.value()},
+                    {"metadata", committed.metadata}});
   }
-  return write_file_atomically(dir_ / (group + ".json"), rows.dump());
+  const nlohmann::json file = {{"group", group}, {"offsets", std::move(rows)}};
+  std::string text;
+  try {
+    text = file.dump();
+  } catch (const nlohmann::json::type_error& e) {  // a group id or topic that is not UTF-8
+    return Status::invalid_argument(
+        fmt::format("cannot write the committed offsets of group {}: {}", group, e.what()));
+  }
+  return write_checksummed_file(dir_ / (group + std::string(kExtension)), text);
 }
 
 }  // namespace brook::internal

@@ -1,5 +1,6 @@
 // OffsetStore: committed offsets per consumer group, one file per group under
-// `<data>/groups/`, rewritten atomically (temp file + rename) on each commit. Thread-safe.
+// `<data>/groups/<group>.json`, checksummed and rewritten atomically on each commit
+// (checksummed_file.h). Thread-safe.
 #pragma once
 
 #include <filesystem>
@@ -13,20 +14,28 @@
 
 namespace brook::internal {
 
+using CommittedOffsets = std::map<TopicPartition, OffsetAndMetadata>;
+
 class OffsetStore {
  public:
+  // Reads every group's file; kCorruption naming the first that is damaged.
   static Result<std::unique_ptr<OffsetStore>> open(std::filesystem::path data_dir);
 
-  Status commit(const std::string& group, const std::map<TopicPartition, Offset>& offsets);
-  std::optional<Offset> committed(const std::string& group, const TopicPartition& tp) const;
+  // kInvalidArgument naming the partition if a metadata string is not UTF-8 (the file keeps
+  // it as JSON text).
+  static Status check(const CommittedOffsets& offsets);
+  // Adds `offsets` to the group's and writes them; on failure nothing changes.
+  Status commit(const std::string& group, const CommittedOffsets& offsets);
+  std::optional<OffsetAndMetadata> committed(const std::string& group,
+                                             const TopicPartition& tp) const;
 
  private:
   explicit OffsetStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
-  Status persist(const std::string& group) const;
+  Status persist(const std::string& group, const CommittedOffsets& offsets) const;
 
   std::filesystem::path dir_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::map<TopicPartition, Offset>> groups_;
+  std::map<std::string, CommittedOffsets> groups_;
 };
 
 }  // namespace brook::internal

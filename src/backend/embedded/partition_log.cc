@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "backend/embedded/checksummed_file.h"
 #include "backend/embedded/file_io.h"
 #include "backend/embedded/frame_scanner.h"
 #include "backend/embedded/partition_log_impl.h"
@@ -26,10 +27,9 @@ Result<std::optional<std::int64_t>> read_start_offset(const std::filesystem::pat
   const std::filesystem::path path = dir / kStartOffsetFile;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  auto contents = read_small_file(path);
+  auto contents = read_checksummed_file(path);
   if (!contents) return error(contents.error());
-  std::string_view text = *contents;
-  if (text.ends_with('\n')) text.remove_suffix(1);
+  const std::string_view text = *contents;
   std::int64_t offset = 0;
   const auto [ptr, parse_error] = std::from_chars(text.data(), text.data() + text.size(), offset);
   if (parse_error != std::errc() || ptr != text.data() + text.size() || offset < 0) {

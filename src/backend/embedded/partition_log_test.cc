@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/embedded/checksummed_file.h"
 #include "backend/embedded/record_format.h"
 #include "scratch_dir.h"
 
@@ -467,6 +468,18 @@ TEST_F(PartitionLogTest, UnreadableStartOffsetFileIsCorruption) {
   ASSERT_FALSE(log.has_value());
   EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
   EXPECT_THAT(log.error().message(), HasSubstr("start-offset"));
+}
+
+TEST_F(PartitionLogTest, AStartOffsetFileWhoseChecksumMatchesButHoldsNoOffsetIsCorruption) {
+  {
+    auto log = open_log();
+    append_numbered(*log, 3);
+  }
+  ASSERT_TRUE(write_checksummed_file(dir_ / "start-offset", "twelve").ok());
+  auto log = PartitionLog::open(dir_, {});
+  ASSERT_FALSE(log.has_value());
+  EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(log.error().message(), HasSubstr("start-offset does not hold an offset: \"twelve\""));
 }
 
 TEST_F(PartitionLogTest, DeleteRecordsBeforePastTheEndIsInvalidArgument) {

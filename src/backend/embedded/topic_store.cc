@@ -2,11 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
-#include "backend/embedded/file_io.h"
+#include "backend/embedded/checksummed_file.h"
+#include "core/log.h"
 
 namespace brook::internal {
 namespace {
@@ -21,6 +26,83 @@ Result<std::int64_t> parse_int(const std::string& key, const std::string& value)
         fmt::format("topic config {}: '{}' is not an integer", key, value)));
   }
   return out;
+}
+
+constexpr std::string_view kMetadataFile = "topic.json";
+
+// The description in the metadata file of the topic in `dir`; kCorruption naming the file
+// unless it is one Brook wrote for that topic.
+Result<TopicDescription> read_metadata(const fs::path& dir) {
+  const fs::path path = dir / kMetadataFile;
+  auto text = read_checksummed_file(path);
+  if (!text) return error(text.error());
+  auto corrupt = [&](std::string_view what) {
+    return error(Status::corruption(fmt::format("topic metadata {}: {}", path.string(), what)));
+  };
+  const auto json = nlohmann::json::parse(*text, nullptr, false);
+  if (!json.is_object() || !json.contains("name") || !json["name"].is_string() ||
+      !json.contains("partitions") || !json["partitions"].is_number_integer() ||
+      !json.contains("configs") || !json["configs"].is_object()) {
+    return corrupt("not an object with a name, a partition count and configs");
+  }
+  TopicDescription description{.name = json["name"].get<std::string>()};
+  if (description.name != dir.filename().string()) {
+    return corrupt(fmt::format("it describes topic '{}'", description.name));
+  }
+  const auto partitions = json["partitions"].get<std::int64_t>();
+  if (partitions < 1 || partitions > std::numeric_limits<std::int32_t>::max()) {
+    return corrupt(fmt::format("{} partitions", partitions));
+  }
+  description.partitions = static_cast<std::int32_t>(partitions);
+  for (const auto& [key, value] : json["configs"].items()) {
+    if (!value.is_string()) return corrupt(fmt::format("config {} is not a string", key));
+    description.configs.emplace(key, value.get<std::string>());
+  }
+  if (auto config = parse_topic_configs(description.configs); !config) {
+    return corrupt(config.error().message());
+  }
+  return description;
+}
+
+// kCorruption unless the topic directory `dir` holds exactly the partition directories its
+// metadata lists ("0" .. "<partitions - 1>"): records never vanish with a directory or hide
+// in one the metadata does not count.
+Status check_partition_dirs(const fs::path& dir, std::int32_t partitions) {
+  std::set<std::int32_t> present;
+  std::vector<std::string> extra;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_directory() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::int32_t p = -1;
+    std::from_chars(name.data(), name.data() + name.size(), p);
+    if (p >= 0 && p < partitions && name == std::to_string(p)) {
+      present.insert(p);
+    } else {
+      extra.push_back(name);
+    }
+  }
+  if (ec) return Status::io_error(fmt::format("list directory {}: {}", dir.string(), ec.message()));
+  std::vector<std::int32_t> missing;
+  for (std::int32_t p = 0; p < partitions; ++p) {
+    if (!present.contains(p)) missing.push_back(p);
+  }
+  if (extra.empty() && missing.empty()) return {};
+  std::sort(extra.begin(), extra.end());
+  std::string problems;
+  if (!extra.empty()) {
+    problems = fmt::format("partition directories beyond them: {}", fmt::join(extra, ", "));
+  }
+  if (!missing.empty()) {
+    problems += fmt::format("{}missing partition directories: {}", problems.empty() ? "" : "; ",
+                            fmt::join(missing, ", "));
+  }
+  return Status::corruption(
+      fmt::format("topic directory {} does not match its metadata {} ({} partitions): {}",
+                  dir.string(), (dir / kMetadataFile).string(), partitions, problems));
 }
 
 }  // namespace
@@ -85,18 +167,22 @@ Result<std::unique_ptr<TopicStore>> TopicStore::open(fs::path data_dir, bool fsy
     return error(
         Status::io_error(fmt::format("cannot create {}: {}", topics.string(), ec.message())));
   for (const auto& entry : fs::directory_iterator(topics)) {
-    const fs::path meta = entry.path() / "topic.json";
-    if (!fs::exists(meta)) continue;  // a topic whose creation did not finish
-    std::ifstream in(meta);
-    auto json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded() || !json.contains("partitions")) {
-      return error(Status::corruption("cannot read topic metadata " + meta.string()));
+    if (!entry.is_directory()) continue;
+    if (!fs::exists(entry.path() / kMetadataFile)) {
+      // What a creation (the metadata is written last) or a deletion (it goes first) that did
+      // not finish leaves. Creating the topic again replaces the directory.
+      log(LogLevel::kWarn,
+          "embedded log: {} is not a topic: it has no {} (its creation or deletion did not "
+          "finish)",
+          entry.path().string(), kMetadataFile);
+      continue;
     }
-    TopicDescription description{
-        .name = entry.path().filename().string(),
-        .partitions = json["partitions"].get<std::int32_t>(),
-        .configs = json.value("configs", std::map<std::string, std::string>{})};
-    auto topic = store->open_topic(entry.path(), std::move(description));
+    auto description = read_metadata(entry.path());
+    if (!description) return error(description.error());
+    if (auto s = check_partition_dirs(entry.path(), description->partitions); !s.ok()) {
+      return error(std::move(s));
+    }
+    auto topic = store->open_topic(entry.path(), std::move(*description));
     if (!topic) return error(topic.error());
     store->topics_.emplace((*topic)->description.name, std::move(*topic));
   }
@@ -143,8 +229,9 @@ Status TopicStore::create(const NewTopic& request) {
   auto topic = open_topic(dir, description);
   if (!topic) return topic.error();
   // The metadata file is written last: its presence means the topic exists.
-  nlohmann::json meta = {{"partitions", request.partitions}, {"configs", request.configs}};
-  if (auto s = write_file_atomically(dir / "topic.json", meta.dump()); !s.ok()) return s;
+  nlohmann::json meta = {
+      {"name", request.name}, {"partitions", request.partitions}, {"configs", request.configs}};
+  if (auto s = write_checksummed_file(dir / kMetadataFile, meta.dump()); !s.ok()) return s;
   topics_.emplace(request.name, std::move(*topic));
   return {};
 }
@@ -155,7 +242,7 @@ Status TopicStore::remove(const std::string& name) {
   if (it == topics_.end()) return Status::not_found(fmt::format("topic '{}' does not exist", name));
   const fs::path dir = dir_ / "topics" / name;
   std::error_code ec;
-  fs::remove(dir / "topic.json", ec);  // first: a crash midway leaves no half topic
+  fs::remove(dir / kMetadataFile, ec);  // first: a crash midway leaves no half topic
   if (ec) return Status::io_error(fmt::format("cannot delete topic {}: {}", name, ec.message()));
   topics_.erase(it);
   fs::remove_all(dir, ec);

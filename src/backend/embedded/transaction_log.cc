@@ -5,20 +5,37 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <limits>
 
 #include "backend/embedded/byte_buffer.h"
 #include "backend/embedded/crc32c.h"
 #include "backend/embedded/file_io.h"
 #include "backend/embedded/record_format.h"
+#include "core/log.h"
 
 namespace brook::internal {
 namespace {
 
-// Entry: u32 payload bytes | u32 masked crc32c(payload) | payload. Little endian.
+// Entry (docs/log_format.md), little endian: a header of fixed size, the transactional id,
+// the payload.
+// Header: u32 payload bytes | u32 masked crc32c(payload) | u32 masked crc32c(id) |
+//         u16 id bytes | u8 version | u32 masked crc32c(the 15 header bytes before it).
 // Payload: u32 batches, each: u16 topic length, topic, i32 partition, i64 base, u32 count,
 //          count record frames (record_format.h); then u32 groups, each: u16 group length,
-//          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset.
-constexpr std::size_t kEntryHeaderBytes = 8;
+//          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset,
+//          u32 metadata length, metadata.
+constexpr std::uint8_t kVersion = 1;
+constexpr std::size_t kIdCrcAt = 8;
+constexpr std::size_t kIdBytesAt = 12;
+constexpr std::size_t kVersionAt = 14;
+constexpr std::size_t kHeaderCrcAt = 15;
+constexpr std::size_t kHeaderBytes = kHeaderCrcAt + 4;
+
+std::uint32_t read_u32(std::string_view data, std::size_t at) {
+  std::uint32_t v = 0;
+  std::memcpy(&v, data.data() + at, 4);
+  return v;
+}
 
 template <class T>
 void put(ByteBuffer& out, T v) {
@@ -40,8 +57,10 @@ class Reader {
     data_.remove_prefix(sizeof(T));
     return true;
   }
+  // A string after its length, a u16 or (as `Length`) another unsigned type.
+  template <class Length = std::uint16_t>
   bool get_string(std::string& s) {
-    std::uint16_t n = 0;
+    Length n = 0;
     if (!get(n) || data_.size() < n) return false;
     s.assign(data_.data(), n);
     data_.remove_prefix(n);
@@ -101,9 +120,13 @@ Result<TransactionEntry> decode_entry(std::string_view payload, const std::strin
       TopicPartition tp;
       std::int32_t partition = 0;
       std::int64_t offset = 0;
-      if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(offset)) return corrupt();
+      std::string metadata;
+      if (!in.get_string(tp.topic) || !in.get(partition) || !in.get(offset) ||
+          !in.get_string<std::uint32_t>(metadata)) {
+        return corrupt();
+      }
       tp.partition = Partition(partition);
-      entry.offsets[group][tp] = Offset(offset);
+      entry.offsets[group][tp] = {Offset(offset), std::move(metadata)};
     }
   }
   if (!in.done()) return corrupt();
@@ -125,27 +148,65 @@ TransactionLog::~TransactionLog() { ::close(fd_); }
 Result<std::optional<TransactionEntry>> TransactionLog::pending() const {
   auto contents = read_small_file(path_);
   if (!contents) return error(contents.error());
-  if (contents->size() < kEntryHeaderBytes) return std::optional<TransactionEntry>();
-  std::uint32_t size = 0, crc = 0;
-  std::memcpy(&size, contents->data(), 4);
-  std::memcpy(&crc, contents->data() + 4, 4);
-  if (contents->size() < kEntryHeaderBytes + size) {
-    return std::optional<TransactionEntry>();  // torn: never acknowledged, so aborted
+  const std::string_view file = *contents;
+  if (file.empty()) return std::optional<TransactionEntry>();
+  // An entry is written whole into the empty file: a prefix of one is a write that did not
+  // finish (its commit never returned), so it is discarded, which is exactly an abort.
+  auto torn = [&](std::optional<std::string_view> id, std::string_view where) {
+    log(LogLevel::kWarn,
+        "transaction log {}: discarded an entry whose write did not finish (transactional id "
+        "{}, {} bytes in the file, {}): its commit never returned, so it is aborted",
+        path_.string(), id ? fmt::format("'{}'", *id) : "unreadable", file.size(), where);
+    return std::optional<TransactionEntry>();
+  };
+  // Whatever else does not check out was damaged after it was written.
+  auto corrupt = [&](std::string_view what) {
+    return error(Status::corruption(fmt::format("transaction log {}: {}", path_.string(), what)));
+  };
+  if (file.size() < kHeaderBytes) return torn(std::nullopt, "it ends inside the entry header");
+  if (crc32c(file.data(), kHeaderCrcAt) != unmask_crc(read_u32(file, kHeaderCrcAt))) {
+    return corrupt("entry header checksum mismatch");
   }
-  const std::string_view payload(contents->data() + kEntryHeaderBytes, size);
-  if (crc32c(payload) != unmask_crc(crc)) {
-    if (contents->size() == kEntryHeaderBytes + size) return std::optional<TransactionEntry>();
-    return error(
-        Status::corruption(fmt::format("transaction log {}: checksum mismatch", path_.string())));
+  if (file[kVersionAt] != static_cast<char>(kVersion)) {
+    return corrupt(fmt::format("unknown entry version {}", static_cast<int>(file[kVersionAt])));
   }
+  std::uint16_t id_bytes = 0;
+  std::memcpy(&id_bytes, file.data() + kIdBytesAt, 2);
+  const std::uint32_t size = read_u32(file, 0);
+  const std::size_t payload_at = kHeaderBytes + id_bytes;
+  if (file.size() < payload_at) {
+    return torn(std::nullopt, "it ends inside the transactional id");
+  }
+  const std::string_view id = file.substr(kHeaderBytes, id_bytes);
+  if (crc32c(id) != unmask_crc(read_u32(file, kIdCrcAt))) {
+    return corrupt("transactional id checksum mismatch");
+  }
+  if (file.size() < payload_at + size) {
+    return torn(id, fmt::format("it ends {} bytes into the {}-byte payload",
+                                file.size() - payload_at, size));
+  }
+  if (file.size() > payload_at + size) {
+    return corrupt(fmt::format("{} bytes follow the entry of {} bytes",
+                               file.size() - payload_at - size, payload_at + size));
+  }
+  const std::string_view payload = file.substr(payload_at);
+  if (crc32c(payload) != unmask_crc(read_u32(file, 4))) return corrupt("entry checksum mismatch");
   auto entry = decode_entry(payload, path_.string());
   if (!entry) return error(entry.error());
+  entry->transactional_id = id;
   return std::optional<TransactionEntry>(std::move(*entry));
 }
 
 Status TransactionLog::write(const TransactionEntry& entry) {
+  const std::string& id = entry.transactional_id;
+  if (id.size() > std::numeric_limits<std::uint16_t>::max()) {
+    return Status::invalid_argument(fmt::format(
+        "transactional id of {} bytes: at most 65535 fit the transaction log", id.size()));
+  }
+  const std::size_t payload_at = kHeaderBytes + id.size();
   ByteBuffer out;
-  out.extend(kEntryHeaderBytes);
+  out.extend(kHeaderBytes);
+  out.append(id.data(), id.size());
   put(out, static_cast<std::uint32_t>(entry.batches.size()));
   for (const auto& [tp, batch] : entry.batches) {
     put_string(out, tp.topic);
@@ -161,16 +222,27 @@ Status TransactionLog::write(const TransactionEntry& entry) {
   for (const auto& [group, offsets] : entry.offsets) {
     put_string(out, group);
     put(out, static_cast<std::uint32_t>(offsets.size()));
-    for (const auto& [tp, offset] : offsets) {
+    for (const auto& [tp, committed] : offsets) {
       put_string(out, tp.topic);
       put(out, tp.partition.value());
-      put(out, offset.value());
+      put(out, committed.offset.value());
+      put(out, static_cast<std::uint32_t>(committed.metadata.size()));
+      out.append(committed.metadata.data(), committed.metadata.size());
     }
   }
-  const auto size = static_cast<std::uint32_t>(out.size() - kEntryHeaderBytes);
-  const std::uint32_t crc = mask_crc(crc32c(out.data() + kEntryHeaderBytes, size));
+  const auto size = static_cast<std::uint32_t>(out.size() - payload_at);
+  const std::uint32_t crc = mask_crc(crc32c(out.data() + payload_at, size));
+  const std::uint32_t id_crc = mask_crc(crc32c(id));
+  const auto id_bytes = static_cast<std::uint16_t>(id.size());
   std::memcpy(out.data(), &size, 4);
   std::memcpy(out.data() + 4, &crc, 4);
+  std::memcpy(out.data() + kIdCrcAt, &id_crc, 4);
+  std::memcpy(out.data() + kIdBytesAt, &id_bytes, 2);
+  out.data()[kVersionAt] = static_cast<char>(kVersion);
+  const std::uint32_t header_crc = mask_crc(crc32c(out.data(), kHeaderCrcAt));
+  std::memcpy(out.data() + kHeaderCrcAt, &header_crc, 4);
+  // Into the empty file, so that a write that does not finish leaves a prefix of the entry.
+  if (auto s = clear(); !s.ok()) return s;
   if (auto s = write_at(fd_, path_, out.data(), out.size(), 0); !s.ok()) return s;
   return fsync_ ? sync_fd(fd_, path_) : Status();
 }

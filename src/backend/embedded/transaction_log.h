@@ -4,8 +4,10 @@
 // consumer offsets) to `<data>/transactions.wal`, then applies it to the partitions and the
 // offset store, then empties the file. On open, an entry still in the file was committed but
 // perhaps not fully applied: its missing records are appended and its offsets committed
-// again (both idempotent). A torn entry was never acknowledged: it is discarded, which is
-// exactly an abort.
+// again (both idempotent). A torn entry (a prefix of one: its write did not finish) was never
+// acknowledged: it is discarded, which is exactly an abort, with a warning naming its
+// transactional id if the header is whole. A whole entry that fails its checks was damaged:
+// kCorruption naming the file.
 #pragma once
 
 #include <filesystem>
@@ -21,12 +23,13 @@
 namespace brook::internal {
 
 struct TransactionEntry {
+  std::string transactional_id;  // of the producer that commits it, for what is logged
   struct Batch {
     Offset base;  // the offset the first record gets
     std::vector<StoredRecord> records;
   };
   std::map<TopicPartition, Batch> batches;
-  std::map<std::string, std::map<TopicPartition, Offset>> offsets;  // per consumer group
+  std::map<std::string, std::map<TopicPartition, OffsetAndMetadata>> offsets;  // per group
 };
 
 class TransactionLog {
@@ -34,10 +37,13 @@ class TransactionLog {
   static Result<std::unique_ptr<TransactionLog>> open(std::filesystem::path data_dir, bool fsync);
   ~TransactionLog();
 
-  // The entry left by a crash after write() and before clear(), if any.
+  // The entry left by a crash after write() and before clear(), if any (none if the write
+  // did not finish; logged at WARN).
   Result<std::optional<TransactionEntry>> pending() const;
-  // Durable against a killed process when it returns (and against power loss with fsync).
+  // Replaces what the file holds with `entry`. Durable against a killed process when it
+  // returns (and against power loss with fsync).
   Status write(const TransactionEntry& entry);
+  // Empties the file.
   Status clear();
 
  private:

@@ -168,6 +168,20 @@ TEST_F(KafkaBackendTest, RefusedRecordsGoToTheHandlerWhichMayDropThem) {
             StatusCode::kInvalidArgument);
 }
 
+TEST_F(KafkaBackendTest, CommittedOffsetsKeepTheirMetadata) {
+  const auto topic = create("commit", 3);
+  const TopicPartition zero{topic, Partition(0)}, one{topic, Partition(1)};
+  const std::string group = unique_name("group");
+  ASSERT_TRUE(consumer(group)
+                  ->commit_with_metadata(
+                      {{zero, {Offset(5), "AgAAAAAAAAPo"}}, {one, {.offset = Offset(2)}}})
+                  .ok());
+  auto committed = consumer(group)->committed_with_metadata({zero, one, {topic, Partition(2)}});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  EXPECT_THAT(*committed, ElementsAre(std::pair{zero, OffsetAndMetadata{Offset(5), "AgAAAAAAAAPo"}},
+                                      std::pair{one, OffsetAndMetadata{Offset(2), ""}}));
+}
+
 TEST_F(KafkaBackendTest, TransactionsAreSeenWholeByReadCommittedConsumersAndEndsAreStable) {
   const auto out = create("tx-out", 1);
   const auto in = create("tx-in", 1);
@@ -181,8 +195,9 @@ TEST_F(KafkaBackendTest, TransactionsAreSeenWholeByReadCommittedConsumersAndEnds
   auto& admin = kafka_->admin();
   EXPECT_EQ(*admin.list_offset(tp, {.kind = OffsetSpec::Kind::kLatest}), Offset(0));
   EXPECT_EQ(*admin.list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark}), Offset(1));
+  const TopicPartition input{in, Partition(0)};
   ASSERT_TRUE(
-      p->send_offsets_to_transaction({{{in, Partition(0)}, Offset(7)}}, *group->group_metadata())
+      p->send_offsets_to_transaction({{input, {Offset(7), "seven"}}}, *group->group_metadata())
           .ok());
   ASSERT_TRUE(p->commit_transaction().ok());
   // The commit marker follows the commit shortly; then the stable end is past it.
@@ -192,7 +207,9 @@ TEST_F(KafkaBackendTest, TransactionsAreSeenWholeByReadCommittedConsumersAndEnds
     stable = *admin.list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
   }
   EXPECT_EQ(stable, Offset(2));
-  EXPECT_EQ(*group->committed({in, Partition(0)}), Offset(7));
+  EXPECT_EQ(*group->committed(input), Offset(7));
+  EXPECT_EQ(group->committed_with_metadata({input})->at(input),
+            (OffsetAndMetadata{Offset(7), "seven"}));
 
   ASSERT_TRUE(p->begin_transaction().ok());
   ASSERT_TRUE(p->send({.topic = out, .value = "aborted"}).ok());

@@ -57,7 +57,7 @@ class KafkaProducer final : public Producer {
   Status flush() override;
   Status dispatch() override;
   Status begin_transaction() override;
-  Status send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
+  Status send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
                                      const GroupMetadata& group) override;
   Status commit_transaction() override;
   Status abort_transaction() override;
@@ -96,8 +96,9 @@ class KafkaConsumer final : public Consumer {
   Status resume(const std::vector<TopicPartition>& partitions) override;
   Result<Offset> position(const TopicPartition& partition) const override;
   std::optional<std::int64_t> lag(const TopicPartition& partition) const override;
-  Status commit(const std::map<TopicPartition, Offset>& offsets) override;
-  Result<std::optional<Offset>> committed(const TopicPartition& partition) override;
+  Status commit_with_metadata(const std::map<TopicPartition, OffsetAndMetadata>& offsets) override;
+  Result<std::map<TopicPartition, OffsetAndMetadata>> committed_with_metadata(
+      const std::vector<TopicPartition>& partitions) override;
   std::unique_ptr<GroupMetadata> group_metadata() const override;
   Status close() override;
 

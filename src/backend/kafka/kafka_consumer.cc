@@ -235,28 +235,39 @@ std::optional<std::int64_t> KafkaConsumer::lag(const TopicPartition& partition) 
   return std::max<std::int64_t>(0, high - it->second.position->value());
 }
 
-Status KafkaConsumer::commit(const std::map<TopicPartition, Offset>& offsets) {
+Status KafkaConsumer::commit_with_metadata(
+    const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
   if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
   if (offsets.empty()) return {};
-  PartitionList list = make_offset_list(offsets);
+  PartitionList list = make_commit_list(offsets);
   return kafka_status(rd_kafka_commit(handle_.get(), list.get(), 0), "committing offsets");
 }
 
-Result<std::optional<Offset>> KafkaConsumer::committed(const TopicPartition& partition) {
-  PartitionList list = make_partition_list({partition});
+Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::committed_with_metadata(
+    const std::vector<TopicPartition>& partitions) {
+  std::map<TopicPartition, OffsetAndMetadata> out;
+  if (partitions.empty()) return out;
+  PartitionList list = make_partition_list(partitions);
   if (auto s = kafka_status(
           rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count())),
-          "reading the committed offset of " + partition.to_string());
+          "reading committed offsets");
       !s.ok()) {
     return error(s);
   }
-  const auto& entry = list->elems[0];
-  if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return error(
-        kafka_status(entry.err, "reading the committed offset of " + partition.to_string()));
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& entry = list->elems[i];
+    TopicPartition tp{entry.topic, Partition(entry.partition)};
+    if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return error(kafka_status(entry.err, "reading the committed offset of " + tp.to_string()));
+    }
+    if (entry.offset < 0) continue;  // none committed
+    std::string metadata;
+    if (entry.metadata != nullptr) {
+      metadata.assign(static_cast<const char*>(entry.metadata), entry.metadata_size);
+    }
+    out.emplace(std::move(tp), OffsetAndMetadata{Offset(entry.offset), std::move(metadata)});
   }
-  if (entry.offset < 0) return std::optional<Offset>();
-  return std::optional<Offset>(Offset(entry.offset));
+  return out;
 }
 
 std::unique_ptr<GroupMetadata> KafkaConsumer::group_metadata() const {

@@ -169,10 +169,10 @@ Status KafkaProducer::begin_transaction() {
   return kafka_status(rd_kafka_begin_transaction(handle_.get()), "beginning a transaction");
 }
 
-Status KafkaProducer::send_offsets_to_transaction(const std::map<TopicPartition, Offset>& offsets,
-                                                  const GroupMetadata& group) {
+Status KafkaProducer::send_offsets_to_transaction(
+    const std::map<TopicPartition, OffsetAndMetadata>& offsets, const GroupMetadata& group) {
   if (offsets.empty()) return {};
-  PartitionList list = make_offset_list(offsets);
+  PartitionList list = make_commit_list(offsets);
   return transaction_step("sending offsets to the transaction", [&](int timeout_ms) {
     return rd_kafka_send_offsets_to_transaction(
         handle_.get(), list.get(), static_cast<const KafkaGroupMetadata&>(group).metadata,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstring>
 
 #include "core/log.h"
 
@@ -142,6 +143,21 @@ PartitionList make_offset_list(const std::map<TopicPartition, Offset>& offsets) 
   for (const auto& [tp, offset] : offsets) {
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
         offset.value();
+  }
+  return list;
+}
+
+PartitionList make_commit_list(const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size())));
+  for (const auto& [tp, committed] : offsets) {
+    auto* entry =
+        rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value());
+    entry->offset = committed.offset.value();
+    if (committed.metadata.empty()) continue;
+    // Freed with the list, by librdkafka's allocator.
+    entry->metadata = rd_kafka_mem_malloc(nullptr, committed.metadata.size());
+    std::memcpy(entry->metadata, committed.metadata.data(), committed.metadata.size());
+    entry->metadata_size = committed.metadata.size();
   }
   return list;
 }

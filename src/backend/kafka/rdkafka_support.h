@@ -95,6 +95,8 @@ Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& top
 
 PartitionList make_partition_list(const std::vector<TopicPartition>& partitions);
 PartitionList make_offset_list(const std::map<TopicPartition, Offset>& offsets);
+// Offsets to commit, each with its metadata (copied into memory the list owns).
+PartitionList make_commit_list(const std::map<TopicPartition, OffsetAndMetadata>& offsets);
 std::vector<TopicPartition> to_partitions(const rd_kafka_topic_partition_list_t* list);
 
 }  // namespace brook::internal

@@ -31,7 +31,8 @@ class KafkaStreamTimeTest : public KafkaFixture, public ::testing::WithParamInte
     settings["processing.guarantee"] = GetParam();
     Streams app(late_counts_topology(in, out), settings);
     EXPECT_TRUE(app.start().ok());
-    EXPECT_TRUE(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(60)));
+    EXPECT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(60)).to_string(),
+              "OK");
     wait_until_idle(app);
     const std::int64_t dropped = app.metrics().total("dropped-records-total");
     EXPECT_TRUE(app.close().ok());

@@ -108,6 +108,11 @@ TEST_F(EmbeddedLogTest, RejectsBadTopicsWithAClearMessage) {
               HasSubstr("cleanup.policy"));
   EXPECT_THAT(admin.create_topic({"t", 1, {{"retention.hours", "1"}}}).message(),
               HasSubstr("unknown topic config 'retention.hours'"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"min.cleanable.dirty.ratio", "1.5"}}}).message(),
+              HasSubstr("min.cleanable.dirty.ratio: '1.5' is not a number from 0 to 1"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"segment.ms", "0"}}}).message(),
+              HasSubstr("segment.ms must be >= 1"));
+  create("c", 1, {{"segment.ms", "600000"}, {"min.cleanable.dirty.ratio", "0.25"}});
   create("t", 1);
   EXPECT_EQ(admin.create_topic({"t", 1}).code(), StatusCode::kAlreadyExists);
   EXPECT_THAT(admin.describe_topic("nope").error().message(),

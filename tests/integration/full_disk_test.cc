@@ -212,14 +212,10 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullStateDirAndLosesNothing) {
   expect_at_least_expected(latest_out());
 }
 
-// Disabled until the embedded log keeps a transaction that failed on a full disk: when appending
-// a committed transaction's records fails (write <partition segment>: No space left on device),
-// its entry stays in transactions.wal for the next open to complete, but another thread's next
-// commit writes its own entry over it (a torn write on the full disk, or a whole one), so the
-// restart never completes the first transaction. Its records already appended (changelog,
-// "out") stay, its input offsets were never committed, and the restart counts that input again:
-// 1552 to 3500 keys counted 4 times instead of 3 in 3 of 12 runs.
-TEST_F(FullDiskTest, DISABLED_ExactlyOnceStopsOnAFullDataDirAndContinuesExactly) {
+// Appending a committed transaction's records can fail here (write <partition segment>: No
+// space left on device) after its entry is in transactions.wal: the log then refuses every
+// other write, so the entry stays for the restart to complete exactly.
+TEST_F(FullDiskTest, ExactlyOnceStopsOnAFullDataDirAndContinuesExactly) {
   EXPECT_EQ(differences(fill_data_dir_then_continue("exactly_once_v2")), "");
   EXPECT_EQ(differences(latest_out()), "");
 }

@@ -110,6 +110,26 @@ TEST_F(StateTest, ChangelogTopicIsCompactedWithOnePartitionPerTask) {
   });
 }
 
+TEST_F(StateTest, AfterMaintenanceTheChangelogHoldsOneRecordPerKeyAndRestoresTheSameStore) {
+  constexpr int kRecords = 20'000;  // 400 updates of each key
+  produce("in", words(0, kRecords));
+  run(count_topology(StoreType::kInMemory, /*caching=*/false));  // every update is logged
+  EXPECT_GE(read_all("counter-counts-changelog").size(), static_cast<std::size_t>(kRecords));
+  with_log([](internal::EmbeddedLog& log) {
+    // Past the changelogs' segment.ms: maintenance rolls their active segments and compacts.
+    const auto later = std::chrono::system_clock::now() + std::chrono::minutes(11);
+    ASSERT_TRUE(log.run_maintenance(Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                  later.time_since_epoch())
+                                                  .count()))
+                    .ok());
+  });
+  EXPECT_EQ(read_all("counter-counts-changelog").size(), static_cast<std::size_t>(kKeys));
+  // A fresh in-memory store restores those records only, and counts on from the same counts.
+  produce("in", words(kRecords, kRecords + 1000));
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory, false)), kKeys);
+  EXPECT_EQ(latest_out(), expected_counts(kRecords + 1000));
+}
+
 TEST_F(StateTest, AChangelogWithAnotherPartitionCountStopsTheStartNamingIt) {
   create_topics({{"counter-counts-changelog", 2}});  // the input has 4 partitions
   Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));

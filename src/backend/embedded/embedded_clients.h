@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@ namespace brook::internal {
 
 // What producers, consumers and the admin of one data dir share.
 struct EmbeddedState {
+  std::filesystem::path data_dir;
   std::optional<DirLock> lock;
   std::unique_ptr<TopicStore> topics;
   std::unique_ptr<OffsetStore> offsets;
@@ -33,10 +35,28 @@ struct EmbeddedState {
   std::map<std::string, std::uint64_t> epochs;  // transactional id -> newest producer's epoch
 
   // Writes `entry` to the transaction log, appends its records with the base offsets it
-  // records, commits its offsets, and clears the log. Fills in the base offsets.
+  // records, commits its offsets, and clears the log. Fills in the base offsets. A failure
+  // after the entry is written poisons the log (below): the entry stays for the next open.
   Status commit(TransactionEntry& entry);
-  // Appends what a crash left of `entry`, commits its offsets.
+  // Appends what a crash (or a failed commit) left of `entry`, commits its offsets, and clears
+  // the transaction log.
   Status apply(const TransactionEntry& entry);
+
+  // OK, or why the log takes no more writes: a commit failed after its transaction log entry
+  // was written, and the entry can be completed exactly only if nothing else is written to
+  // its partitions or offsets before the next open. Writers call it holding the lock that
+  // serialises them with commit(): a partition's write_mutex, or transaction_mutex.
+  Status check_writable() const;
+
+ private:
+  // Appends the records `entry` lacks in `slots` (its partitions, in its order; locked by the
+  // caller or not yet shared), flushes them, commits the offsets and clears the log.
+  Status finish(const TransactionEntry& entry,
+                const std::vector<std::shared_ptr<PartitionSlot>>& slots);
+  void poison(const TransactionEntry& entry, const Status& cause);
+
+  mutable std::mutex poison_mutex_;
+  Status poisoned_;
 };
 
 struct EmbeddedGroupMetadata final : GroupMetadata {
@@ -48,7 +68,7 @@ class EmbeddedAdmin final : public Admin {
  public:
   explicit EmbeddedAdmin(EmbeddedState& state) : state_(state) {}
   Status create_topic(const NewTopic& topic) override { return state_.topics->create(topic); }
-  Status delete_topic(const std::string& name) override { return state_.topics->remove(name); }
+  Status delete_topic(const std::string& name) override;
   Result<std::vector<std::string>> list_topics() override { return state_.topics->names(); }
   Result<TopicDescription> describe_topic(const std::string& name) override;
   Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) override;

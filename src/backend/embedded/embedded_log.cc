@@ -67,6 +67,7 @@ class EmbeddedLogImpl final : public EmbeddedLog {
 
 Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions& options) {
   auto state = std::make_unique<EmbeddedState>();
+  state->data_dir = options.data_dir;
   auto lock = DirLock::acquire(options.data_dir);
   if (!lock) return error(lock.error());
   state->lock.emplace(std::move(*lock));
@@ -82,12 +83,14 @@ Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions&
   auto pending = state->transactions->pending();
   if (!pending) return error(pending.error());
   if (*pending) {
-    log(LogLevel::kInfo, "embedded log {}: completing a transaction of '{}' interrupted by a crash",
+    log(LogLevel::kInfo,
+        "embedded log {}: completing a transaction of '{}' interrupted by a crash or a failed "
+        "write",
         options.data_dir.string(), (*pending)->transactional_id);
     if (auto s = state->apply(**pending); !s.ok()) return error(s);
+  } else if (auto s = state->transactions->clear(); !s.ok()) {
+    return error(s);  // what a write that did not finish left, discarded by pending()
   }
-  // Also what a write that did not finish left, discarded by pending().
-  if (auto s = state->transactions->clear(); !s.ok()) return error(s);
   TopicStore* store = state->topics.get();
   state->groups = std::make_unique<GroupCoordinator>([store](const std::string& topic) {
     auto t = store->find(topic);
@@ -101,6 +104,7 @@ Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions&
 
 Status EmbeddedState::commit(TransactionEntry& entry) {
   std::lock_guard transaction(transaction_mutex);
+  if (auto s = check_writable(); !s.ok()) return s;
   std::vector<std::shared_ptr<PartitionSlot>> slots;
   std::vector<std::unique_lock<std::mutex>> locks;  // in TopicPartition order: no deadlock
   for (auto& [tp, batch] : entry.batches) {
@@ -111,25 +115,35 @@ Status EmbeddedState::commit(TransactionEntry& entry) {
     slots.push_back(std::move(*slot));
   }
   if (auto s = transactions->write(entry); !s.ok()) return s;
-  std::size_t i = 0;
-  for (auto& [tp, batch] : entry.batches) {
-    auto appended = slots[i++]->log->append(batch.records);
-    if (!appended) return appended.error();
-  }
-  for (const auto& [group, offsets_of_group] : entry.offsets) {
-    if (auto s = offsets->commit(group, offsets_of_group); !s.ok()) return s;
+  // Committed from here on. If applying it fails, its entry must stay as it is, and its
+  // partitions and offsets untouched, for the next open to complete it: poisoned before the
+  // partition locks are released, so no writer gets in.
+  if (auto s = finish(entry, slots); !s.ok()) {
+    poison(entry, s);
+    return check_writable();
   }
   locks.clear();
-  if (auto s = transactions->clear(); !s.ok()) return s;
   topics->notify_appended();
   return {};
 }
 
 Status EmbeddedState::apply(const TransactionEntry& entry) {
+  std::vector<std::shared_ptr<PartitionSlot>> slots;
   for (const auto& [tp, batch] : entry.batches) {
     auto slot = topics->partition(tp);
     if (!slot) return slot.error();
-    const auto end = (*slot)->log->end_offset().value();
+    slots.push_back(std::move(*slot));
+  }
+  return finish(entry, slots);
+}
+
+Status EmbeddedState::finish(const TransactionEntry& entry,
+                             const std::vector<std::shared_ptr<PartitionSlot>>& slots) {
+  std::size_t i = 0;
+  for (const auto& [tp, batch] : entry.batches) {
+    PartitionLog& log = *slots[i++]->log;
+    // Records [base, end) are this entry's own: nothing else was appended since its write.
+    const auto end = log.end_offset().value();
     const auto base = batch.base.value();
     const auto count = static_cast<std::int64_t>(batch.records.size());
     if (end < base || end > base + count) {
@@ -140,17 +154,41 @@ Status EmbeddedState::apply(const TransactionEntry& entry) {
     std::span<const StoredRecord> missing(batch.records.data() + (end - base),
                                           static_cast<std::size_t>(base + count - end));
     if (!missing.empty()) {
-      auto appended = (*slot)->log->append(missing);
-      if (!appended) return appended.error();
+      if (auto appended = log.append(missing); !appended) return appended.error();
     }
+    // Durable before the entry is cleared (with log.fsync; else a no-op).
+    if (auto s = log.flush(); !s.ok()) return s;
   }
   for (const auto& [group, offsets_of_group] : entry.offsets) {
     if (auto s = offsets->commit(group, offsets_of_group); !s.ok()) return s;
   }
-  return {};
+  return transactions->clear();
+}
+
+void EmbeddedState::poison(const TransactionEntry& entry, const Status& cause) {
+  std::lock_guard guard(poison_mutex_);
+  poisoned_ = Status(
+      cause.code(),
+      fmt::format("embedded log {} takes no more writes until it is reopened: the commit of "
+                  "transactional id '{}' failed after it was written to the transaction log ({}); "
+                  "reopening completes that transaction",
+                  data_dir.string(), entry.transactional_id, cause.message()));
+  log(LogLevel::kError, "{}", poisoned_.message());
+}
+
+Status EmbeddedState::check_writable() const {
+  std::lock_guard guard(poison_mutex_);
+  return poisoned_;
 }
 
 // ---- EmbeddedAdmin -------------------------------------------------------------------------
+
+Status EmbeddedAdmin::delete_topic(const std::string& name) {
+  // A transaction the next open must complete may need the topic.
+  std::lock_guard transaction(state_.transaction_mutex);
+  if (auto s = state_.check_writable(); !s.ok()) return s;
+  return state_.topics->remove(name);
+}
 
 Result<TopicDescription> EmbeddedAdmin::describe_topic(const std::string& name) {
   auto topic = state_.topics->find(name);
@@ -175,6 +213,7 @@ Status EmbeddedAdmin::delete_records_before(const TopicPartition& tp, Offset off
   auto slot = state_.topics->partition(tp);
   if (!slot) return slot.error();
   std::lock_guard lock((*slot)->write_mutex);
+  if (auto s = state_.check_writable(); !s.ok()) return s;
   return (*slot)->log->delete_records_before(offset);
 }
 
@@ -256,6 +295,10 @@ Status EmbeddedProducer::flush() {
       continue;
     }
     std::lock_guard lock((*slot)->write_mutex);
+    if (auto s = state_.check_writable(); !s.ok()) {
+      result = s;
+      continue;
+    }
     if (auto appended = (*slot)->log->append(batch.records); !appended) result = appended.error();
     if (auto s = (*slot)->log->flush(); !s.ok()) result = s;
   }
@@ -467,6 +510,8 @@ std::optional<std::int64_t> EmbeddedConsumer::lag(const TopicPartition& tp) cons
 Status EmbeddedConsumer::commit_with_metadata(
     const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
   if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
+  std::lock_guard transaction(state_.transaction_mutex);
+  if (auto s = state_.check_writable(); !s.ok()) return s;
   return state_.offsets->commit(config_.group_id, offsets);
 }
 

@@ -2,8 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <thread>
 
@@ -106,6 +108,11 @@ TEST_F(EmbeddedLogTest, RejectsBadTopicsWithAClearMessage) {
               HasSubstr("cleanup.policy"));
   EXPECT_THAT(admin.create_topic({"t", 1, {{"retention.hours", "1"}}}).message(),
               HasSubstr("unknown topic config 'retention.hours'"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"min.cleanable.dirty.ratio", "1.5"}}}).message(),
+              HasSubstr("min.cleanable.dirty.ratio: '1.5' is not a number from 0 to 1"));
+  EXPECT_THAT(admin.create_topic({"t", 1, {{"segment.ms", "0"}}}).message(),
+              HasSubstr("segment.ms must be >= 1"));
+  create("c", 1, {{"segment.ms", "600000"}, {"min.cleanable.dirty.ratio", "0.25"}});
   create("t", 1);
   EXPECT_EQ(admin.create_topic({"t", 1}).code(), StatusCode::kAlreadyExists);
   EXPECT_THAT(admin.describe_topic("nope").error().message(),
@@ -310,6 +317,115 @@ TEST_F(EmbeddedLogTest, ACommitThatCannotBeWrittenChangesNothing) {
   c.reset();
   reopen();
   EXPECT_EQ(*consumer("g")->committed(tp), Offset(1));
+}
+
+// While alive, writes that would make a file larger than `bytes` fail with EFBIG (as a full
+// disk fails them with ENOSPC) instead of raising SIGXFSZ.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) : old_handler_(std::signal(SIGXFSZ, SIG_IGN)) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    const rlimit limited{bytes, old_.rlim_max};
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  void (*old_handler_)(int);
+};
+
+// Sends `values` to the partitions of `out` (value i to partition i % partitions) and offset 1
+// of in-0 for group g in one transaction of `p`, and commits it.
+Status commit_values(Producer& p, Consumer& group, int partitions,
+                     const std::vector<std::string>& values) {
+  if (auto s = p.begin_transaction(); !s.ok()) return s;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    auto s = p.send({.topic = "out",
+                     .partition = Partition(static_cast<std::int32_t>(i % partitions)),
+                     .value = values[i]});
+    if (!s.ok()) return s;
+  }
+  if (auto s = p.send_offsets_to_transaction({{{"in", Partition(0)}, {Offset(1), "m"}}},
+                                             *group.group_metadata());
+      !s.ok()) {
+    return s;
+  }
+  return p.commit_transaction();
+}
+
+TEST_F(EmbeddedLogTest, ACommitWhoseOffsetsFailAfterItsEntryIsKeptAndRefusesEveryWrite) {
+  create("out", 1);
+  create("in", 1);
+  auto group = consumer("g");
+  const auto in_the_way = dir_ / "groups" / "g.json.tmp";  // the offsets write's temp file
+  std::filesystem::create_directory(in_the_way);
+  auto p = producer("tx");
+  const Status failed = commit_values(*p, *group, 1, {"a", "b"});
+  EXPECT_EQ(failed.code(), StatusCode::kIoError);
+  EXPECT_THAT(failed.message(), AllOf(HasSubstr("takes no more writes until it is reopened"),
+                                      HasSubstr("'tx'"), HasSubstr("g.json.tmp")));
+  std::filesystem::remove(in_the_way);  // the cause is gone, the refusal stays until reopened
+
+  auto other = producer("other");
+  EXPECT_EQ(commit_values(*other, *group, 1, {"c"}).message(), failed.message());
+  auto plain = producer();
+  ASSERT_TRUE(plain->send({.topic = "out", .value = "d"}).ok());
+  EXPECT_EQ(plain->flush().message(), failed.message());
+  EXPECT_EQ(group->commit({{{"in", Partition(0)}, Offset(5)}}).message(), failed.message());
+  EXPECT_EQ(log_->admin().delete_records_before({"out", Partition(0)}, Offset(1)).message(),
+            failed.message());
+  EXPECT_EQ(log_->admin().delete_topic("out").message(), failed.message());
+
+  p.reset(), other.reset(), plain.reset(), group.reset();
+  reopen();
+  EXPECT_THAT(values("out"), ElementsAre("a", "b"));
+  EXPECT_EQ(
+      consumer("g")->committed_with_metadata({{"in", Partition(0)}})->at({"in", Partition(0)}),
+      (OffsetAndMetadata{Offset(1), "m"}));
+  auto after = producer("other");
+  EXPECT_TRUE(commit_values(*after, *consumer("g"), 1, {"c"}).ok());  // writable again
+  EXPECT_THAT(values("out"), ElementsAre("a", "b", "c"));
+}
+
+TEST_F(EmbeddedLogTest, ATransactionPartlyAppendedWhenAWriteFailedIsCompletedOnceByTheNextOpen) {
+  create("out", 2);
+  create("in", 1);
+  // out-1 holds more than the file size limit below, out-0 and the transaction log less: of
+  // the next transaction, out-0's batch is appended, then out-1's fails.
+  auto plain = producer();
+  const std::string big(64 << 10, 'x');
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(plain->send({.topic = "out", .partition = Partition(1), .value = big}).ok());
+  }
+  ASSERT_TRUE(plain->flush().ok());
+  auto group = consumer("g");
+  auto p = producer("tx");
+  {
+    FileSizeLimit limit(128 << 10);
+    const Status failed = commit_values(*p, *group, 2, {"a0", "a1", "b0", "b1"});
+    EXPECT_THAT(failed.message(),
+                AllOf(HasSubstr("takes no more writes"), HasSubstr("File too large")));
+    // Another transaction would replace the entry that the next open must complete.
+    auto other = producer("other");
+    EXPECT_EQ(commit_values(*other, *group, 2, {"c0"}).message(), failed.message());
+  }
+  auto shown = [&] {  // the values of "out", `big` shown as "big"
+    auto all = values("out");
+    std::replace(all.begin(), all.end(), big, std::string("big"));
+    return all;
+  };
+  EXPECT_THAT(shown(), ElementsAre("a0", "b0", "big", "big", "big", "big"));
+
+  p.reset(), plain.reset(), group.reset();
+  reopen();
+  EXPECT_THAT(shown(), ElementsAre("a0", "b0", "big", "big", "big", "big", "a1", "b1"));
+  EXPECT_EQ(*consumer("g")->committed({"in", Partition(0)}), Offset(1));
+  reopen();  // completed once only
+  EXPECT_THAT(shown(), ElementsAre("a0", "b0", "big", "big", "big", "big", "a1", "b1"));
 }
 
 TEST_F(EmbeddedLogTest, MetadataFilesReadBackAfterReopen) {

@@ -1,5 +1,6 @@
-// PartitionLogImpl's maintenance: delete_records_before, retention and compaction
+// PartitionLogImpl's maintenance: delete_records_before, time rolls, retention and compaction
 // (docs/log_format.md describes the rules and the crash-safety of each step).
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -33,6 +34,16 @@ std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
   return result;
 }
 
+// a + b, clamped to the int64 range.
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t result;
+  if (__builtin_add_overflow(a, b, &result)) {
+    return b > 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+  }
+  return result;
+}
+
 bool has_delete(CleanupPolicy policy) { return policy != CleanupPolicy::kCompact; }
 bool has_compact(CleanupPolicy policy) { return policy != CleanupPolicy::kDelete; }
 
@@ -49,9 +60,17 @@ struct StringHash {
 
 }  // namespace
 
-// The newest offset of every key in the closed segments.
+// The newest record of every key in the closed segments, and what compaction keeps of each
+// closed segment.
 struct NewestOffsets {
-  std::unordered_map<std::string, std::int64_t, StringHash, std::equal_to<>> by_key;
+  struct Newest {
+    std::int64_t offset;
+    std::int64_t frame_bytes;
+    std::size_t segment;
+    bool kept;  // not a tombstone past delete_retention_ms
+  };
+  std::unordered_map<std::string, Newest, StringHash, std::equal_to<>> by_key;
+  std::vector<std::int64_t> kept_bytes;  // by closed segment
 };
 
 Status PartitionLogImpl::delete_records_before(Offset offset) {
@@ -75,13 +94,23 @@ Status PartitionLogImpl::delete_records_before(Offset offset) {
 }
 
 Status PartitionLogImpl::run_maintenance(Timestamp now) {
+  if (!failed_.ok()) return failed_;
+  if (Status s = roll_if_older_than(now.value()); !s.ok()) return s;
   if (has_delete(config_.cleanup_policy)) {
     if (Status s = apply_retention(now.value()); !s.ok()) return s;
   }
-  if (has_compact(config_.cleanup_policy)) {
+  if (has_compact(config_.cleanup_policy) && compaction_due(now.value())) {
     if (Status s = compact(now.value()); !s.ok()) return s;
   }
   return drop_segments_below_start();
+}
+
+Status PartitionLogImpl::roll_if_older_than(std::int64_t now) {
+  if (active_since_ms_ == kNoTimestamp ||
+      saturating_sub(now, active_since_ms_) < config_.segment_ms) {
+    return Status::ok_status();
+  }
+  return roll(end_offset_.load());
 }
 
 Status PartitionLogImpl::drop_segments_below_start() {
@@ -122,11 +151,25 @@ Status PartitionLogImpl::apply_retention(std::int64_t now) {
   return Status::ok_status();
 }
 
+bool PartitionLogImpl::compaction_due(std::int64_t now) const {
+  if (segments_.size() < 2) return false;
+  if (now >= tombstone_due_) return true;
+  std::int64_t clean = 0;
+  std::int64_t dirty = 0;
+  for (std::size_t i = 0; i + 1 < segments_.size(); ++i) {
+    (segments_[i]->base_offset() < clean_end_ ? clean : dirty) += segments_[i]->layout().size;
+  }
+  return dirty > 0 && static_cast<double>(dirty) >=
+                          config_.min_cleanable_dirty_ratio * static_cast<double>(clean + dirty);
+}
+
 Status PartitionLogImpl::compact(std::int64_t now) {
-  if (segments_.size() < 2) return Status::ok_status();
+  const std::int64_t horizon = saturating_sub(now, config_.delete_retention_ms);
+  // Pass 1: the newest record of each key in the closed segments, and the bytes of what each
+  // segment keeps.
   const std::size_t closed = segments_.size() - 1;
-  // Pass 1: the newest offset of each key in the closed segments.
   NewestOffsets newest;
+  newest.kept_bytes.assign(closed, 0);
   ByteBuffer buffer;
   for (std::size_t i = 0; i < closed; ++i) {
     const Segment& segment = *segments_[i];
@@ -138,101 +181,165 @@ Status PartitionLogImpl::compact(std::int64_t now) {
       if (*step == FrameScanner::Step::kEnd) break;
       if (*step == FrameScanner::Step::kDamaged) return corrupt_at(segment, scanner);
       const RecordView& record = scanner.record();
-      if (!record.key) continue;
+      const auto bytes = static_cast<std::int64_t>(scanner.frame_data().size());
+      if (!record.key) {
+        newest.kept_bytes[i] += bytes;
+        continue;
+      }
+      const NewestOffsets::Newest now_newest{.offset = record.offset,
+                                             .frame_bytes = bytes,
+                                             .segment = i,
+                                             .kept = record.value || record.timestamp >= horizon};
+      if (now_newest.kept) newest.kept_bytes[i] += bytes;
       if (auto it = newest.by_key.find(*record.key); it != newest.by_key.end()) {
-        it->second = record.offset;
+        if (it->second.kept) newest.kept_bytes[it->second.segment] -= it->second.frame_bytes;
+        it->second = now_newest;
       } else {
-        newest.by_key.emplace(std::string(*record.key), record.offset);
+        newest.by_key.emplace(std::string(*record.key), now_newest);
       }
     }
   }
-  // Pass 2: rewrite each closed segment, oldest first. A tombstone dropped from a newer
+  // Groups of neighbours whose kept records fit one segment (segment_bytes), oldest first.
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  for (std::size_t first = 0; first < closed;) {
+    std::size_t last = first;
+    std::int64_t bytes = newest.kept_bytes[first];
+    while (last + 1 < closed && bytes + newest.kept_bytes[last + 1] <= config_.segment_bytes) {
+      bytes += newest.kept_bytes[++last];
+    }
+    groups.emplace_back(first, last);
+    first = last + 1;
+  }
+  // Pass 2: rewrite each group as one segment, oldest first. A tombstone dropped from a newer
   // segment has already had the older values of its key dropped from the older ones, so a
   // crash part-way never brings an old value back.
-  const std::int64_t horizon = saturating_sub(now, config_.delete_retention_ms);
-  for (std::size_t i = 0; i < closed; ++i) {
-    if (Status s = compact_segment(i, newest, horizon); !s.ok()) return s;
+  tombstone_due_ = std::numeric_limits<std::int64_t>::max();
+  std::size_t merged = 0;  // segments gone before the next group, by merging
+  for (const auto& [first, last] : groups) {
+    if (Status s = compact_group(first - merged, last - merged, newest, horizon); !s.ok()) {
+      tombstone_due_ = std::numeric_limits<std::int64_t>::min();  // retried next time
+      return s;
+    }
+    merged += last - first;
   }
+  clean_end_ = segments_.back()->base_offset();
   return Status::ok_status();
 }
 
-Status PartitionLogImpl::compact_segment(std::size_t index, const NewestOffsets& newest,
-                                         std::int64_t tombstone_horizon) {
-  const std::shared_ptr<Segment> old = segments_[index];
-  std::filesystem::path cleaned = old->path();
+Status PartitionLogImpl::compact_group(std::size_t first, std::size_t last,
+                                       const NewestOffsets& newest,
+                                       std::int64_t tombstone_horizon) {
+  const std::vector<std::shared_ptr<Segment>> olds(segments_.begin() + first,
+                                                   segments_.begin() + last + 1);
+  const std::int64_t base = olds.front()->base_offset();
+  const std::int64_t end = segments_[last + 1]->base_offset();
+  std::filesystem::path cleaned = olds.front()->path();
   cleaned += ".cleaned";
   auto fd = open_file(cleaned, O_RDWR | O_CREAT | O_TRUNC);
   if (!fd) return fd.error();
 
-  SegmentLayout layout{.next_offset = old->base_offset()};
+  SegmentLayout layout{.next_offset = base};
   ByteBuffer out;
   std::int64_t written = 0;
   std::int64_t dropped = 0;
+  std::int64_t tombstone_due = tombstone_due_;
   ByteBuffer buffer;
-  FrameScanner scanner(old->fd(), old->path(), 0, old->layout().size, kScanChunkBytes, buffer);
   Status status;
-  for (;;) {
-    auto step = scanner.next();
-    if (!step) {
-      status = step.error();
-      break;
+  for (const auto& old : olds) {
+    FrameScanner scanner(old->fd(), old->path(), 0, old->layout().size, kScanChunkBytes, buffer);
+    for (;;) {
+      auto step = scanner.next();
+      if (!step) {
+        status = step.error();
+        break;
+      }
+      if (*step == FrameScanner::Step::kEnd) break;
+      if (*step == FrameScanner::Step::kDamaged) {
+        status = corrupt_at(*old, scanner);
+        break;
+      }
+      const RecordView& record = scanner.record();
+      // Null-key records are kept as they are; keyed ones only if newest for their key and
+      // not a tombstone past delete_retention_ms.
+      if (record.key) {
+        const auto it = newest.by_key.find(*record.key);
+        const bool is_newest = it == newest.by_key.end() || it->second.offset == record.offset;
+        const bool tombstone = !record.value;
+        if (!is_newest || (tombstone && record.timestamp < tombstone_horizon)) {
+          ++dropped;
+          continue;
+        }
+        if (tombstone) {
+          tombstone_due = std::min(
+              tombstone_due,
+              saturating_add(saturating_add(record.timestamp, config_.delete_retention_ms), 1));
+        }
+      }
+      const std::string_view frame = scanner.frame_data();
+      layout.add_record(record.offset, record.timestamp, layout.size,
+                        static_cast<std::int64_t>(frame.size()));
+      out.append(frame.data(), frame.size());
+      if (out.size() >= kCompactionWriteBytes) {
+        status = write_at(fd->get(), cleaned, out.data(), out.size(), written);
+        if (!status.ok()) break;
+        written += static_cast<std::int64_t>(out.size());
+        out.clear();
+      }
     }
-    if (*step == FrameScanner::Step::kEnd) break;
-    if (*step == FrameScanner::Step::kDamaged) {
-      status = corrupt_at(*old, scanner);
-      break;
-    }
-    const RecordView& record = scanner.record();
-    // Null-key records are kept as they are; keyed ones only if newest for their key and not
-    // a tombstone past delete_retention_ms.
-    bool keep = true;
-    if (record.key) {
-      const auto it = newest.by_key.find(*record.key);
-      const bool is_newest = it == newest.by_key.end() || it->second == record.offset;
-      const bool expired_tombstone = !record.value && record.timestamp < tombstone_horizon;
-      keep = is_newest && !expired_tombstone;
-    }
-    if (!keep) {
-      ++dropped;
-      continue;
-    }
-    const std::string_view frame = scanner.frame_data();
-    layout.add_record(record.offset, record.timestamp, layout.size,
-                      static_cast<std::int64_t>(frame.size()));
-    out.append(frame.data(), frame.size());
-    if (out.size() >= kCompactionWriteBytes) {
-      status = write_at(fd->get(), cleaned, out.data(), out.size(), written);
-      if (!status.ok()) break;
-      written += static_cast<std::int64_t>(out.size());
-      out.clear();
-    }
+    if (!status.ok()) break;
   }
-  if (status.ok() && dropped > 0) {
+  const bool rewrite = dropped > 0 || olds.size() > 1;
+  if (status.ok() && rewrite)
     status = write_at(fd->get(), cleaned, out.data(), out.size(), written);
-  }
-  if (status.ok() && dropped > 0) status = sync_fd(fd->get(), cleaned);
-  if (!status.ok() || dropped == 0) {
+  if (status.ok() && rewrite) status = sync_fd(fd->get(), cleaned);
+  if (!status.ok() || !rewrite) {
     ::unlink(cleaned.c_str());
+    if (status.ok()) tombstone_due_ = tombstone_due;
     return status;
   }
-  if (::rename(cleaned.c_str(), old->path().c_str()) != 0) {
+  // The commit point: once the swap file is durable, the next open finishes the replacement.
+  const std::filesystem::path swap = dir_ / Segment::swap_file_name(base, end);
+  if (::rename(cleaned.c_str(), swap.c_str()) != 0) {
     Status s = errno_status("rename", cleaned);
     ::unlink(cleaned.c_str());
     return s;
   }
-  if (Status s = sync_dir(dir_); !s.ok()) return s;
+  std::vector<std::int64_t> replaced;
+  for (std::size_t i = 1; i < olds.size(); ++i) replaced.push_back(olds[i]->base_offset());
+  if (Status s = sync_dir(dir_); !s.ok() || !(s = complete_swap(dir_, base, end, replaced)).ok()) {
+    // Finished by the next open; until then this log takes no more writes.
+    failed_ = Status::io_error(s.message() + " while replacing compacted segments of " +
+                               dir_.string() + ": reopen the log to finish");
+    return failed_;
+  }
 
   auto replacement =
-      std::make_shared<Segment>(old->path(), old->base_offset(), std::move(*fd), std::move(layout));
+      std::make_shared<Segment>(olds.front()->path(), base, std::move(*fd), std::move(layout));
+  std::int64_t old_bytes = 0;
+  for (const auto& old : olds) old_bytes += old->layout().size;
   {
     std::lock_guard lock(mu_);
-    size_bytes_.fetch_add(replacement->layout().size - old->layout().size);
-    segments_[index] = replacement;
+    size_bytes_.fetch_add(replacement->layout().size - old_bytes);
+    segments_.erase(segments_.begin() + first + 1, segments_.begin() + last + 1);
+    segments_[first] = replacement;
   }
-  std::erase(unsynced_, old);
-  log(LogLevel::kDebug, "{}: compacted, {} records dropped, {} kept", old->path().string(), dropped,
-      replacement->layout().record_count);
+  for (const auto& old : olds) std::erase(unsynced_, old);
+  tombstone_due_ = tombstone_due;
+  log(LogLevel::kDebug, "{}: compacted {} segment(s) into one, {} records dropped, {} kept",
+      replacement->path().string(), olds.size(), dropped, replacement->layout().record_count);
   return Status::ok_status();
+}
+
+Status PartitionLogImpl::complete_swap(const std::filesystem::path& dir, std::int64_t base,
+                                       std::int64_t end, std::span<const std::int64_t> replaced) {
+  for (const std::int64_t b : replaced) {
+    const std::filesystem::path path = dir / Segment::file_name(b);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove", path);
+  }
+  const std::filesystem::path swap = dir / Segment::swap_file_name(base, end);
+  const std::filesystem::path segment = dir / Segment::file_name(base);
+  if (::rename(swap.c_str(), segment.c_str()) != 0) return errno_status("rename", swap);
+  return sync_dir(dir);
 }
 
 }  // namespace brook::internal

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <limits>
 #include <string>
 #include <system_error>
@@ -41,6 +42,12 @@ Result<std::optional<std::int64_t>> read_start_offset(const std::filesystem::pat
 
 }  // namespace
 
+std::int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 Result<std::unique_ptr<PartitionLog>> PartitionLog::open(std::filesystem::path dir,
                                                          PartitionLogConfig config) {
   if (config.segment_bytes <= 0) {
@@ -61,6 +68,7 @@ Status PartitionLogImpl::load() {
   if (ec) return Status::io_error("create directory " + dir_.string() + ": " + ec.message());
 
   std::vector<std::int64_t> bases;
+  std::vector<std::pair<std::int64_t, std::int64_t>> swaps;
   std::filesystem::directory_iterator it(dir_, ec);
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::filesystem::path& path = it->path();
@@ -75,9 +83,23 @@ Status PartitionLogImpl::load() {
       }
       continue;
     }
+    if (auto swap = Segment::parse_swap_file_name(name)) swaps.push_back(*swap);
     if (auto base = Segment::parse_file_name(name)) bases.push_back(*base);
   }
   if (ec) return Status::io_error("list directory " + dir_.string() + ": " + ec.message());
+  // A compaction stopped after its output was complete: finish replacing what it merged.
+  for (const auto& [base, end] : swaps) {
+    std::vector<std::int64_t> replaced;
+    std::erase_if(bases, [&, base = base, end = end](std::int64_t b) {
+      if (b <= base || b >= end) return false;
+      replaced.push_back(b);
+      return true;
+    });
+    if (Status s = complete_swap(dir_, base, end, replaced); !s.ok()) return s;
+    if (std::find(bases.begin(), bases.end(), base) == bases.end()) bases.push_back(base);
+    log(LogLevel::kWarn, "{}: finished a compaction that had stopped: segments {}..{} replaced",
+        dir_.string(), base, end - 1);
+  }
   std::sort(bases.begin(), bases.end());
 
   auto persisted_start = read_start_offset(dir_);
@@ -114,6 +136,8 @@ Status PartitionLogImpl::load() {
   start_offset_.store(start);
   end_offset_.store(end);
   size_bytes_.store(size);
+  clean_end_ = start;
+  if (segments_.back()->layout().record_count > 0) active_since_ms_ = wall_clock_ms();
   return Status::ok_status();
 }
 
@@ -163,6 +187,7 @@ Result<Offset> PartitionLogImpl::append(std::span<const StoredRecord> records) {
   if (Status s = write_out(*active, batch_records, next, batch_max_timestamp); !s.ok()) {
     return error(std::move(s));
   }
+  if (active_since_ms_ == kNoTimestamp) active_since_ms_ = wall_clock_ms();
   write_buffer_.shrink_if_above(kMaxRetainedWriteBuffer);
   return Offset(first);
 }
@@ -205,6 +230,7 @@ Status PartitionLogImpl::roll(std::int64_t base_offset) {
   }
   std::lock_guard lock(mu_);
   segments_.push_back(std::move(*segment));
+  active_since_ms_ = kNoTimestamp;
   return Status::ok_status();
 }
 
@@ -286,14 +312,21 @@ Result<std::vector<StoredRecord>> PartitionLogImpl::read(Offset from, std::size_
       end = segment->layout().size;
       continue;
     }
-    // Done with this segment (a later one exists only once it is complete): go to the next.
-    auto next = std::upper_bound(
-        segments_.begin(), segments_.end(), segment->base_offset(),
-        [](std::int64_t o, const std::shared_ptr<Segment>& s) { return o < s->base_offset(); });
-    if (next == segments_.end()) return records;
-    want = std::max(want, (*next)->base_offset());
+    // Done with this segment (a later one exists only once it is complete). Compaction may
+    // have replaced it meanwhile, merged with its neighbours: go on in the segment that now
+    // holds `want`, else in the next one.
+    want = std::max(want, segment->layout().next_offset);
+    if (const auto& holder = segment_for(want); holder != segment) {
+      segment = holder;
+    } else {
+      auto next = std::upper_bound(
+          segments_.begin(), segments_.end(), segment->base_offset(),
+          [](std::int64_t o, const std::shared_ptr<Segment>& s) { return o < s->base_offset(); });
+      if (next == segments_.end()) return records;
+      segment = *next;
+    }
+    want = std::max(want, segment->base_offset());
     if (want >= end_offset_.load()) return records;
-    segment = *next;
     position = segment->scan_start(want);
     end = segment->layout().size;
   }

@@ -29,11 +29,16 @@ enum class CleanupPolicy { kDelete, kCompact, kCompactDelete };
 
 struct PartitionLogConfig {
   std::int64_t segment_bytes = 64 << 20;  // roll to a new segment past this size
-  std::int64_t retention_ms = -1;         // delete: drop segments older than this; -1 = keep
-  std::int64_t retention_bytes = -1;      // delete: keep at most this many bytes; -1 = keep
+  // Maintenance rolls the active segment once its first append is this old (7 days, Kafka's).
+  std::int64_t segment_ms = 604'800'000;
+  std::int64_t retention_ms = -1;     // delete: drop segments older than this; -1 = keep
+  std::int64_t retention_bytes = -1;  // delete: keep at most this many bytes; -1 = keep
   CleanupPolicy cleanup_policy = CleanupPolicy::kDelete;
   std::int64_t delete_retention_ms = 86'400'000;  // compact: how long tombstones survive
-  bool fsync_on_flush = false;                    // flush() also fsyncs (power-loss durability)
+  // compact: compaction starts once the closed segments not compacted yet hold this share of
+  // the closed segments' bytes (Kafka's default), or a kept tombstone has expired.
+  double min_cleanable_dirty_ratio = 0.5;
+  bool fsync_on_flush = false;  // flush() also fsyncs (power-loss durability)
 };
 
 // A record as stored: what a ConsumerRecord holds minus the topic and partition.
@@ -80,10 +85,12 @@ class PartitionLog {
   // and drops whole segments below it. Nothing if `offset` <= start_offset(); kInvalidArgument
   // if it is past end_offset().
   virtual Status delete_records_before(Offset offset) = 0;
-  // Applies retention.ms / retention.bytes (policy delete or compact,delete) and compaction
-  // (policy compact or compact,delete) now. Compaction keeps the newest record per key, never
-  // touches the active segment, and drops tombstones older than delete_retention_ms. Retention
-  // never deletes the active segment. Rules and crash safety: docs/log_format.md.
+  // Rolls the active segment if it is older than segment_ms, then applies retention.ms /
+  // retention.bytes (policy delete or compact,delete) and compaction (policy compact or
+  // compact,delete, when the dirty ratio or an expired tombstone calls for it). Compaction
+  // keeps the newest record per key, never touches the active segment, drops tombstones older
+  // than delete_retention_ms, and merges small neighbouring segments up to segment_bytes.
+  // Retention never deletes the active segment. Rules and crash safety: docs/log_format.md.
   virtual Status run_maintenance(Timestamp now) = 0;
   // Total bytes of the segment files.
   virtual std::int64_t size_bytes() const = 0;

@@ -1,6 +1,6 @@
 // PartitionLogImpl: the PartitionLog of the embedded backend, a directory of segment files
 // (docs/log_format.md). Split over partition_log.cc (open, append, read) and
-// log_maintenance.cc (delete_records_before, retention, compaction).
+// log_maintenance.cc (delete_records_before, time rolls, retention, compaction).
 //
 // Concurrency: one writer thread calls append/flush/delete_records_before/run_maintenance
 // (the caller serialises them); any number of threads call read/offset_for_timestamp/the
@@ -13,8 +13,10 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "backend/embedded/byte_buffer.h"
@@ -23,7 +25,9 @@
 
 namespace brook::internal {
 
-struct NewestOffsets;  // compaction's key -> newest offset map (log_maintenance.cc)
+struct NewestOffsets;  // compaction's map of each key's newest record (log_maintenance.cc)
+
+std::int64_t wall_clock_ms();  // milliseconds since the Unix epoch
 
 class PartitionLogImpl final : public PartitionLog {
  public:
@@ -49,12 +53,21 @@ class PartitionLogImpl final : public PartitionLog {
                    std::int64_t max_timestamp);
   // Writer: starts a new active segment at `base_offset`.
   Status roll(std::int64_t base_offset);
+  // The second half of replacing the segments with base offsets in [base, end) by the
+  // compacted `<swap_file_name(base, end)>` (durable: the commit point): removes the files of
+  // `replaced` (those after `base`), renames the swap file to `base`'s segment, syncs `dir`.
+  static Status complete_swap(const std::filesystem::path& dir, std::int64_t base, std::int64_t end,
+                              std::span<const std::int64_t> replaced);
 
   // Maintenance (log_maintenance.cc).
+  Status roll_if_older_than(std::int64_t now);  // segment_ms
   Status apply_retention(std::int64_t now);
+  bool compaction_due(std::int64_t now) const;
   Status compact(std::int64_t now);
-  Status compact_segment(std::size_t index, const NewestOffsets& newest,
-                         std::int64_t tombstone_horizon);
+  // Rewrites the closed segments [first, last] as one segment (named as `first`) holding the
+  // records compaction keeps; leaves a single segment alone if it would drop nothing.
+  Status compact_group(std::size_t first, std::size_t last, const NewestOffsets& newest,
+                       std::int64_t tombstone_horizon);
   Status drop_segments_below_start();
   // Removes the oldest segment (never the active one) and its file.
   Status drop_oldest_segment();
@@ -77,6 +90,12 @@ class PartitionLogImpl final : public PartitionLog {
   std::vector<std::shared_ptr<Segment>> unsynced_;  // rolled segments flush() must still fsync
   bool dir_unsynced_ = false;                       // a segment file was created since flush()
   Status failed_;  // set when a failed write could not be undone; appends fail until reopen
+  std::int64_t active_since_ms_ = kNoTimestamp;  // wall clock of the active segment's first
+                                                 // append (or of the open); none if empty
+  std::int64_t clean_end_ = 0;  // closed segments below this offset are compacted (not kept
+                                // across an open: everything is dirty then)
+  // When the first tombstone kept by the last compaction expires.
+  std::int64_t tombstone_due_ = std::numeric_limits<std::int64_t>::max();
 };
 
 }  // namespace brook::internal

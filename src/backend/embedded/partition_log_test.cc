@@ -1,6 +1,7 @@
 #include "backend/embedded/partition_log.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,13 +13,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "backend/embedded/checksummed_file.h"
+#include "backend/embedded/partition_log_impl.h"
 #include "backend/embedded/record_format.h"
+#include "backend/embedded/segment.h"
 #include "scratch_dir.h"
 
 namespace brook::internal {
@@ -657,6 +661,217 @@ TEST_F(PartitionLogCompactionTest, AppliesRetentionTooUnderCompactDelete) {
   ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
   EXPECT_THAT(contents(*log), ElementsAre());  // the old segment went by time
   EXPECT_GT(log->start_offset(), Offset(0));
+}
+
+TEST_F(PartitionLogCompactionTest, RollsTheActiveSegmentOnceItIsOlderThanSegmentMs) {
+  PartitionLogConfig c = config();
+  c.segment_bytes = 1 << 20;
+  c.segment_ms = 60'000;
+  auto log = open_log(c);
+  put(*log, "k", "v1", kNow);
+  put(*log, "k", "v2", kNow);
+  const std::int64_t appended = wall_clock_ms();
+  ASSERT_TRUE(log->run_maintenance(Timestamp(appended + 1'000)).ok());
+  EXPECT_EQ(segment_files(dir_).size(), 1u);  // young: stays active, untouched
+  EXPECT_THAT(contents(*log), ElementsAre("k=v1", "k=v2"));
+  ASSERT_TRUE(log->run_maintenance(Timestamp(appended + 61'000)).ok());
+  // Rolled, so closed and compacted; the new active segment is empty and does not roll.
+  EXPECT_EQ(segment_files(dir_).size(), 2u);
+  EXPECT_THAT(contents(*log), ElementsAre("k=v2"));
+  ASSERT_TRUE(log->run_maintenance(Timestamp(appended + 200'000)).ok());
+  EXPECT_EQ(segment_files(dir_).size(), 2u);
+  EXPECT_EQ(log->end_offset(), Offset(2));
+}
+
+TEST_F(PartitionLogCompactionTest, CompactsOnlyOnceTheDirtyShareReachesTheRatio) {
+  PartitionLogConfig c = config();
+  c.segment_bytes = 2000;
+  c.min_cleanable_dirty_ratio = 0.5;
+  auto log = open_log(c);
+  // 60 distinct keys, then compacted: nothing to drop, all clean.
+  for (int i = 0; i < 60; ++i) put(*log, "k" + std::to_string(i), std::string(60, 'a'), kNow);
+  roll_past(*log);
+  ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+  const std::size_t compacted = read_all(*log).size();
+  // Updates of 10 keys: well below half of the closed bytes, so no compaction yet.
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 10; ++i) put(*log, "k" + std::to_string(i), std::string(60, 'b'), kNow);
+  }
+  roll_past(*log);
+  const std::size_t before = read_all(*log).size();
+  ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+  EXPECT_EQ(read_all(*log).size(), before);
+  // Updates of every key again and again: the dirty share passes one half, compaction runs.
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 60; ++i) put(*log, "k" + std::to_string(i), std::string(60, 'c'), kNow);
+  }
+  roll_past(*log);
+  ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+  const auto after = read_all(*log);
+  EXPECT_LE(after.size(), compacted + 60);  // each key once in the closed segments, + fillers
+  for (const auto& r : after) {
+    if (!r.key->starts_with("filler")) {
+      EXPECT_EQ(r.value, std::string(60, 'c')) << *r.key;
+    }
+  }
+}
+
+TEST_F(PartitionLogCompactionTest, MergesSmallNeighboursUpToSegmentBytes) {
+  auto log = open_log(config());  // 400-byte segments: about 8 records each
+  for (int round = 0; round < 50; ++round) {
+    for (const char* key : {"a", "b", "c"}) put(*log, key, key + std::to_string(round), kNow);
+  }
+  const auto before = segment_files(dir_).size();
+  ASSERT_GT(before, 15u);
+  ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+  // What the closed segments keep fits one: they were merged into it.
+  EXPECT_EQ(segment_files(dir_).size(), 2u);
+  const Offset end = log->end_offset();
+  log.reset();
+  log = open_log(config());
+  EXPECT_EQ(log->end_offset(), end);
+  EXPECT_EQ(log->start_offset(), Offset(0));
+  const auto all = contents(*log);
+  for (const char* key : {"a", "b", "c"}) {
+    EXPECT_EQ(std::count(all.begin(), all.end(), std::string(key) + "=" + key + "49"), 1);
+  }
+}
+
+TEST_F(PartitionLogCompactionTest, AfterManyUpdatesHoldsAtMostTwiceTheLiveKeysAndTheActiveSegment) {
+  PartitionLogConfig c = config();
+  c.segment_bytes = 16 << 10;
+  constexpr int kKeys = 500;
+  constexpr int kUpdates = 100'000;
+  auto log = open_log(c);
+  std::map<std::string, std::string> expected;
+  std::mt19937 rng(7);
+  std::vector<StoredRecord> batch;
+  for (int i = 0; i < kUpdates; i += 100) {
+    batch.clear();
+    for (int j = i; j < i + 100; ++j) {
+      // Records of one size (tombstones aside), so that the bytes' dirty ratio counts records.
+      std::string key = fmt::format("key-{:03}", rng() % kKeys);
+      std::optional<std::string> value;
+      if (j % 997 != 0) value = fmt::format("value-{:08}", j);  // else deleted
+      if (value) {
+        expected[key] = *value;
+      } else {
+        expected.erase(key);
+      }
+      batch.push_back(rec(std::move(key), std::move(value), kNow));
+    }
+    ASSERT_TRUE(log->append(batch).has_value());
+    if (i % 5'000 == 0) {
+      ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+    }
+  }
+  ASSERT_TRUE(log->run_maintenance(Timestamp(kNow)).ok());
+  // What a restore reads: every record, newest value per key, tombstones delete.
+  std::map<std::string, std::string> restored;
+  std::int64_t in_active = 0;
+  const auto all = read_all(*log);
+  const std::int64_t active_base = std::stoll(segment_files(dir_).back().substr(0, 20));
+  for (const auto& r : all) {
+    if (r.value) {
+      restored[*r.key] = *r.value;
+    } else {
+      restored.erase(*r.key);
+    }
+    in_active += r.offset.value() >= active_base;
+  }
+  EXPECT_EQ(restored, expected);
+  const std::int64_t closed = static_cast<std::int64_t>(all.size()) - in_active;
+  EXPECT_LE(closed, 2 * kKeys) << "the closed segments hold more than twice the live keys";
+  EXPECT_LE(in_active * 40, c.segment_bytes);  // a record here has at least 49 bytes
+}
+
+TEST_F(PartitionLogTest, ACompactionStoppedAfterItsOutputWasCompleteIsFinishedOnOpen) {
+  {
+    auto log = open_log({.segment_bytes = 1000});
+    append_numbered(*log, 25);
+  }
+  const auto files = segment_files(dir_);
+  ASSERT_GE(files.size(), 3u);
+  const std::int64_t second = *Segment::parse_file_name(files[1]);
+  const std::int64_t third = *Segment::parse_file_name(files[2]);
+  // What a compaction of the first two segments into one leaves when it stops right after
+  // making its output durable: the output (here the second segment's records) under its swap
+  // name, which replaces every segment below the third.
+  const std::string swap = Segment::swap_file_name(0, third);
+  EXPECT_EQ(swap, files[0] + "." + files[2].substr(0, 20) + ".swap");
+  fs::copy_file(dir_ / files[1], dir_ / swap);
+  auto log = open_log({.segment_bytes = 1000});
+  std::vector<std::string> expected_files(files.begin() + 2, files.end());
+  expected_files.insert(expected_files.begin(), files[0]);
+  EXPECT_EQ(segment_files(dir_), expected_files);
+  EXPECT_FALSE(fs::exists(dir_ / swap));
+  std::vector<std::int64_t> expected;
+  for (std::int64_t o = second; o < 25; ++o) expected.push_back(o);
+  EXPECT_EQ(offsets(read_all(*log)), expected);
+  EXPECT_EQ(log->start_offset(), Offset(0));
+  EXPECT_EQ(log->end_offset(), Offset(25));
+}
+
+TEST_F(PartitionLogTest, AReaderFromTheStartSeesTheNewestValueOfEveryKeyWhileCompactionMerges) {
+  auto log = open_log({.segment_bytes = 4 << 10,
+                       .cleanup_policy = CleanupPolicy::kCompact,
+                       .min_cleanable_dirty_ratio = 0});
+  constexpr std::int64_t kKeys = 50;
+  constexpr std::int64_t kTotal = 20'000;
+  auto key_of = [](std::int64_t offset) { return "k" + std::to_string(offset % kKeys); };
+  std::atomic<bool> done{false};
+  std::atomic<bool> failed{false};
+  std::atomic<int> passes{0};
+  std::thread reader([&] {
+    while (!done && !failed) {
+      // Every key's newest offset below `end` must be seen, or a newer one.
+      const std::int64_t end = log->end_offset().value();
+      std::map<std::string, std::int64_t> seen;
+      std::int64_t previous = -1;
+      for (Offset from(0);;) {
+        auto batch = log->read(from, 2 << 10);
+        if (!batch) {
+          ADD_FAILURE() << batch.error().to_string();
+          failed = true;
+          return;
+        }
+        if (batch->empty()) break;
+        for (const auto& r : *batch) {
+          if (r.offset.value() <= previous || r.key != key_of(r.offset.value()) ||
+              r.value != value_for(r.offset.value())) {
+            ADD_FAILURE() << "bad record at offset " << r.offset.value();
+            failed = true;
+            return;
+          }
+          previous = r.offset.value();
+          seen[*r.key] = previous;
+        }
+        from = Offset(previous + 1);
+      }
+      for (std::int64_t o = std::max<std::int64_t>(0, end - kKeys); o < end; ++o) {
+        if (seen[key_of(o)] < o) {
+          ADD_FAILURE() << "a read from the start missed offset " << o << " of " << key_of(o)
+                        << " (saw " << seen[key_of(o)] << ")";
+          failed = true;
+          return;
+        }
+      }
+      ++passes;
+    }
+  });
+  std::vector<StoredRecord> batch;
+  for (std::int64_t offset = 0; offset < kTotal && !failed; offset += 10) {
+    batch.clear();
+    for (std::int64_t i = offset; i < offset + 10; ++i) {
+      batch.push_back(rec(key_of(i), value_for(i), i));
+    }
+    ASSERT_EQ(log->append(batch), Offset(offset));
+    ASSERT_TRUE(log->run_maintenance(Timestamp(kTotal)).ok());
+  }
+  done = true;
+  reader.join();
+  EXPECT_FALSE(failed);
+  EXPECT_GT(passes.load(), 0);
 }
 
 TEST_F(PartitionLogTest, LeftoverFilesOfAnUnfinishedCompactionAreIgnoredOnOpen) {

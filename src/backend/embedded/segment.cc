@@ -16,6 +16,7 @@ namespace {
 
 constexpr std::size_t kOffsetDigits = 20;
 constexpr std::string_view kSegmentSuffix = ".log";
+constexpr std::string_view kSwapSuffix = ".swap";
 constexpr std::size_t kOpenScanChunkBytes = std::size_t{1} << 20;
 
 Status corrupt_at(const std::filesystem::path& path, std::int64_t position,
@@ -63,6 +64,27 @@ std::optional<std::int64_t> Segment::parse_file_name(std::string_view name) {
   const auto [ptr, ec] = std::from_chars(name.data(), end, base);
   if (ec != std::errc() || ptr != end) return std::nullopt;
   return base;
+}
+
+std::string Segment::swap_file_name(std::int64_t base_offset, std::int64_t end_offset) {
+  char end[32];
+  std::snprintf(end, sizeof end, ".%020lld%s", static_cast<long long>(end_offset),
+                kSwapSuffix.data());
+  return file_name(base_offset) + end;
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> Segment::parse_swap_file_name(
+    std::string_view name) {
+  const std::size_t segment_name = kOffsetDigits + kSegmentSuffix.size();
+  if (name.size() != segment_name + 1 + kOffsetDigits + kSwapSuffix.size() ||
+      name[segment_name] != '.' || !name.ends_with(kSwapSuffix)) {
+    return std::nullopt;
+  }
+  auto base = parse_file_name(name.substr(0, segment_name));
+  auto end = parse_file_name(std::string(name.substr(segment_name + 1, kOffsetDigits)) +
+                             std::string(kSegmentSuffix));
+  if (!base || !end) return std::nullopt;
+  return std::pair{*base, *end};
 }
 
 Result<std::shared_ptr<Segment>> Segment::create(const std::filesystem::path& dir,

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend/embedded/file_io.h"
@@ -61,6 +62,11 @@ class Segment {
   // "00000000000000000042.log" for 42; parse_file_name is its inverse (nullopt for other names).
   static std::string file_name(std::int64_t base_offset);
   static std::optional<std::int64_t> parse_file_name(std::string_view name);
+  // A compaction's output about to replace every segment with a base offset in [base, end):
+  // "<file_name(base)>.<end in 20 digits>.swap"; parse_swap_file_name is its inverse.
+  static std::string swap_file_name(std::int64_t base_offset, std::int64_t end_offset);
+  static std::optional<std::pair<std::int64_t, std::int64_t>> parse_swap_file_name(
+      std::string_view name);
 
   // Creates the empty segment file `<dir>/<file_name(base_offset)>`; fails if it exists.
   static Result<std::shared_ptr<Segment>> create(const std::filesystem::path& dir,

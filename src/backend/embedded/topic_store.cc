@@ -137,21 +137,35 @@ Result<PartitionLogConfig> parse_topic_configs(const std::map<std::string, std::
       }
       continue;
     }
+    if (key == "min.cleanable.dirty.ratio") {
+      double ratio = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ratio);
+      if (ec != std::errc() || end != value.data() + value.size() || !(ratio >= 0 && ratio <= 1)) {
+        return error(Status::invalid_argument(fmt::format(
+            "topic config min.cleanable.dirty.ratio: '{}' is not a number from 0 to 1", value)));
+      }
+      config.min_cleanable_dirty_ratio = ratio;
+      continue;
+    }
     std::int64_t* target = key == "retention.ms"          ? &config.retention_ms
                            : key == "retention.bytes"     ? &config.retention_bytes
                            : key == "delete.retention.ms" ? &config.delete_retention_ms
                            : key == "segment.bytes"       ? &config.segment_bytes
+                           : key == "segment.ms"          ? &config.segment_ms
                                                           : nullptr;
     if (target == nullptr) {
       return error(Status::invalid_argument(fmt::format(
           "unknown topic config '{}' (known: cleanup.policy, retention.ms, retention.bytes, "
-          "delete.retention.ms, segment.bytes)",
+          "delete.retention.ms, segment.bytes, segment.ms, min.cleanable.dirty.ratio)",
           key)));
     }
     auto number = parse_int(key, value);
     if (!number) return error(number.error());
     if (key == "segment.bytes" && *number < 1024) {
       return error(Status::invalid_argument("topic config segment.bytes must be >= 1024"));
+    }
+    if (key == "segment.ms" && *number < 1) {
+      return error(Status::invalid_argument("topic config segment.ms must be >= 1"));
     }
     *target = *number;
   }

@@ -242,12 +242,19 @@ Status TransactionLog::write(const TransactionEntry& entry) {
   const std::uint32_t header_crc = mask_crc(crc32c(out.data(), kHeaderCrcAt));
   std::memcpy(out.data() + kHeaderCrcAt, &header_crc, 4);
   // Into the empty file, so that a write that does not finish leaves a prefix of the entry.
-  if (auto s = clear(); !s.ok()) return s;
+  // The entry's fsync makes the truncation durable too.
+  if (auto s = truncate(); !s.ok()) return s;
   if (auto s = write_at(fd_, path_, out.data(), out.size(), 0); !s.ok()) return s;
   return fsync_ ? sync_fd(fd_, path_) : Status();
 }
 
 Status TransactionLog::clear() {
+  if (auto s = truncate(); !s.ok()) return s;
+  // Else an entry already applied could come back after a power loss and be applied again.
+  return fsync_ ? sync_fd(fd_, path_) : Status();
+}
+
+Status TransactionLog::truncate() {
   if (::ftruncate(fd_, 0) != 0) return errno_status("truncate", path_);
   return {};
 }

@@ -4,10 +4,11 @@
 // consumer offsets) to `<data>/transactions.wal`, then applies it to the partitions and the
 // offset store, then empties the file. On open, an entry still in the file was committed but
 // perhaps not fully applied: its missing records are appended and its offsets committed
-// again (both idempotent). A torn entry (a prefix of one: its write did not finish) was never
-// acknowledged: it is discarded, which is exactly an abort, with a warning naming its
-// transactional id if the header is whole. A whole entry that fails its checks was damaged:
-// kCorruption naming the file.
+// again (both idempotent, as long as nothing else was written to its partitions since: the
+// embedded log accepts no write after a commit that failed past its entry). A torn entry (a prefix
+// of one: its write did not finish) was never acknowledged: it is discarded, which is exactly an
+// abort, with a warning naming its transactional id if the header is whole. A whole entry that
+// fails its checks was damaged: kCorruption naming the file.
 #pragma once
 
 #include <filesystem>
@@ -43,10 +44,12 @@ class TransactionLog {
   // Replaces what the file holds with `entry`. Durable against a killed process when it
   // returns (and against power loss with fsync).
   Status write(const TransactionEntry& entry);
-  // Empties the file.
+  // Empties the file; durable against power loss when it returns with fsync.
   Status clear();
 
  private:
+  Status truncate();  // without an fsync
+
   TransactionLog(std::filesystem::path path, int fd, bool fsync)
       : path_(std::move(path)), fd_(fd), fsync_(fsync) {}
 

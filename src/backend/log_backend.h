@@ -26,7 +26,8 @@ struct TopicPartition {
 };
 
 // Topic-level configs use Kafka's names: cleanup.policy (delete | compact | compact,delete),
-// retention.ms, retention.bytes, delete.retention.ms, segment.bytes.
+// retention.ms, retention.bytes, delete.retention.ms, segment.bytes, segment.ms,
+// min.cleanable.dirty.ratio.
 struct NewTopic {
   std::string name;
   std::int32_t partitions = 1;

@@ -222,18 +222,22 @@ struct Streams::Impl {
   // A changelog keeps the newest record per key; a window or session store's also drops records
   // older than the store's retention + 1 day (Kafka Streams' default), as the store itself
   // forgets them.
-  // Changelogs roll small segments, by size and by age: compaction never touches the active
-  // segment, so that segment bounds what a restore reads beyond the compacted part (about the
-  // live keys, and as much again not compacted yet at min.cleanable.dirty.ratio 0.5). 4 MiB
-  // is some 50 k records of a small store (16 times below the embedded log's default, 256
-  // times below Kafka's), and still few files per partition; 10 minutes (what Kafka Streams
-  // gives repartition topics) caps how long updates to a quiet store wait for compaction.
-  static std::map<std::string, std::string> changelog_configs(const internal::StoreSpec& store) {
+  // On the embedded log, changelogs roll small segments, by size and by age: compaction never
+  // touches the active segment, so that segment bounds what a restore reads beyond the
+  // compacted part (about the live keys, and as much again not compacted yet at
+  // min.cleanable.dirty.ratio 0.5). 4 MiB is some 50 k records of a small store (16 times below
+  // the embedded log's default), and still few files per partition; 10 minutes (what Kafka
+  // Streams gives repartition topics) caps how long updates to a quiet store wait for
+  // compaction. On Kafka the broker's defaults apply, as for Kafka Streams' changelogs: there
+  // the cluster's operators size segments.
+  std::map<std::string, std::string> changelog_configs(const internal::StoreSpec& store) const {
     constexpr std::int64_t kChangelogSegmentBytes = 4 << 20;
     constexpr std::int64_t kChangelogSegmentMs = 10 * 60 * 1000;
-    std::map<std::string, std::string> configs{
-        {"segment.bytes", std::to_string(kChangelogSegmentBytes)},
-        {"segment.ms", std::to_string(kChangelogSegmentMs)}};
+    std::map<std::string, std::string> configs;
+    if (config.bootstrap_servers.empty()) {
+      configs = {{"segment.bytes", std::to_string(kChangelogSegmentBytes)},
+                 {"segment.ms", std::to_string(kChangelogSegmentMs)}};
+    }
     if (store.kind == internal::StoreKind::kKeyValue) {
       configs.emplace("cleanup.policy", "compact");
       return configs;

@@ -11,8 +11,6 @@
 namespace brook::internal {
 namespace {
 
-constexpr std::size_t kMaxVarint = 5;  // a u32 in LEB128
-
 char* put_varint(char* p, std::uint32_t v) {
   while (v >= 0x80) {
     *p++ = static_cast<char>((v & 0x7f) | 0x80);
@@ -58,26 +56,22 @@ std::size_t block_size(std::string_view key, std::optional<std::string_view> bel
          (value ? value->size() : 0) + headers.size();
 }
 
-// Writes the entry into `block` (large enough). `key` may alias the block's own key: it is
-// moved with memmove, the other parts must not alias the block.
+// Writes the entry into `block` (large enough). `key` may be the block's own key (a rewrite):
+// it stays where it is; the other parts must not alias the block.
 void write(char* block, std::uint8_t flags, std::string_view key,
            std::optional<std::string_view> below, std::optional<std::string_view> value,
            std::string_view headers) {
-  char header[1 + 4 * kMaxVarint];
-  char* p = header;
+  char* p = block;
   *p++ = static_cast<char>(flags);
   p = put_varint(p, static_cast<std::uint32_t>(key.size()));
+  if (key.data() != p) std::memcpy(p, key.data(), key.size());
+  p += key.size();
   p = put_varint(p, size_code(below));
   p = put_varint(p, size_code(value));
   p = put_varint(p, static_cast<std::uint32_t>(headers.size()));
-  const std::size_t header_size = static_cast<std::size_t>(p - header);
-  char* out = block + header_size;
-  std::memmove(out, key.data(), key.size());
-  out += key.size();
-  std::memcpy(block, header, header_size);
   auto append = [&](std::string_view bytes) {
-    std::memmove(out, bytes.data(), bytes.size());
-    out += bytes.size();
+    std::memcpy(p, bytes.data(), bytes.size());
+    p += bytes.size();
   };
   if (below) append(*below);
   if (value) append(*value);
@@ -163,15 +157,13 @@ std::size_t CacheEntry::charge(const char* block) {
 }
 
 CacheEntry::View CacheEntry::view(const char* block) {
-  std::uint32_t key_size, below_code, value_code, headers_size;
-  const char* p = block + 1;
-  p = get_varint(p, key_size);
+  View v;
+  v.key = key(block);
+  std::uint32_t below_code, value_code, headers_size;
+  const char* p = v.key.data() + v.key.size();
   p = get_varint(p, below_code);
   p = get_varint(p, value_code);
   p = get_varint(p, headers_size);
-  View v;
-  v.key = std::string_view(p, key_size);
-  p += key_size;
   std::optional<std::string_view> below;
   if (below_code > 0) {
     below = std::string_view(p, below_code - 1);
@@ -192,11 +184,8 @@ CacheEntry::View CacheEntry::view(const char* block) {
 }
 
 std::string_view CacheEntry::key(const char* block) {
-  std::uint32_t key_size, ignored;
+  std::uint32_t key_size;
   const char* p = get_varint(block + 1, key_size);
-  p = get_varint(p, ignored);
-  p = get_varint(p, ignored);
-  p = get_varint(p, ignored);
   return {p, key_size};
 }
 

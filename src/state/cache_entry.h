@@ -1,7 +1,8 @@
 // One entry of the record cache, in a single heap block:
 //
-//   [flags: u8][key size][below size][value size][headers size]   sizes as LEB128 varints
-//   [key][below][value][headers]
+//   [flags: u8][key size][key][below size][value size][headers size][below][value][headers]
+//
+// sizes as LEB128 varints (the key first: finding it decodes one).
 //
 // `below` is the value the store below holds for the key, kept while the entry is dirty and
 // that value is known (a clean entry's value is what is below); `value` is the entry's own

@@ -147,17 +147,19 @@ Status CachingStore::flush() {
   has_last_absent_ = false;
   if (dirty_ > 0) {
     // Collected first: write-downs run downstream nodes, which may move the table's slots.
-    std::vector<char*> dirty;
+    // A dirty block stays where it is until written down: nothing else evicts or rewrites it.
+    std::vector<std::pair<std::string_view, char*>> dirty;
     dirty.reserve(dirty_);
     for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
-      if (table_.has(slot, CacheTable::kDirty)) dirty.push_back(table_.block(slot));
+      if (!table_.has(slot, CacheTable::kDirty)) continue;
+      char* block = table_.block(slot);
+      dirty.emplace_back(CacheEntry::key(block), block);
     }
     // In key order, as the stores below like it: a session's merged-away predecessors (ending
     // earlier) go before it.
-    std::sort(dirty.begin(), dirty.end(), KeyLess());
-    for (char* block : dirty) {
-      // A dirty block stays where it is until written down: nothing else evicts or rewrites it.
-      const std::string_view key = CacheEntry::key(block);
+    std::sort(dirty.begin(), dirty.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, block] : dirty) {
       const std::size_t hash = CacheTable::hash(key);
       if (Status s = write_down(table_.find(key, hash)); !s.ok()) return s;
       const std::size_t slot = table_.find(key, hash);

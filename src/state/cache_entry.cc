@@ -56,6 +56,11 @@ std::size_t block_size(std::string_view key, std::optional<std::string_view> bel
          (value ? value->size() : 0) + headers.size();
 }
 
+// Copies `bytes` to `to` unless they are there already; empty views may have no data at all.
+void copy(char* to, std::string_view bytes) {
+  if (!bytes.empty() && bytes.data() != to) std::memcpy(to, bytes.data(), bytes.size());
+}
+
 // Writes the entry into `block` (large enough). `key` may be the block's own key (a rewrite):
 // it stays where it is; the other parts must not alias the block.
 void write(char* block, std::uint8_t flags, std::string_view key,
@@ -64,13 +69,13 @@ void write(char* block, std::uint8_t flags, std::string_view key,
   char* p = block;
   *p++ = static_cast<char>(flags);
   p = put_varint(p, static_cast<std::uint32_t>(key.size()));
-  if (key.data() != p) std::memcpy(p, key.data(), key.size());
+  copy(p, key);
   p += key.size();
   p = put_varint(p, size_code(below));
   p = put_varint(p, size_code(value));
   p = put_varint(p, static_cast<std::uint32_t>(headers.size()));
   auto append = [&](std::string_view bytes) {
-    std::memcpy(p, bytes.data(), bytes.size());
+    copy(p, bytes);
     p += bytes.size();
   };
   if (below) append(*below);
@@ -126,7 +131,7 @@ char* CacheEntry::rewrite(char* block, KnownBelow below, std::optional<std::stri
     char* end = scratch;
     auto keep = [&](std::optional<std::string_view> bytes) -> std::optional<std::string_view> {
       if (!bytes) return bytes;
-      std::memcpy(end, bytes->data(), bytes->size());
+      copy(end, *bytes);
       end += bytes->size();
       return std::string_view(end - bytes->size(), bytes->size());
     };

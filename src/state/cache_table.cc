@@ -10,6 +10,7 @@ namespace {
 
 constexpr std::size_t kMinCapacity = 16;
 constexpr std::uint8_t kTagBits = 0x1f;
+constexpr std::size_t kMaxDistance = 255;  // a longer probe grows the table
 
 // At most 4/5 of the slots hold entries.
 bool too_full(std::size_t size, std::size_t capacity) { return size * 5 > capacity * 4; }
@@ -40,29 +41,39 @@ std::size_t CacheTable::insert(char* block, std::size_t hash) {
   } else if (too_full(size_ + 1, capacity())) {
     rehash(capacity() * 2);
   }
-  const std::size_t mask = capacity() - 1;
-  std::size_t slot = home(hash);
-  while (control_[slot] != 0) slot = (slot + 1) & mask;
-  control_[slot] = static_cast<std::uint8_t>(kOccupied | tag(hash));
-  blocks_[slot] = block;
-  ++size_;
-  return slot;
+  while (true) {
+    const std::size_t mask = capacity() - 1;
+    const std::size_t start = home(hash);
+    std::size_t distance = 0;
+    while (control_[(start + distance) & mask] != 0 && distance <= kMaxDistance) ++distance;
+    if (distance > kMaxDistance) {  // a pathological run: spread the entries out
+      rehash(capacity() * 2);
+      continue;
+    }
+    const std::size_t slot = (start + distance) & mask;
+    control_[slot] = static_cast<std::uint8_t>(kOccupied | tag(hash));
+    distance_[slot] = static_cast<std::uint8_t>(distance);
+    blocks_[slot] = block;
+    ++size_;
+    return slot;
+  }
 }
 
 void CacheTable::erase(std::size_t slot) {
   const std::size_t mask = capacity() - 1;
-  // Backward shift: move each later entry of the run into the gap if the gap lies between its
-  // home slot and its slot (cyclically), so every entry stays reachable from its home.
+  // Backward shift: each later entry of the run moves into the gap if that is still at or
+  // after its home slot (its distance from home says so), so every entry stays reachable.
   std::size_t gap = slot;
   for (std::size_t next = (gap + 1) & mask; control_[next] != 0; next = (next + 1) & mask) {
-    const std::size_t next_home = home(hash(CacheEntry::key(blocks_[next])));
-    const bool movable = ((next - next_home) & mask) >= ((next - gap) & mask);
-    if (!movable) continue;
+    const std::size_t back = (next - gap) & mask;  // how far it would move
+    if (distance_[next] < back) continue;
     control_[gap] = control_[next];
+    distance_[gap] = static_cast<std::uint8_t>(distance_[next] - back);
     blocks_[gap] = blocks_[next];
     gap = next;
   }
   control_[gap] = 0;
+  distance_[gap] = 0;
   blocks_[gap] = nullptr;
   --size_;
 }
@@ -77,16 +88,16 @@ bool CacheTable::shrink() {
 
 void CacheTable::rehash(std::size_t new_capacity) {
   std::vector<std::uint8_t> control(new_capacity, 0);
+  std::vector<std::uint8_t> distance(new_capacity, 0);
   std::vector<char*> blocks(new_capacity, nullptr);
   std::swap(control, control_);
+  std::swap(distance, distance_);
   std::swap(blocks, blocks_);
-  const std::size_t mask = new_capacity - 1;
+  size_ = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     if (control[i] == 0) continue;
-    std::size_t slot = hash(CacheEntry::key(blocks[i])) & mask;
-    while (control_[slot] != 0) slot = (slot + 1) & mask;
-    control_[slot] = control[i];
-    blocks_[slot] = blocks[i];
+    const std::size_t slot = insert(blocks[i], hash(CacheEntry::key(blocks[i])));
+    control_[slot] = control[i];  // keeps the marks
   }
 }
 

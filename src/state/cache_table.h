@@ -1,9 +1,11 @@
 // The index of one caching store's entries (state/cache_entry.h): open addressing with linear
-// probing over two arrays, a control byte and a block pointer per slot. A control byte is 0
-// for an empty slot, else kOccupied | kDirty? | kReferenced? | 5 bits of the key's hash, so a
-// probe, a flush looking for dirty entries and the eviction sweep read the bytes alone.
-// Erasing shifts the entries after it back (no tombstones), so slots move: hold none across
-// anything that may erase. At most 4/5 full; grows by doubling. Not thread-safe.
+// probing over three arrays, per slot a control byte, the entry's distance from its home slot
+// and its block pointer. A control byte is 0 for an empty slot, else kOccupied | kDirty? |
+// kReferenced? | 5 bits of the key's hash, so a probe, a flush looking for dirty entries and
+// the eviction sweep read the bytes alone. Erasing shifts the later entries of its run back,
+// told by their distances where they may go (no hashing, no tombstones), so slots move: hold
+// none across anything that may erase or insert. At most 4/5 full; grows by doubling. Not
+// thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@ class CacheTable {
 
   static std::size_t hash(std::string_view key);
   // The bytes one slot costs.
-  static constexpr std::size_t kSlotBytes = sizeof(std::uint8_t) + sizeof(char*);
+  static constexpr std::size_t kSlotBytes = 2 * sizeof(std::uint8_t) + sizeof(char*);
 
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return blocks_.size(); }
@@ -55,6 +57,7 @@ class CacheTable {
   void rehash(std::size_t capacity);
 
   std::vector<std::uint8_t> control_;
+  std::vector<std::uint8_t> distance_;  // of each entry from its home slot
   std::vector<char*> blocks_;
   std::size_t size_ = 0;
 };

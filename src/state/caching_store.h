@@ -77,7 +77,7 @@ class CachingStore final : public KeyValueBytesStore {
   class OrderedIndex;
 
   // Makes room for an entry of `key` that needs `bytes`, keeping the one in `slot` (kNone:
-  // none) cached. Returns the entry's slot afterwards (slots move), kNone if it has none.
+  // none) cached. Returns the entry's slot afterwards (it may move), kNone if it has none.
   Result<std::size_t> make_room(std::size_t bytes, std::string_view key, std::size_t hash,
                                 std::size_t slot);
   // What an entry of `bytes` needs beyond what the one in `slot` (kNone: none) is charged.

@@ -1,6 +1,7 @@
 // A benchmarked program run as a child process: its stdout read line by line through a pipe,
-// its stderr appended to a log file, its CPU time read from /proc while it runs, and its
-// resource usage (CPU seconds of all its threads, max RSS) taken by wait4 when it exits.
+// its stderr appended to a log file, its CPU time read from /proc while it runs, and the CPU
+// seconds of all its threads taken by wait4 when it exits. (Not wait4's max RSS: the kernel
+// counts in it the memory image the child had before exec, which is its parent's.)
 // Throws std::runtime_error when it cannot be started or waited for.
 #pragma once
 
@@ -33,7 +34,6 @@ struct ChildExit {
   int exit_code = -1;                        // -1 if killed by a signal
   int signal = 0;
   double cpu_seconds = 0;  // user + system, all threads, whole life
-  long max_rss_kib = 0;
 };
 
 class ChildProcess {
@@ -128,7 +128,6 @@ class ChildProcess {
     exit.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
     exit.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
-    exit.max_rss_kib = usage.ru_maxrss;
     return exit;
   }
 

@@ -22,7 +22,8 @@
 //            itself (final commit) once its thread has processed every input record, and
 //            exits. Start-up: from the spawn to RUNNING. Processing: from RUNNING to the exit.
 //            CPU: user + system of all the process's threads (wait4), minus what it had used
-//            at RUNNING (/proc/<pid>/stat); max RSS from wait4.
+//            at RUNNING (/proc/<pid>/stat). Max RSS: the peak resident set (VmHWM) that the app
+//            prints on its last line, "done <records> <KiB>".
 //   Checks:  after each run, untimed: the group has committed the end of every input partition
 //            (lag 0); the stateless output is exactly the multiset of (key, upper-cased value)
 //            of the records kept; the count output's latest value per key is the key's count
@@ -140,8 +141,10 @@ void warm_up_broker() {
   rd_kafka_topic_partition_list_add(list.get(), "warm-up", 0);
   brook::bench::check(rd_kafka_committed(consumer.get(), list.get(), 60'000),
                       "fetching offsets (creating __consumer_offsets)");
+  // log_level 3: without the warnings of the retries while the coordinator loads.
   auto producer = brook::bench::make_client(
-      RD_KAFKA_PRODUCER, {{"transactional.id", brook::bench::unique_name("warm-up")}});
+      RD_KAFKA_PRODUCER,
+      {{"transactional.id", brook::bench::unique_name("warm-up")}, {"log_level", "3"}});
   brook::bench::check(rd_kafka_init_transactions(producer.get(), 60'000),
                       "init_transactions (creating __transaction_state)");
 }
@@ -277,7 +280,14 @@ Measurement run_once(const Options& options, const Input& in, const Case& c, Sid
                                    "': not a CLOCK_MONOTONIC time since its start");
         }
       } else if (line->starts_with("done ")) {
-        done = true;
+        long long processed = 0, peak_kib = 0;
+        done = std::sscanf(line->c_str(), "done %lld %lld", &processed, &peak_kib) == 2;
+        if (!done || processed != options.records || peak_kib <= 0) {
+          throw std::runtime_error(std::string(name_of(side)) + " printed '" + *line +
+                                   "', expected 'done " + std::to_string(options.records) +
+                                   " <peak RSS KiB>'");
+        }
+        m.max_rss_mib = static_cast<double>(peak_kib) / 1024.0;
       }
     }
     exit = child.wait(deadline);
@@ -294,7 +304,6 @@ Measurement run_once(const Options& options, const Input& in, const Case& c, Sid
   m.startup_seconds = std::chrono::duration<double>(*running - spawned).count();
   m.processing_seconds = std::chrono::duration<double>(exit.at - *running).count();
   m.processing_cpu = exit.cpu_seconds - m.startup_cpu;
-  m.max_rss_mib = static_cast<double>(exit.max_rss_kib) / 1024.0;
   check_run(c, in, app_id, output, m);
   brook::bench::delete_topics_with_prefix(app_id + "-");
   return m;

@@ -14,12 +14,15 @@
 // One stream thread. Prints "running <CLOCK_MONOTONIC ns>" when the application first reaches
 // RUNNING, waits until its tasks have processed --records records (the process-total metric),
 // closes it (which commits: offsets, and under exactly_once_v2 the transaction), prints "done
-// <records processed>" and exits 0; exits 1 on any error, 2 on a bad flag.
+// <records processed> <peak RSS in KiB>" (VmHWM of /proc/self/status) and exits 0; exits 1 on
+// any error, 2 on a bad flag.
 #include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <string>
 #include <string_view>
@@ -42,6 +45,16 @@ long long monotonic_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+// The peak resident set size of this process (VmHWM), in KiB; -1 if /proc does not say.
+long long peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("VmHWM:")) return std::atoll(line.c_str() + 6);
+  }
+  std::fprintf(stderr, "no VmHWM in /proc/self/status\n");
+  return -1;
 }
 
 bool keep(const std::string&, const std::string& line) { return !line.starts_with("DEBUG"); }
@@ -123,7 +136,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(kPoll);
   }
   if (auto s = app.close(); !s.ok()) return brook::report(s);
-  std::printf("done %lld\n", static_cast<long long>(processed));
+  std::printf("done %lld %lld\n", static_cast<long long>(processed), peak_rss_kib());
   std::fflush(stdout);
   return 0;
 }

@@ -13,9 +13,13 @@
 // One stream thread. Prints "running <CLOCK_MONOTONIC ns>" when the application first reaches
 // RUNNING, waits until its stream thread has processed --records records (the thread's
 // process-total metric), closes it (which commits: offsets, and under exactly_once_v2 the
-// transaction), prints "done <records processed>" and exits 0; exits 1 on any error.
+// transaction), prints "done <records processed> <peak RSS in KiB>" (VmHWM of /proc/self/status)
+// and exits 0; exits 1 on any error.
 package dev.brook.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -126,7 +130,7 @@ public final class KafkaStreamsApp {
       System.err.println("the application failed: " + failure.get());
       System.exit(1);
     }
-    System.out.println("done " + processed);
+    System.out.println("done " + processed + " " + peakRssKib());
     System.out.flush();
     System.exit(0);
   }
@@ -140,6 +144,20 @@ public final class KafkaStreamsApp {
       }
     }
     return null;
+  }
+
+  // The peak resident set size of this process (VmHWM), in KiB; -1 if /proc does not say.
+  private static long peakRssKib() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.substring(6).replace("kB", "").trim());
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      System.err.println("reading /proc/self/status: " + e);
+    }
+    return -1;
   }
 
   // --name value pairs of FLAGS, all required; null if one is missing or unknown.

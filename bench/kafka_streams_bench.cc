@@ -18,11 +18,12 @@
 //            (statestore.cache.max.bytes), commit.interval.ms 30000 at-least-once and 100
 //            exactly-once (Kafka Streams' defaults, set explicitly on both sides).
 //   A run:   a fresh application id, state directory and 4-partition output topic; the app is
-//            started as a child process, prints "running <ns>" on reaching RUNNING, closes
-//            itself (final commit) once its thread has processed every input record, and
-//            exits. Start-up: from the spawn to RUNNING. Processing: from RUNNING to the exit.
-//            CPU: user + system of all the process's threads (wait4), minus what it had used
-//            at RUNNING (/proc/<pid>/stat). Max RSS: the peak resident set (VmHWM) that the app
+//            started as a child process, prints "running <ns>" on reaching RUNNING and
+//            "processed <ns>" once its thread has processed every input record, then closes
+//            itself (the final commit) and exits. Start-up: from the spawn to RUNNING.
+//            Processing: from RUNNING to the exit, of which "close" from "processed" on. CPU:
+//            user + system of all the process's threads (wait4), minus what it had used at
+//            RUNNING (/proc/<pid>/stat). Max RSS: the peak resident set (VmHWM) that the app
 //            prints on its last line, "done <records> <KiB>".
 //   Checks:  after each run, untimed: the group has committed the end of every input partition
 //            (lag 0); the stateless output is exactly the multiset of (key, upper-cased value)
@@ -152,6 +153,7 @@ void warm_up_broker() {
 struct Measurement {
   double startup_seconds = 0;     // spawn to RUNNING
   double processing_seconds = 0;  // RUNNING to exit
+  double close_seconds = 0;       // every record processed to exit (close, final commit)
   double startup_cpu = 0;         // CPU seconds at RUNNING
   double processing_cpu = 0;      // CPU seconds from RUNNING to exit
   double max_rss_mib = 0;
@@ -192,6 +194,71 @@ std::string compare_counts(const std::map<std::string, std::int64_t>& latest,
                                       auto it = latest.find(key);
                                       return it == latest.end() ? std::int64_t{-1} : it->second;
                                     });
+}
+
+// What an app printed (kafka_streams_brook_app.cc, KafkaStreamsApp.java) and used.
+struct AppRun {
+  Clock::time_point spawned;
+  Clock::time_point running;    // "running <ns>": it reached RUNNING
+  Clock::time_point processed;  // "processed <ns>": it processed every input record
+  double cpu_at_running = 0;    // its CPU seconds when it printed "running"
+  long long peak_rss_kib = 0;   // "done <records> <KiB>": it closed
+  brook::bench::ChildExit exit;
+};
+
+// The CLOCK_MONOTONIC time of `line` ("<word> <ns>"), which `who` printed; it must lie
+// between `after` and now.
+Clock::time_point time_of(const std::string& line, const std::string& who,
+                          Clock::time_point after) {
+  long long ns = 0;
+  const auto space = line.find(' ');
+  const char* end = line.data() + line.size();
+  const auto [at, ec] = std::from_chars(line.data() + std::min(space + 1, line.size()), end, ns);
+  const auto t = Clock::time_point(std::chrono::nanoseconds(ns));
+  if (space == std::string::npos || ec != std::errc() || at != end || t < after ||
+      t > Clock::now()) {
+    throw std::runtime_error(who + " printed '" + line + "': not a CLOCK_MONOTONIC time since " +
+                             "its previous line");
+  }
+  return t;
+}
+
+// Runs `argv` as a child process (stderr to `log`) until it exits, expecting the lines
+// "running <ns>", "processed <ns>", "done <records> <KiB>" from it, then exit code 0.
+AppRun run_app(const std::vector<std::string>& argv, const std::filesystem::path& log,
+               const std::string& who, std::int64_t records) {
+  AppRun run{.spawned = Clock::now()};
+  const auto deadline = run.spawned + kRunTimeout;
+  std::string expected = "running";
+  {
+    brook::bench::ChildProcess child(argv, log);
+    while (auto line = child.read_line(deadline)) {
+      if (expected == "running" && line->starts_with("running ")) {
+        run.cpu_at_running = child.cpu_seconds();
+        run.running = time_of(*line, who, run.spawned);
+        expected = "processed";
+      } else if (expected == "processed" && line->starts_with("processed ")) {
+        run.processed = time_of(*line, who, run.running);
+        expected = "done";
+      } else if (expected == "done" && line->starts_with("done ")) {
+        long long processed = 0;
+        if (std::sscanf(line->c_str(), "done %lld %lld", &processed, &run.peak_rss_kib) != 2 ||
+            processed != records || run.peak_rss_kib <= 0) {
+          throw std::runtime_error(who + " printed '" + *line + "', expected 'done " +
+                                   std::to_string(records) + " <peak RSS KiB>'");
+        }
+        expected = "exit";
+      }
+    }
+    run.exit = child.wait(deadline);
+  }
+  if (run.exit.exit_code != 0 || expected != "exit") {
+    std::string how = run.exit.signal ? "was killed by signal " + std::to_string(run.exit.signal)
+                                      : "exited with " + std::to_string(run.exit.exit_code);
+    if (run.exit.exit_code == 0) how += " before printing '" + expected + "'";
+    throw std::runtime_error(who + " " + how + "; its stderr:\n" + tail_of(log));
+  }
+  return run;
 }
 
 // Checks what run `app_id` of `c` left on the broker; fills the record counts of `m`.
@@ -237,7 +304,6 @@ Measurement run_once(const Options& options, const Input& in, const Case& c, Sid
   const std::string output = app_id + "-output";
   brook::bench::create_topic(output, kPartitions);
   brook::bench::BenchDir dir(std::string("ks-bench-") + name_of(side));
-  const auto log = dir.path() / "stderr.log";
   std::vector<std::string> argv;
   if (side == Side::kBrook) {
     argv = {BROOK_KS_BROOK_APP};
@@ -261,49 +327,14 @@ Measurement run_once(const Options& options, const Input& in, const Case& c, Sid
     argv.push_back(value);
   }
 
+  const AppRun run = run_app(argv, dir.path() / "stderr.log", name_of(side), options.records);
   Measurement m;
-  const auto spawned = Clock::now();
-  const auto deadline = spawned + kRunTimeout;
-  brook::bench::ChildExit exit;
-  std::optional<Clock::time_point> running;
-  bool done = false;
-  {
-    brook::bench::ChildProcess child(argv, log);
-    while (auto line = child.read_line(deadline)) {
-      if (line->starts_with("running ") && !running) {
-        m.startup_cpu = child.cpu_seconds();
-        long long ns = 0;
-        std::from_chars(line->data() + 8, line->data() + line->size(), ns);
-        running = Clock::time_point(std::chrono::nanoseconds(ns));
-        if (*running < spawned || *running > Clock::now()) {
-          throw std::runtime_error(std::string(name_of(side)) + " printed '" + *line +
-                                   "': not a CLOCK_MONOTONIC time since its start");
-        }
-      } else if (line->starts_with("done ")) {
-        long long processed = 0, peak_kib = 0;
-        done = std::sscanf(line->c_str(), "done %lld %lld", &processed, &peak_kib) == 2;
-        if (!done || processed != options.records || peak_kib <= 0) {
-          throw std::runtime_error(std::string(name_of(side)) + " printed '" + *line +
-                                   "', expected 'done " + std::to_string(options.records) +
-                                   " <peak RSS KiB>'");
-        }
-        m.max_rss_mib = static_cast<double>(peak_kib) / 1024.0;
-      }
-    }
-    exit = child.wait(deadline);
-  }
-  if (exit.exit_code != 0 || !done || !running) {
-    std::string how = exit.signal ? "was killed by signal " + std::to_string(exit.signal)
-                                  : "exited with " + std::to_string(exit.exit_code);
-    if (exit.exit_code == 0) {
-      how += running ? " without printing done" : " without reaching RUNNING";
-    }
-    throw std::runtime_error(std::string(name_of(side)) + " " + how + "; its stderr:\n" +
-                             tail_of(log));
-  }
-  m.startup_seconds = std::chrono::duration<double>(*running - spawned).count();
-  m.processing_seconds = std::chrono::duration<double>(exit.at - *running).count();
-  m.processing_cpu = exit.cpu_seconds - m.startup_cpu;
+  m.startup_seconds = std::chrono::duration<double>(run.running - run.spawned).count();
+  m.processing_seconds = std::chrono::duration<double>(run.exit.at - run.running).count();
+  m.close_seconds = std::chrono::duration<double>(run.exit.at - run.processed).count();
+  m.startup_cpu = run.cpu_at_running;
+  m.processing_cpu = run.exit.cpu_seconds - run.cpu_at_running;
+  m.max_rss_mib = static_cast<double>(run.peak_rss_kib) / 1024.0;
   check_run(c, in, app_id, output, m);
   brook::bench::delete_topics_with_prefix(app_id + "-");
   return m;
@@ -382,6 +413,8 @@ void print_table(const Options& options, const std::map<std::string, Results>& r
         fixed2, 0, false);
     row(
         "start-up s", [](const Measurement& m) { return m.startup_seconds; }, fixed2, 0, false);
+    row(
+        "close s", [](const Measurement& m) { return m.close_seconds; }, fixed2, 0, false);
     row(
         "CPU s total", [](const Measurement& m) { return m.startup_cpu + m.processing_cpu; },
         fixed2, 0, false);
@@ -500,9 +533,10 @@ int main(int argc, char** argv) {
             runs.push_back(m);
             std::printf(
                 "run %d/%d %-22s %-13s start-up %5.2f s (CPU %5.2f s), processing %6.2f s "
-                "(%s rec/s, CPU %6.2f s), max RSS %6.1f MiB, output %s, changelog %s, load %.2f\n",
+                "(close %4.2f s, %s rec/s, CPU %6.2f s), max RSS %6.1f MiB, output %s, "
+                "changelog %s, load %.2f\n",
                 run, options->runs, c->name, name_of(side), m.startup_seconds, m.startup_cpu,
-                m.processing_seconds,
+                m.processing_seconds, m.close_seconds,
                 human(static_cast<double>(options->records) / m.processing_seconds).c_str(),
                 m.processing_cpu, m.max_rss_mib, human(m.output_records).c_str(),
                 human(m.changelog_records).c_str(), load);

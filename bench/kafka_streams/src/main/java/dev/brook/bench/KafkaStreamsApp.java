@@ -12,7 +12,7 @@
 //
 // One stream thread. Prints "running <CLOCK_MONOTONIC ns>" when the application first reaches
 // RUNNING, waits until its stream thread has processed --records records (the thread's
-// process-total metric), closes it (which commits: offsets, and under exactly_once_v2 the
+// process-total metric), prints "processed <CLOCK_MONOTONIC ns>", closes it (which commits: offsets, and under exactly_once_v2 the
 // transaction), prints "done <records processed> <peak RSS in KiB>" (VmHWM of /proc/self/status)
 // and exits 0; exits 1 on any error.
 package dev.brook.bench;
@@ -122,6 +122,8 @@ public final class KafkaStreamsApp {
       }
       if (processed < records) Thread.sleep(POLL_MS);
     }
+    System.out.println("processed " + System.nanoTime());
+    System.out.flush();
     if (!streams.close(Duration.ofSeconds(60))) {
       System.err.println("the application did not close within 60 s");
       System.exit(1);

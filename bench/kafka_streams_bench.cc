@@ -41,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -178,11 +179,14 @@ std::string compare_stateless(std::vector<std::string>& actual,
                               const std::vector<std::string>& expected) {
   std::ranges::sort(actual);
   if (actual == expected) return "";
-  auto [a, e] = std::ranges::mismatch(actual, expected);
+  std::vector<std::string> unexpected, missing;
+  std::ranges::set_difference(actual, expected, std::back_inserter(unexpected));
+  std::ranges::set_difference(expected, actual, std::back_inserter(missing));
   std::string why = "the output holds " + std::to_string(actual.size()) + " records, expected " +
-                    std::to_string(expected.size());
-  if (a != actual.end()) why += "; unexpected: " + *a;
-  if (e != expected.end()) why += "; missing or different: " + *e;
+                    std::to_string(expected.size()) + "; " + std::to_string(unexpected.size()) +
+                    " unexpected, " + std::to_string(missing.size()) + " missing";
+  if (!unexpected.empty()) why += "; first unexpected: " + unexpected.front();
+  if (!missing.empty()) why += "; first missing: " + missing.front();
   return why;
 }
 

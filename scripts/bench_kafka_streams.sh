@@ -40,8 +40,9 @@ build_kafka_streams_app() {
   version="$(kafka_version "$KS_DIR/pom.xml")"
   broker_version="$(kafka_version "$BROOK_ROOT/tests/kafka/pom.xml")"
   [[ "$version" == "$broker_version" ]] ||
-    die "bench/kafka_streams/pom.xml has Kafka $version, the test broker $broker_version: make them equal"
-  sum="$(cd "$KS_DIR" && find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)"
+    die "bench/kafka_streams/pom.xml has Kafka $version, tests/kafka/pom.xml $broker_version"
+  sum="$(cd "$KS_DIR" && find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)"
+  sum="${sum%% *}"
   if [[ "$(cat "$CACHE_DIR/sources.sha256" 2>/dev/null)" != "$sum" ]]; then
     log "building the Kafka Streams $version app with Maven into $CACHE_DIR"
     mkdir -p "$CACHE_DIR"

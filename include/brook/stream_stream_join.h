@@ -289,6 +289,7 @@ void add_join_store(GraphBuilder& graph, const std::string& name, StoreType type
                                     std::move(value_serde));
   spec.kind = StoreKind::kWindow;
   spec.retain_duplicates = true;
+  spec.reads_in_memory = true;  // fetched on every record of the other side
   spec.window_size = std::max(windows.size(), std::chrono::milliseconds(0));
   spec.retention = std::max(windows.size(), std::chrono::milliseconds(0)) +
                    std::max(windows.grace(), std::chrono::milliseconds(0)) +

@@ -140,6 +140,7 @@ class TimeWindowedKStream {
           records, materialized.type, materialized.logging, false, store.key_serde, value_serde);
       records_spec.kind = internal::StoreKind::kWindow;
       records_spec.retain_duplicates = true;
+      records_spec.reads_in_memory = true;  // fetched on every record
       records_spec.retention = 2 * size + grace + std::chrono::milliseconds(1);
       graph.add_store(std::move(records_spec));
       stores.push_back(records);

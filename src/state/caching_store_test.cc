@@ -50,11 +50,11 @@ std::shared_ptr<RecordCache> budget(std::size_t max_bytes) {
   return std::make_shared<RecordCache>(max_bytes);
 }
 
-// What `n` dirty entries with one-byte keys ('a', 'b', ...) and values cost a store.
-std::size_t room_for(int n) {
+// What `n` dirty entries with one-byte keys ('a', 'b', ...) and `value` cost a store.
+std::size_t room_for(int n, std::string_view value = "1") {
   auto store = make_store(budget(kLarge));
   for (int i = 0; i < n; ++i) {
-    EXPECT_TRUE(store->put(std::string(1, static_cast<char>('a' + i)), "1").ok());
+    EXPECT_TRUE(store->put(std::string(1, static_cast<char>('a' + i)), value).ok());
   }
   return store->charged_bytes();
 }
@@ -366,14 +366,15 @@ TEST(CachingStore, EvictingACleanEntryWritesNothing) {
 }
 
 TEST(CachingStore, AStoreTakesRoomFromAnothersCleanEntries) {
-  auto shared = budget(room_for(8));
+  const std::string value(100, 'v');  // entries, not the second store's table, take the room
+  auto shared = budget(room_for(8, value));
   auto first = make_store(shared);
   auto second = make_store(shared);
   for (auto key : {"a", "b", "c", "d", "e", "f"}) {
-    ASSERT_TRUE(first->inner().put(key, "1").ok());
-    ASSERT_EQ(first->get(key).value(), "1");  // cached clean
+    ASSERT_TRUE(first->inner().put(key, value).ok());
+    ASSERT_EQ(first->get(key).value(), value);  // cached clean
   }
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(second->put("k" + std::to_string(i), "1").ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(second->put("k" + std::to_string(i), value).ok());
   EXPECT_LT(first->entries(), 6u) << "no clean entry of the first store was evicted";
   EXPECT_GT(second->entries(), 2u);
   EXPECT_LE(shared->used_bytes(), shared->max_bytes());

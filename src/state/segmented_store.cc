@@ -48,11 +48,13 @@ std::chrono::milliseconds segment_interval_for(std::chrono::milliseconds retenti
 
 SegmentedStore::SegmentedStore(std::unique_ptr<KeyValueBytesStore> inner, StoreKind kind,
                                std::chrono::milliseconds retention,
-                               std::chrono::milliseconds segment_interval)
+                               std::chrono::milliseconds segment_interval, bool memory_index)
     : inner_(std::move(inner)),
       kind_(kind),
       retention_(std::max<std::int64_t>(retention.count(), 0)),
-      interval_(std::max<std::int64_t>(segment_interval.count(), 1)) {}
+      interval_(std::max<std::int64_t>(segment_interval.count(), 1)) {
+  if (memory_index) memory_.emplace();
+}
 
 std::int64_t SegmentedStore::min_live_segment() const {
   if (observed_ < 0 || observed_ <= retention_) return 0;
@@ -104,6 +106,13 @@ Status SegmentedStore::recover() {
     dropped_below_ = **oldest;
     observed_ = std::max(observed_, lo * interval_);
   }
+  if (memory_) {  // what the inner store held at open, once
+    auto s = inner_->scan({}, [&](std::string_view k, std::string_view v) {
+      (*memory_)[segment_of_inner(k)].emplace(k.substr(kSegmentIdBytes), v);
+      return true;
+    });
+    if (!s.ok()) return s;
+  }
   recovered_ = true;
   return {};
 }
@@ -118,6 +127,7 @@ Status SegmentedStore::observe(std::int64_t time) {
     return s;
   }
   dropped_below_ = live;
+  if (memory_) memory_->erase(memory_->begin(), memory_->lower_bound(live));
   return {};
 }
 
@@ -127,6 +137,13 @@ Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
   if (!time) return error(std::move(time.error()));
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return std::optional<std::string>();
+  if (memory_) {
+    auto entries = memory_->find(segment);
+    if (entries == memory_->end()) return std::optional<std::string>();
+    auto it = entries->second.find(key);
+    if (it == entries->second.end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second);
+  }
   return inner_->get(inner_key(segment, key));
 }
 
@@ -139,7 +156,14 @@ Status SegmentedStore::write(std::string_view key, std::optional<std::string_vie
   if (auto s = observe(*time); !s.ok()) return s;
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return {};  // expired: ignored
-  return inner_write(inner_key(segment, key), value);
+  if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
+  if (!memory_) return {};
+  if (value) {
+    (*memory_)[segment].insert_or_assign(std::string(key), std::string(*value));
+  } else if (auto entries = memory_->find(segment); entries != memory_->end()) {
+    if (auto it = entries->second.find(key); it != entries->second.end()) entries->second.erase(it);
+  }
+  return {};
 }
 
 Status SegmentedStore::put(std::string_view key, std::optional<std::string_view> value) {
@@ -158,6 +182,7 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
   if (auto s = recover(); !s.ok()) return s;
   if (observed_ < 0) return {};
   if (range.from && range.to && *range.from > *range.to) return {};
+  if (memory_) return scan_memory(range, visit);
   // The live segments holding keys: one seek each, skipping empty ones.
   const std::int64_t newest = segment_of(observed_);
   std::vector<std::int64_t> segments;
@@ -223,6 +248,30 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
     if (++next->pos == next->entries.size() && !next->exhausted) {
       if (auto s = fill(*next); !s.ok()) return s;
     }
+  }
+}
+
+Status SegmentedStore::scan_memory(const KeyRange& range, const ScanVisitor& visit) const {
+  // A merge by key of the live segments' entries in the range (a key is in one segment only).
+  struct Cursor {
+    Entries::const_iterator at;
+    Entries::const_iterator end;
+  };
+  std::vector<Cursor> cursors;
+  for (auto it = memory_->lower_bound(min_live_segment()); it != memory_->end(); ++it) {
+    const Entries& entries = it->second;
+    auto from = range.from ? entries.lower_bound(*range.from) : entries.begin();
+    auto to = range.to ? entries.upper_bound(*range.to) : entries.end();
+    if (from != to) cursors.push_back({from, to});
+  }
+  while (true) {
+    Cursor* next = nullptr;
+    for (auto& c : cursors) {
+      if (c.at != c.end && (next == nullptr || c.at->first < next->at->first)) next = &c;
+    }
+    if (next == nullptr) return {};
+    if (!visit(next->at->first, next->at->second)) return {};
+    ++next->at;
   }
 }
 

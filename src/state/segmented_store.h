@@ -23,12 +23,19 @@
 //
 // scan() visits keys in key order across segments: one live segment streams directly from the
 // inner store; several are merged, reading each in chunks (bounded memory, one seek per chunk).
+//
+// With a memory index, every live entry is also kept in memory, by segment: get() and scan()
+// answer from it and never reach the inner store, which is only written (and read once, at
+// the first call, for what it held at open). For stores read on every record whose content
+// the retention keeps small: the records of stream-stream joins and of sliding windows.
 // Not thread-safe, like every KeyValueBytesStore.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "brook/internal/bytes_store.h"
@@ -44,7 +51,8 @@ class SegmentedStore final : public KeyValueBytesStore {
   // `kind`: kWindow or kSession. `segment_interval` must be positive; a negative retention
   // counts as 0.
   SegmentedStore(std::unique_ptr<KeyValueBytesStore> inner, StoreKind kind,
-                 std::chrono::milliseconds retention, std::chrono::milliseconds segment_interval);
+                 std::chrono::milliseconds retention, std::chrono::milliseconds segment_interval,
+                 bool memory_index = false);
 
   const std::string& name() const override { return inner_->name(); }
   // A key too short for the store's kind is kInvalidArgument.
@@ -76,6 +84,11 @@ class SegmentedStore final : public KeyValueBytesStore {
   // `write` is put or restore of the inner store.
   template <class Write>
   Status write(std::string_view key, std::optional<std::string_view> value, Write inner_write);
+  Status scan_memory(const KeyRange& range, const ScanVisitor& visit) const;
+
+  // The memory index: the live entries of each segment (keys as given, not as stored below).
+  using Entries = std::map<std::string, std::string, std::less<>>;
+  using Segments = std::map<std::int64_t, Entries>;
 
   std::unique_ptr<KeyValueBytesStore> inner_;
   StoreKind kind_;
@@ -84,6 +97,7 @@ class SegmentedStore final : public KeyValueBytesStore {
   std::int64_t observed_ = -1;
   std::int64_t dropped_below_ = 0;  // every segment below this was deleted from inner_
   bool recovered_ = false;          // recover() ran (lazily: restoration may come first)
+  std::optional<Segments> memory_;  // with a memory index
 };
 
 }  // namespace brook::internal

@@ -27,7 +27,10 @@ class CountingStore final : public KeyValueBytesStore {
  public:
   explicit CountingStore(std::unique_ptr<KeyValueBytesStore> inner) : inner_(std::move(inner)) {}
   const std::string& name() const override { return inner_->name(); }
-  Result<std::optional<std::string>> get(std::string_view key) override { return inner_->get(key); }
+  Result<std::optional<std::string>> get(std::string_view key) override {
+    ++reads;
+    return inner_->get(key);
+  }
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     return inner_->put(key, value);
   }
@@ -35,6 +38,7 @@ class CountingStore final : public KeyValueBytesStore {
     return inner_->restore(key, value);
   }
   Status scan(const KeyRange& range, const ScanVisitor& visit) override {
+    ++reads;
     return inner_->scan(range, visit);
   }
   Status delete_range(const KeyRange& range) override {
@@ -48,6 +52,7 @@ class CountingStore final : public KeyValueBytesStore {
   bool persistent() const override { return inner_->persistent(); }
 
   int range_deletes = 0;
+  int reads = 0;  // gets and scans
 
  private:
   std::unique_ptr<KeyValueBytesStore> inner_;
@@ -66,17 +71,24 @@ std::vector<std::int64_t> segments_of(KeyValueBytesStore& inner) {
   return out;
 }
 
-std::string bottom_name(const ::testing::TestParamInfo<StoreType>& param_info) {
-  return param_info.param == StoreType::kInMemory ? "InMemory" : "RocksDb";
+// A bottom store, and whether the segmented store keeps a memory index over it.
+struct Bottom {
+  StoreType type;
+  bool memory_index = false;
+};
+
+std::string bottom_name(const ::testing::TestParamInfo<Bottom>& param_info) {
+  if (param_info.param.type == StoreType::kInMemory) return "InMemory";
+  return param_info.param.memory_index ? "RocksDbWithMemoryIndex" : "RocksDb";
 }
 
-class SegmentedStoreTest : public ::testing::TestWithParam<StoreType> {
+class SegmentedStoreTest : public ::testing::TestWithParam<Bottom> {
  protected:
   // A window store with 10 ms segments keeping 20 ms.
   std::unique_ptr<SegmentedStore> open(StoreKind kind = StoreKind::kWindow,
                                        std::chrono::milliseconds retention = 20ms) {
     std::unique_ptr<KeyValueBytesStore> bottom;
-    if (GetParam() == StoreType::kInMemory) {
+    if (GetParam().type == StoreType::kInMemory) {
       bottom = std::make_unique<InMemoryStore>("w");
     } else {
       auto store = open_rocksdb_store("w", dir_.path(), memory_);
@@ -85,7 +97,8 @@ class SegmentedStoreTest : public ::testing::TestWithParam<StoreType> {
     }
     auto counting = std::make_unique<CountingStore>(std::move(bottom));
     counting_ = counting.get();
-    return std::make_unique<SegmentedStore>(std::move(counting), kind, retention, 10ms);
+    return std::make_unique<SegmentedStore>(std::move(counting), kind, retention, 10ms,
+                                            GetParam().memory_index);
   }
 
   brook::testing::ScratchDir dir_{"segmented-store"};
@@ -171,8 +184,9 @@ TEST_P(SegmentedStoreTest, RestoredKeysAreSegmentedAndExpireToo) {
   ASSERT_TRUE(store->restore(sk("a", 30, 45), "newer").ok());     // segment 4
   ASSERT_TRUE(store->restore(sk("a", 1, 5), std::nullopt).ok());  // expired: ignored
   ASSERT_TRUE(store->commit(Offset(9)).ok());
-  EXPECT_EQ(store->committed_offset(),
-            GetParam() == StoreType::kRocksDb ? std::optional<Offset>(Offset(9)) : std::nullopt);
+  EXPECT_EQ(store->committed_offset(), GetParam().type == StoreType::kRocksDb
+                                           ? std::optional<Offset>(Offset(9))
+                                           : std::nullopt);
   EXPECT_EQ(scan_all(*store), (Entries{{sk("a", 30, 45), "newer"}, {sk("b", 40, 52), "new"}}));
   EXPECT_EQ(segments_of(*counting_), (std::vector<std::int64_t>{4, 5}));
   EXPECT_EQ(store->observed_time(), 52);
@@ -185,7 +199,44 @@ TEST_P(SegmentedStoreTest, RejectsKeysTooShortForTheirKind) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest,
-                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb), bottom_name);
+                         ::testing::Values(Bottom{StoreType::kInMemory},
+                                           Bottom{StoreType::kRocksDb},
+                                           Bottom{StoreType::kRocksDb, true}),
+                         bottom_name);
+
+TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
+  brook::testing::ScratchDir dir("segmented-memory");
+  auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);
+  CountingStore* counting = nullptr;
+  auto open = [&]() {
+    auto bottom = open_rocksdb_store("w", dir.path(), memory);
+    EXPECT_TRUE(bottom) << bottom.error().to_string();
+    auto counted = std::make_unique<CountingStore>(std::move(*bottom));
+    counting = counted.get();
+    return std::make_unique<SegmentedStore>(std::move(counted), StoreKind::kWindow, 20ms, 10ms,
+                                            true);
+  };
+  {
+    auto store = open();
+    ASSERT_TRUE(store->put(wk("k", 5), "5").ok());
+    ASSERT_TRUE(store->put(wk("k", 25), "25").ok());
+    ASSERT_TRUE(store->commit(Offset(7)).ok());
+    ASSERT_TRUE(store->put(wk("k", 26), "uncommitted").ok());
+  }
+  auto store = open();
+  EXPECT_EQ(scan_all(*store), (Entries{{wk("k", 5), "5"}, {wk("k", 25), "25"}}));
+  const int loading = counting->reads;  // finding the segments and loading them
+  EXPECT_EQ(store->get(wk("k", 25)).value(), "25");
+  EXPECT_EQ(store->get(wk("k", 26)).value(), std::nullopt);
+  ASSERT_TRUE(store->put(wk("j", 27), "27").ok());
+  EXPECT_EQ(scan_all(*store, {.from = wk("j", 0), .to = wk("k", 30)}),
+            (Entries{{wk("j", 27), "27"}, {wk("k", 5), "5"}, {wk("k", 25), "25"}}));
+  EXPECT_EQ(counting->reads, loading);
+  ASSERT_TRUE(store->put(wk("k", 45), "45").ok());  // expires segments 0 and 1, from memory too
+  EXPECT_EQ(scan_all(*store),
+            (Entries{{wk("j", 27), "27"}, {wk("k", 25), "25"}, {wk("k", 45), "45"}}));
+  EXPECT_EQ(counting->reads, loading);
+}
 
 TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOnTheNextWrite) {
   brook::testing::ScratchDir dir("segmented-reopen");
@@ -262,7 +313,10 @@ TEST_P(DeleteRangeTest, DuringRestorationJoinsTheRestoredWritesInOrder) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bottoms, DeleteRangeTest,
-                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb), bottom_name);
+                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb),
+                         [](const auto& param) {
+                           return param.param == StoreType::kInMemory ? "InMemory" : "RocksDb";
+                         });
 
 }  // namespace
 }  // namespace brook::internal

@@ -55,6 +55,9 @@ class KeyValueBytesStore {
   virtual Status restore(std::string_view key, std::optional<std::string_view> value) {
     return put(key, value);
   }
+  // Restoration is about to restore up to `records` changelog records: a store may size itself
+  // for them (the in-memory store reserves room for as many keys). Only a hint.
+  virtual void reserve_for_restore(std::int64_t /*records*/) {}
   // Visits the entries in `range` in key order. Writes made by `visit` are not allowed.
   virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
   // Deletes every key in `range`, as put(key, nullopt) of each would. This default scans, then

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -66,24 +67,39 @@ std::vector<std::int64_t> segments_of(KeyValueBytesStore& inner) {
   return out;
 }
 
-std::string bottom_name(const ::testing::TestParamInfo<StoreType>& param_info) {
-  return param_info.param == StoreType::kInMemory ? "InMemory" : "RocksDb";
+// The bottom stores: in memory, RocksDB, and RocksDB loading every restored batch as SST files
+// (RocksDbOptions::min_ingest_bytes = 0), as it does large ones.
+enum class Bottom { kInMemory, kRocksDb, kRocksDbIngesting };
+
+std::string bottom_name(const ::testing::TestParamInfo<Bottom>& param_info) {
+  switch (param_info.param) {
+    case Bottom::kInMemory: return "InMemory";
+    case Bottom::kRocksDb: return "RocksDb";
+    case Bottom::kRocksDbIngesting: return "RocksDbIngesting";
+  }
+  return "";
 }
 
-class SegmentedStoreTest : public ::testing::TestWithParam<StoreType> {
+const auto kBottoms =
+    ::testing::Values(Bottom::kInMemory, Bottom::kRocksDb, Bottom::kRocksDbIngesting);
+
+std::unique_ptr<KeyValueBytesStore> open_bottom(Bottom bottom, const std::filesystem::path& dir,
+                                                std::shared_ptr<RocksDbMemory> memory) {
+  if (bottom == Bottom::kInMemory) return std::make_unique<InMemoryStore>("w");
+  const RocksDbOptions options{.min_ingest_bytes = bottom == Bottom::kRocksDbIngesting
+                                                       ? 0
+                                                       : RocksDbOptions().min_ingest_bytes};
+  auto store = open_rocksdb_store("w", dir, std::move(memory), options);
+  EXPECT_TRUE(store) << store.error().to_string();
+  return store ? std::move(*store) : nullptr;
+}
+
+class SegmentedStoreTest : public ::testing::TestWithParam<Bottom> {
  protected:
   // A window store with 10 ms segments keeping 20 ms.
   std::unique_ptr<SegmentedStore> open(StoreKind kind = StoreKind::kWindow,
                                        std::chrono::milliseconds retention = 20ms) {
-    std::unique_ptr<KeyValueBytesStore> bottom;
-    if (GetParam() == StoreType::kInMemory) {
-      bottom = std::make_unique<InMemoryStore>("w");
-    } else {
-      auto store = open_rocksdb_store("w", dir_.path(), memory_);
-      EXPECT_TRUE(store) << store.error().to_string();
-      bottom = std::move(*store);
-    }
-    auto counting = std::make_unique<CountingStore>(std::move(bottom));
+    auto counting = std::make_unique<CountingStore>(open_bottom(GetParam(), dir_.path(), memory_));
     counting_ = counting.get();
     return std::make_unique<SegmentedStore>(std::move(counting), kind, retention, 10ms);
   }
@@ -172,7 +188,7 @@ TEST_P(SegmentedStoreTest, RestoredKeysAreSegmentedAndExpireToo) {
   ASSERT_TRUE(store->restore(sk("a", 1, 5), std::nullopt).ok());  // expired: ignored
   ASSERT_TRUE(store->commit(Offset(9)).ok());
   EXPECT_EQ(store->committed_offset(),
-            GetParam() == StoreType::kRocksDb ? std::optional<Offset>(Offset(9)) : std::nullopt);
+            GetParam() != Bottom::kInMemory ? std::optional<Offset>(Offset(9)) : std::nullopt);
   EXPECT_EQ(scan_all(*store), (Entries{{sk("a", 30, 45), "newer"}, {sk("b", 40, 52), "new"}}));
   EXPECT_EQ(segments_of(*counting_), (std::vector<std::int64_t>{4, 5}));
   EXPECT_EQ(store->observed_time(), 52);
@@ -184,8 +200,7 @@ TEST_P(SegmentedStoreTest, RejectsKeysTooShortForTheirKind) {
   EXPECT_FALSE(store->get("short").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest,
-                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb), bottom_name);
+INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest, kBottoms, bottom_name);
 
 TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOnTheNextWrite) {
   brook::testing::ScratchDir dir("segmented-reopen");
@@ -218,13 +233,10 @@ TEST(SegmentedStore, SegmentIntervalIsHalfTheRetentionAndAtLeastAMinute) {
 }
 
 // delete_range of the bottom stores.
-class DeleteRangeTest : public ::testing::TestWithParam<StoreType> {
+class DeleteRangeTest : public ::testing::TestWithParam<Bottom> {
  protected:
   std::unique_ptr<KeyValueBytesStore> open() {
-    if (GetParam() == StoreType::kInMemory) return std::make_unique<InMemoryStore>("d");
-    auto store = open_rocksdb_store("d", dir_.path(), memory_);
-    EXPECT_TRUE(store) << store.error().to_string();
-    return std::move(*store);
+    return open_bottom(GetParam(), dir_.path(), memory_);
   }
   brook::testing::ScratchDir dir_{"delete-range"};
   std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kMemoryBytes);
@@ -261,8 +273,7 @@ TEST_P(DeleteRangeTest, DuringRestorationJoinsTheRestoredWritesInOrder) {
   EXPECT_EQ(scan_all(*store), (Entries{{"c", "3"}}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Bottoms, DeleteRangeTest,
-                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb), bottom_name);
+INSTANTIATE_TEST_SUITE_P(Bottoms, DeleteRangeTest, kBottoms, bottom_name);
 
 }  // namespace
 }  // namespace brook::internal

@@ -8,6 +8,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_buffer_manager.h>
 
@@ -28,10 +29,8 @@ namespace brook::bench {
 // sets atomic_flush for the two; the baseline has the default family only.
 inline constexpr std::size_t kRocksDbMemoryBytes = std::size_t{256} << 20;
 
-// A database in `dir` (created); the default WriteOptions write the WAL without fsync, as
-// Brook's store does with log.fsync=false. Throws std::runtime_error if RocksDB cannot open it.
-inline std::unique_ptr<rocksdb::DB> open_raw_rocksdb(const std::filesystem::path& dir) {
-  std::filesystem::create_directories(dir);
+// Brook's options (above), with a block cache and write-buffer manager of their own.
+inline rocksdb::Options raw_rocksdb_options() {
   auto cache = rocksdb::NewLRUCache(kRocksDbMemoryBytes);
   rocksdb::Options options;
   options.create_if_missing = true;
@@ -50,10 +49,42 @@ inline std::unique_ptr<rocksdb::DB> open_raw_rocksdb(const std::filesystem::path
   options.compression = std::ranges::find(supported, rocksdb::kLZ4Compression) != supported.end()
                             ? rocksdb::kLZ4Compression
                             : rocksdb::kNoCompression;
+  return options;
+}
+
+// A database in `dir` (created); the default WriteOptions write the WAL without fsync. Throws
+// std::runtime_error if RocksDB cannot open it.
+inline std::unique_ptr<rocksdb::DB> open_raw_rocksdb(const std::filesystem::path& dir,
+                                                     const rocksdb::Options& options) {
+  std::filesystem::create_directories(dir);
   rocksdb::DB* db = nullptr;
   auto s = rocksdb::DB::Open(options, dir.string(), &db);
   if (!s.ok()) throw std::runtime_error("RocksDB open: " + s.ToString());
   return std::unique_ptr<rocksdb::DB>(db);
+}
+inline std::unique_ptr<rocksdb::DB> open_raw_rocksdb(const std::filesystem::path& dir) {
+  return open_raw_rocksdb(dir, raw_rocksdb_options());
+}
+
+// RocksDB's bulk load: writes `entries` (sorted by key, each key once) to the SST file `file`
+// with `options` and ingests it into `db` (moving the file). False if anything failed.
+template <class Entries>
+bool ingest_sorted(rocksdb::DB& db, const rocksdb::Options& options,
+                   const std::filesystem::path& file, const Entries& entries) {
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+  if (!writer.Open(file.string()).ok()) return false;
+  for (const auto& [key, value] : entries) {
+    if (!writer
+             .Put(rocksdb::Slice(key.data(), key.size()),
+                  rocksdb::Slice(value.data(), value.size()))
+             .ok()) {
+      return false;
+    }
+  }
+  if (!writer.Finish().ok()) return false;
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  return db.IngestExternalFile({file.string()}, ingest).ok();
 }
 
 // 8-byte big-endian, as brook::Int64Serde writes an int64.

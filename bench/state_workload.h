@@ -6,11 +6,13 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
@@ -87,8 +89,8 @@ inline int next_run() {
   return ++runs;
 }
 
-// `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.
-inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
+// `keys` keys and no records yet.
+inline StateWorkload make_keys(std::int64_t keys) {
   StateWorkload w;
   w.keys.reserve(keys);
   char buf[32];
@@ -96,9 +98,15 @@ inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
     std::snprintf(buf, sizeof buf, "key-%07lld", static_cast<long long>(i));
     w.keys.emplace_back(buf);
   }
+  w.totals.assign(keys, 0);
+  return w;
+}
+
+// `records` records over `keys` keys; std::mt19937_64 seeded with 42, uniform.
+inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
+  StateWorkload w = make_keys(keys);
   std::mt19937_64 random(42);
   std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(keys - 1));
-  w.totals.assign(keys, 0);
   w.sequence.reserve(records);
   w.occurrence.reserve(records);
   for (std::int64_t i = 0; i < records; ++i) {
@@ -106,6 +114,18 @@ inline StateWorkload make_workload(std::int64_t records, std::int64_t keys) {
     w.sequence.push_back(key);
     w.occurrence.push_back(++w.totals[key]);
   }
+  return w;
+}
+
+// The rows of a table: one record per key, in an order shuffled with std::mt19937_64 seeded
+// with 42.
+inline StateWorkload make_table_workload(std::int64_t keys) {
+  StateWorkload w = make_keys(keys);
+  w.sequence.resize(keys);
+  std::iota(w.sequence.begin(), w.sequence.end(), 0);
+  std::shuffle(w.sequence.begin(), w.sequence.end(), std::mt19937_64(42));
+  w.occurrence.assign(keys, 1);
+  w.totals.assign(keys, 1);
   return w;
 }
 

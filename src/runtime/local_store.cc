@@ -84,19 +84,31 @@ void LocalStore::start_restoring(std::int64_t total) {
   phase_ = Phase::kRestoring;
   restored_ = 0;
   to_restore_ = total;
+  stack_.bottom->reserve_for_restore(total);
 }
 
-Status LocalStore::restore(const ConsumerRecord& record) {
-  if (!record.key) return {};  // a changelog record always has a key; skip anything else
+Status LocalStore::restore(std::span<const ConsumerRecord> records) {
   std::lock_guard lock(*mutex_);
-  ++restored_;
-  if (!record.value) return stack_.bottom->restore(*record.key, std::nullopt);
-  return stack_.bottom->restore(*record.key, std::string_view(*record.value));
+  for (const ConsumerRecord& record : records) {
+    if (!record.key) continue;  // a changelog record always has a key; skip anything else
+    ++restored_;
+    auto s = record.value ? stack_.bottom->restore(*record.key, std::string_view(*record.value))
+                          : stack_.bottom->restore(*record.key, std::nullopt);
+    if (!s.ok()) return s;
+  }
+  return {};
 }
 
 Status LocalStore::finish_restore_batch(Offset next) {
   std::lock_guard lock(*mutex_);
   return stack_.bottom->commit(next);
+}
+
+Status LocalStore::finish_restore() {
+  std::lock_guard lock(*mutex_);
+  if (auto s = stack_.bottom->flush(); !s.ok()) return s;
+  phase_ = Phase::kActive;
+  return {};
 }
 
 void LocalStore::activate() {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "backend/log_backend.h"
@@ -50,10 +51,16 @@ class LocalStore final : public KeyValueBytesStore {
   bool take_written();
 
   // Restoration: changelog records go straight to the bottom store, below cache and log.
-  // `restored`/`total` count records for progress reports.
+  // `restored`/`total` count records for progress reports; `total` also sizes the bottom store
+  // (KeyValueBytesStore::reserve_for_restore).
   void start_restoring(std::int64_t total);
-  Status restore(const ConsumerRecord& record);
+  // Restores `records` (one changelog partition's, in offset order) under one lock.
+  Status restore(std::span<const ConsumerRecord> records);
   Status finish_restore_batch(Offset next);
+  // Ends a restoration from the changelog: the bottom store loads what it buffered (flush()),
+  // then the store is active. On failure it stays restoring.
+  Status finish_restore();
+  // Ends a restoration with nothing buffered (a global store's, made with put()).
   void activate();
   std::int64_t restored() const;
 

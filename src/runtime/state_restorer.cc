@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "core/log.h"
 
@@ -90,7 +91,7 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
         ++it;
         continue;
       }
-      report(it->second, true);
+      if (auto s = finish(it->second); !s.ok()) return error(std::move(s));
       finished.push_back(it->second.store->task());
       it = partitions_.erase(it);
     }
@@ -108,25 +109,28 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
   return ready;
 }
 
-Status StateRestorer::apply_batch(std::vector<ConsumerRecord>& records) {
-  Restoring* current = nullptr;
-  TopicPartition current_tp;
+Status StateRestorer::apply_batch(const std::vector<ConsumerRecord>& records) {
   std::vector<Restoring*> touched;
-  for (const auto& record : records) {
-    if (current == nullptr || record.partition != current_tp.partition ||
-        record.topic != current_tp.topic) {
-      current_tp = {record.topic, record.partition};
-      auto it = partitions_.find(current_tp);
-      current = it == partitions_.end() ? nullptr : &it->second;
-      if (current == nullptr) continue;
-      if (std::find(touched.begin(), touched.end(), current) == touched.end()) {
-        touched.push_back(current);
+  // Each run of records of one partition goes to its store in one call.
+  for (auto run = records.begin(); run != records.end();) {
+    const auto run_end = std::find_if(run, records.end(), [&](const ConsumerRecord& r) {
+      return r.partition != run->partition || r.topic != run->topic;
+    });
+    auto it = partitions_.find({run->topic, run->partition});
+    if (it != partitions_.end()) {
+      Restoring& r = it->second;
+      if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
+      // Offsets ascend: the records up to the end found at the start.
+      const auto last = std::find_if(
+          run, run_end, [&](const ConsumerRecord& record) { return record.offset >= r.end; });
+      if (last != run) {
+        const std::span<const ConsumerRecord> restored(run, last);
+        if (auto s = r.store->restore(restored); !s.ok()) return s;
+        r.position = Offset(restored.back().offset.value() + 1);
+        *r.restored += static_cast<std::int64_t>(restored.size());
       }
     }
-    if (current == nullptr || record.offset >= current->end) continue;
-    if (auto s = current->store->restore(record); !s.ok()) return s;
-    current->position = Offset(record.offset.value() + 1);
-    ++*current->restored;
+    run = run_end;
   }
   for (auto& [tp, r] : partitions_) {
     // Past transaction markers and compacted gaps too.
@@ -143,27 +147,31 @@ Status StateRestorer::apply_batch(std::vector<ConsumerRecord>& records) {
       listener_->on_batch_restored(r->store->name(), r->store->task(), r->position,
                                    r->store->restored());
     }
-    if (std::chrono::steady_clock::now() - r->last_report >= kProgressInterval) report(*r, false);
+    if (std::chrono::steady_clock::now() - r->last_report >= kProgressInterval) report(*r);
   }
   return {};
 }
 
-void StateRestorer::report(Restoring& r, bool done) {
+double StateRestorer::rate(const Restoring& r) {
   const double elapsed = seconds_since(r.started);
+  return elapsed > 0 ? static_cast<double>(r.store->restored()) / elapsed : 0;
+}
+
+Status StateRestorer::finish(Restoring& r) {
+  if (auto s = r.store->finish_restore(); !s.ok()) return s;
   const auto restored = r.store->restored();
-  const double rate = elapsed > 0 ? static_cast<double>(restored) / elapsed : 0;
-  if (done) {
-    r.store->activate();
-    log(LogLevel::kInfo, "task {}: restored store {}: {} records in {:.1f} s ({:.0f} records/s)",
-        r.store->task().to_string(), r.store->name(), restored, elapsed, rate);
-    if (listener_) listener_->on_restore_end(r.store->name(), r.store->task(), restored);
-    return;
-  }
+  log(LogLevel::kInfo, "task {}: restored store {}: {} records in {:.1f} s ({:.0f} records/s)",
+      r.store->task().to_string(), r.store->name(), restored, seconds_since(r.started), rate(r));
+  if (listener_) listener_->on_restore_end(r.store->name(), r.store->task(), restored);
+  return {};
+}
+
+void StateRestorer::report(Restoring& r) {
   r.last_report = std::chrono::steady_clock::now();
   log(LogLevel::kInfo,
       "task {}: restoring store {}: {} records so far, offset {} of {} ({:.0f} records/s)",
-      r.store->task().to_string(), r.store->name(), restored, r.position.value(), r.end.value(),
-      rate);
+      r.store->task().to_string(), r.store->name(), r.store->restored(), r.position.value(),
+      r.end.value(), rate(r));
 }
 
 }  // namespace brook::internal

@@ -42,8 +42,12 @@ class StateRestorer {
     Metrics::Counter* restored;
   };
   Status reassign();
-  Status apply_batch(std::vector<ConsumerRecord>& records);
-  void report(Restoring& r, bool done);
+  Status apply_batch(const std::vector<ConsumerRecord>& records);
+  // A partition read to its end: the store loads what it buffered and becomes active.
+  Status finish(Restoring& r);
+  // Logs the progress of a restoration still running.
+  void report(Restoring& r);
+  static double rate(const Restoring& r);
 
   std::unique_ptr<Consumer> consumer_;
   Admin& admin_;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,6 +47,88 @@ TEST(InMemoryStore, ScanStopsWhenTheVisitorSaysSo) {
   int seen = 0;
   ASSERT_TRUE(store.scan({}, [&](auto, auto) { return ++seen < 2; }).ok());
   EXPECT_EQ(seen, 2);
+}
+
+TEST(InMemoryStore, PointLookupsAndWritesBuildNoOrderedIndex) {
+  InMemoryStore store("s");
+  store.reserve_for_restore(100);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(store.put("k" + std::to_string(i), "v").ok());
+  ASSERT_TRUE(store.put("k7", std::nullopt).ok());
+  EXPECT_EQ(store.get("k8").value(), "v");
+  EXPECT_EQ(store.get("k7").value(), std::nullopt);
+  EXPECT_EQ(store.approximate_count().value(), 99);
+  EXPECT_FALSE(store.ordered());
+}
+
+TEST(InMemoryStore, ScansAfterTheFirstSeeLaterPutsAndDeletesInOrder) {
+  InMemoryStore store("s");
+  for (auto key : {"d", "b", "f"}) ASSERT_TRUE(store.put(key, "1").ok());
+  EXPECT_EQ(scan_all(store), (Entries{{"b", "1"}, {"d", "1"}, {"f", "1"}}));
+  EXPECT_TRUE(store.ordered());
+  ASSERT_TRUE(store.put("a", "2").ok());
+  ASSERT_TRUE(store.put("e", "2").ok());
+  ASSERT_TRUE(store.put("d", "2").ok());  // an update keeps its place
+  ASSERT_TRUE(store.put("b", std::nullopt).ok());
+  EXPECT_EQ(scan_all(store), (Entries{{"a", "2"}, {"d", "2"}, {"e", "2"}, {"f", "1"}}));
+  EXPECT_EQ(scan_all(store, {.from = "c", .to = "e"}), (Entries{{"d", "2"}, {"e", "2"}}));
+}
+
+TEST(InMemoryStore, DeleteRangeRemovesKeysFromLookupsAndScans) {
+  InMemoryStore store("s");
+  for (auto key : {"a", "b", "c", "d", "e"}) ASSERT_TRUE(store.put(key, "v").ok());
+  ASSERT_TRUE(store.delete_range({.from = "b", .to = "d"}).ok());
+  EXPECT_EQ(store.get("c").value(), std::nullopt);
+  EXPECT_EQ(store.approximate_count().value(), 2);
+  EXPECT_EQ(scan_all(store), (Entries{{"a", "v"}, {"e", "v"}}));
+  ASSERT_TRUE(store.delete_range({.from = "d", .to = "b"}).ok());  // empty: from > to
+  ASSERT_TRUE(store.delete_range({.from = "b"}).ok());
+  EXPECT_EQ(scan_all(store), (Entries{{"a", "v"}}));
+  ASSERT_TRUE(store.put("c", "w").ok());
+  EXPECT_EQ(scan_all(store), (Entries{{"a", "v"}, {"c", "w"}}));
+}
+
+// Random puts, deletes, range deletions, lookups and scans against a std::map, over keys with
+// bytes on both sides of 0x80 (unsigned order), the first scan coming midway.
+TEST(InMemoryStore, AgreesWithAnOrderedMapUnderRandomOperations) {
+  InMemoryStore store("s");
+  std::map<std::string, std::string> oracle;
+  std::mt19937 random(7);
+  constexpr char kBytes[] = {'\x00', '\x01', 'a', 'z', '\x7f', '\x80', '\xfe', '\xff'};
+  auto key = [&] {
+    std::string k(1 + random() % 3, '\0');
+    for (auto& c : k) c = kBytes[random() % std::size(kBytes)];
+    return k;
+  };
+  for (int step = 0; step < 20'000; ++step) {
+    const auto op = random() % 10;
+    if (op < 5) {
+      const auto k = key();
+      const auto v = std::to_string(step);
+      ASSERT_TRUE(store.put(k, v).ok());
+      oracle[k] = v;
+    } else if (op < 7) {
+      const auto k = key();
+      ASSERT_TRUE(store.put(k, std::nullopt).ok());
+      oracle.erase(k);
+    } else if (op < 8) {
+      const auto k = key();
+      const auto found = oracle.find(k);
+      EXPECT_EQ(store.get(k).value(),
+                found == oracle.end() ? std::nullopt : std::optional(found->second));
+    } else if (step > 10'000 && op < 9) {
+      auto from = key(), to = key();
+      if (from > to) std::swap(from, to);
+      ASSERT_TRUE(store.delete_range({.from = from, .to = to}).ok());
+      oracle.erase(oracle.lower_bound(from), oracle.upper_bound(to));
+    } else if (step > 10'000) {
+      auto from = key(), to = key();
+      if (from > to) std::swap(from, to);
+      const Entries expected(oracle.lower_bound(from), oracle.upper_bound(to));
+      ASSERT_EQ(scan_all(store, {.from = from, .to = to}), expected) << "step " << step;
+    }
+  }
+  EXPECT_EQ(scan_all(store), Entries(oracle.begin(), oracle.end()));
+  EXPECT_EQ(store.approximate_count().value(), static_cast<std::int64_t>(oracle.size()));
 }
 
 TEST(InMemoryStore, IsNotPersistentAndHasNoCommittedOffset) {

@@ -59,6 +59,7 @@ class SegmentedStore final : public KeyValueBytesStore {
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
   Status restore(std::string_view key, std::optional<std::string_view> value) override;
+  void reserve_for_restore(std::int64_t records) override { inner_->reserve_for_restore(records); }
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   Result<std::int64_t> approximate_count() override { return inner_->approximate_count(); }
   Status flush() override { return inner_->flush(); }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,15 +72,36 @@ std::vector<std::int64_t> segments_of(KeyValueBytesStore& inner) {
   return out;
 }
 
-// A bottom store, and whether the segmented store keeps a memory index over it.
+// The bottom stores: in memory, RocksDB, and RocksDB loading every restored batch as SST files
+// (RocksDbOptions::min_ingest_bytes = 0), as it does large ones; and whether the segmented
+// store keeps a memory index over it.
 struct Bottom {
-  StoreType type;
+  enum Store { kInMemory, kRocksDb, kRocksDbIngesting } store;
   bool memory_index = false;
 };
 
 std::string bottom_name(const ::testing::TestParamInfo<Bottom>& param_info) {
-  if (param_info.param.type == StoreType::kInMemory) return "InMemory";
-  return param_info.param.memory_index ? "RocksDbWithMemoryIndex" : "RocksDb";
+  switch (param_info.param.store) {
+    case Bottom::kInMemory: return "InMemory";
+    case Bottom::kRocksDb:
+      return param_info.param.memory_index ? "RocksDbWithMemoryIndex" : "RocksDb";
+    case Bottom::kRocksDbIngesting: return "RocksDbIngesting";
+  }
+  return "";
+}
+
+const auto kBottoms = ::testing::Values(Bottom{Bottom::kInMemory}, Bottom{Bottom::kRocksDb},
+                                        Bottom{Bottom::kRocksDbIngesting});
+
+std::unique_ptr<KeyValueBytesStore> open_bottom(Bottom bottom, const std::filesystem::path& dir,
+                                                std::shared_ptr<RocksDbMemory> memory) {
+  if (bottom.store == Bottom::kInMemory) return std::make_unique<InMemoryStore>("w");
+  const RocksDbOptions options{.min_ingest_bytes = bottom.store == Bottom::kRocksDbIngesting
+                                                       ? 0
+                                                       : RocksDbOptions().min_ingest_bytes};
+  auto store = open_rocksdb_store("w", dir, std::move(memory), options);
+  EXPECT_TRUE(store) << store.error().to_string();
+  return store ? std::move(*store) : nullptr;
 }
 
 class SegmentedStoreTest : public ::testing::TestWithParam<Bottom> {
@@ -87,15 +109,7 @@ class SegmentedStoreTest : public ::testing::TestWithParam<Bottom> {
   // A window store with 10 ms segments keeping 20 ms.
   std::unique_ptr<SegmentedStore> open(StoreKind kind = StoreKind::kWindow,
                                        std::chrono::milliseconds retention = 20ms) {
-    std::unique_ptr<KeyValueBytesStore> bottom;
-    if (GetParam().type == StoreType::kInMemory) {
-      bottom = std::make_unique<InMemoryStore>("w");
-    } else {
-      auto store = open_rocksdb_store("w", dir_.path(), memory_);
-      EXPECT_TRUE(store) << store.error().to_string();
-      bottom = std::move(*store);
-    }
-    auto counting = std::make_unique<CountingStore>(std::move(bottom));
+    auto counting = std::make_unique<CountingStore>(open_bottom(GetParam(), dir_.path(), memory_));
     counting_ = counting.get();
     return std::make_unique<SegmentedStore>(std::move(counting), kind, retention, 10ms,
                                             GetParam().memory_index);
@@ -184,7 +198,7 @@ TEST_P(SegmentedStoreTest, RestoredKeysAreSegmentedAndExpireToo) {
   ASSERT_TRUE(store->restore(sk("a", 30, 45), "newer").ok());     // segment 4
   ASSERT_TRUE(store->restore(sk("a", 1, 5), std::nullopt).ok());  // expired: ignored
   ASSERT_TRUE(store->commit(Offset(9)).ok());
-  EXPECT_EQ(store->committed_offset(), GetParam().type == StoreType::kRocksDb
+  EXPECT_EQ(store->committed_offset(), GetParam().store != Bottom::kInMemory
                                            ? std::optional<Offset>(Offset(9))
                                            : std::nullopt);
   EXPECT_EQ(scan_all(*store), (Entries{{sk("a", 30, 45), "newer"}, {sk("b", 40, 52), "new"}}));
@@ -198,11 +212,9 @@ TEST_P(SegmentedStoreTest, RejectsKeysTooShortForTheirKind) {
   EXPECT_FALSE(store->get("short").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest,
-                         ::testing::Values(Bottom{StoreType::kInMemory},
-                                           Bottom{StoreType::kRocksDb},
-                                           Bottom{StoreType::kRocksDb, true}),
-                         bottom_name);
+INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest, kBottoms, bottom_name);
+INSTANTIATE_TEST_SUITE_P(MemoryIndex, SegmentedStoreTest,
+                         ::testing::Values(Bottom{Bottom::kRocksDb, true}), bottom_name);
 
 TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
   brook::testing::ScratchDir dir("segmented-memory");
@@ -269,13 +281,10 @@ TEST(SegmentedStore, SegmentIntervalIsHalfTheRetentionAndAtLeastAMinute) {
 }
 
 // delete_range of the bottom stores.
-class DeleteRangeTest : public ::testing::TestWithParam<StoreType> {
+class DeleteRangeTest : public ::testing::TestWithParam<Bottom> {
  protected:
   std::unique_ptr<KeyValueBytesStore> open() {
-    if (GetParam() == StoreType::kInMemory) return std::make_unique<InMemoryStore>("d");
-    auto store = open_rocksdb_store("d", dir_.path(), memory_);
-    EXPECT_TRUE(store) << store.error().to_string();
-    return std::move(*store);
+    return open_bottom(GetParam(), dir_.path(), memory_);
   }
   brook::testing::ScratchDir dir_{"delete-range"};
   std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kMemoryBytes);
@@ -312,11 +321,7 @@ TEST_P(DeleteRangeTest, DuringRestorationJoinsTheRestoredWritesInOrder) {
   EXPECT_EQ(scan_all(*store), (Entries{{"c", "3"}}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Bottoms, DeleteRangeTest,
-                         ::testing::Values(StoreType::kInMemory, StoreType::kRocksDb),
-                         [](const auto& param) {
-                           return param.param == StoreType::kInMemory ? "InMemory" : "RocksDb";
-                         });
+INSTANTIATE_TEST_SUITE_P(Bottoms, DeleteRangeTest, kBottoms, bottom_name);
 
 }  // namespace
 }  // namespace brook::internal

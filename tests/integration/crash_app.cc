@@ -1,8 +1,10 @@
 // A Streams application for the crash tests, run as a child process:
-//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER [count [STATE_DIR]]
+//   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER
+//             [copy|count [STATE_DIR] [KEY=VALUE...]]
 // Copies topic "in" to topic "out" (value + "!") with 2 threads; with "count", counts the
 // records per key instead in the RocksDB store "counts" and writes each new count to "out".
-// The stores live in STATE_DIR if given (default DATA_DIR/state).
+// The stores live in STATE_DIR if given (default DATA_DIR/state); each KEY=VALUE sets (or
+// overrides) a configuration key.
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
 // exits 0 once everything in "in" is processed and committed. Each store restoration appends
 // the number of records it restored to DATA_DIR/restored.txt.
@@ -33,9 +35,10 @@ class RestoreLog final : public brook::StateRestoreListener {
 };
 
 int main(int argc, char** argv) {
-  if (argc < 5 || argc > 7) {
+  if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER [count [STATE_DIR]]\n",
+                 "usage: %s DATA_DIR GUARANTEE SIGNAL_FD SIGNAL_AFTER "
+                 "[copy|count [STATE_DIR] [KEY=VALUE...]]\n",
                  argv[0]);
     return 2;
   }
@@ -64,7 +67,17 @@ int main(int argc, char** argv) {
                                             {"commit.interval.ms", "20"},
                                             {"max.poll.records", "500"},
                                             {"poll.ms", "10"}};
-  if (argc == 7) config.emplace("state.dir", argv[6]);
+  for (int i = 6; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (const auto eq = arg.find('='); eq != std::string::npos) {
+      config.insert_or_assign(arg.substr(0, eq), arg.substr(eq + 1));
+    } else if (i == 6) {
+      config.emplace("state.dir", arg);
+    } else {
+      std::fprintf(stderr, "%s: '%s' is not KEY=VALUE\n", argv[0], arg.c_str());
+      return 2;
+    }
+  }
   brook::Streams app(*builder.build(), config);
   app.set_restore_listener(
       std::make_shared<RestoreLog>(std::filesystem::path(argv[1]) / "restored.txt"));

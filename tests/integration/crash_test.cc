@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "brook/state_store.h"
 #include "embedded_fixture.h"
@@ -20,18 +22,25 @@ namespace {
 constexpr int kRecords = 60'000;
 
 // Runs crash_app; if `kill_after` > 0, SIGKILLs it once it reports that many records.
-// Returns the exit status (or -SIGKILL).
+// `config`: KEY=VALUE settings for the app. Returns the exit status (or -SIGKILL).
 int run_app(const std::filesystem::path& dir, const char* guarantee, long kill_after,
-            const char* mode = "copy") {
+            const char* mode = "copy", const std::vector<std::string>& config = {}) {
   int fds[2];
   EXPECT_EQ(::pipe(fds), 0);
+  std::vector<std::string> args{BROOK_CRASH_APP,
+                                dir.string(),
+                                guarantee,
+                                std::to_string(kill_after > 0 ? fds[1] : -1),
+                                std::to_string(kill_after),
+                                mode};
+  args.insert(args.end(), config.begin(), config.end());
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(fds[0]);
-    const std::string fd = std::to_string(kill_after > 0 ? fds[1] : -1);
-    const std::string after = std::to_string(kill_after);
-    ::execl(BROOK_CRASH_APP, BROOK_CRASH_APP, dir.c_str(), guarantee, fd.c_str(), after.c_str(),
-            mode, static_cast<char*>(nullptr));
+    ::execv(BROOK_CRASH_APP, argv.data());
     ::_exit(127);
   }
   ::close(fds[1]);
@@ -48,11 +57,14 @@ int run_app(const std::filesystem::path& dir, const char* guarantee, long kill_a
 
 class CrashTest : public EmbeddedFixture {
  protected:
-  void SetUp() override {
+  void SetUp() override { produce_input(kRecords, 101); }
+
+  // Topics "in" and "out" (4 partitions each); "in" holds `records` records, key i % `keys`.
+  void produce_input(int records, int keys) {
     create_topics({{"in", 4}, {"out", 4}});
     std::vector<std::pair<std::string, std::string>> input;
-    for (int i = 0; i < kRecords; ++i)
-      input.emplace_back(std::to_string(i % 101), "v" + std::to_string(i));
+    for (int i = 0; i < records; ++i)
+      input.emplace_back(std::to_string(i % keys), "v" + std::to_string(i));
     produce("in", input);
   }
 
@@ -89,14 +101,28 @@ TEST_F(CrashTest, ExactlyOnceLosesAndDuplicatesNothingAcrossKill9) {
 }
 
 // The stateful case: the count per key survives kill -9. Under exactly_once_v2 the RocksDB
-// stores (which keep their committed state and resume restoring from their own offsets, not
-// from scratch) hold exactly the counts a recomputation from the input gives, and so does the
-// latest count per key in "out".
+// stores (which keep the state of their last flushed commit and resume restoring from its
+// offset, not from scratch) hold exactly the counts a recomputation from the input gives, and so
+// does the latest count per key in "out".
+//
+// The stores must reach their disk while the app runs, as a large store's do: 20 011 keys, so
+// that the record cache collapses few updates and the changelog gets about one record per
+// input record, and memtables of 64 KiB (a RocksDB memory budget of 1 MiB), which flush every
+// 1 500 or so updates as the default 16 MiB ones do every few hundred thousand.
 class StatefulCrashTest : public CrashTest {
  protected:
+  static constexpr int kStatefulRecords = 150'000;
+  static constexpr int kStatefulKeys = 20'011;
+  // Late enough that each store has flushed several times (its tail then is a small part of
+  // its changelog), early enough to leave a third of the input for the restart.
+  static constexpr int kKillAfter = kStatefulRecords * 2 / 3;
+  static inline const std::vector<std::string> kSmallMemtables{"rocksdb.memory.max.bytes=1048576"};
+
+  void SetUp() override { produce_input(kStatefulRecords, kStatefulKeys); }
+
   static std::map<std::string, std::int64_t> expected() {
     std::map<std::string, std::int64_t> counts;
-    for (int i = 0; i < kRecords; ++i) ++counts[std::to_string(i % 101)];
+    for (int i = 0; i < kStatefulRecords; ++i) ++counts[std::to_string(i % kStatefulKeys)];
     return counts;
   }
 
@@ -137,19 +163,19 @@ class StatefulCrashTest : public CrashTest {
 };
 
 TEST_F(StatefulCrashTest, ExactlyOnceCountsAreExactInStoresAndOutputAcrossKill9) {
-  EXPECT_EQ(run_app(dir_, "exactly_once_v2", kRecords / 3, "count"), -SIGKILL);
+  EXPECT_EQ(run_app(dir_, "exactly_once_v2", kKillAfter, "count", kSmallMemtables), -SIGKILL);
   const auto changelog = read_all("crash-app-counts-changelog").size();
-  EXPECT_EQ(run_app(dir_, "exactly_once_v2", 0, "count"), 0);
+  EXPECT_EQ(run_app(dir_, "exactly_once_v2", 0, "count", kSmallMemtables), 0);
   EXPECT_EQ(stores_on_disk(), expected());
   EXPECT_EQ(latest_out(), expected());
-  // The stores kept their committed state: at most the tail after the last commit was read.
+  // The stores kept the state of their last flushed commit: only the tail after it was read.
   EXPECT_LT(restored(), static_cast<std::int64_t>(changelog) / 2)
       << "of " << changelog << " changelog records";
 }
 
 TEST_F(StatefulCrashTest, AtLeastOnceCountsLoseNothingAcrossKill9) {
-  EXPECT_EQ(run_app(dir_, "at_least_once", kRecords / 3, "count"), -SIGKILL);
-  EXPECT_EQ(run_app(dir_, "at_least_once", 0, "count"), 0);
+  EXPECT_EQ(run_app(dir_, "at_least_once", kKillAfter, "count", kSmallMemtables), -SIGKILL);
+  EXPECT_EQ(run_app(dir_, "at_least_once", 0, "count", kSmallMemtables), 0);
   const auto on_disk = stores_on_disk();
   ASSERT_EQ(on_disk.size(), expected().size());
   for (const auto& [key, n] : expected()) EXPECT_GE(on_disk.at(key), n) << key;

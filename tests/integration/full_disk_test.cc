@@ -117,12 +117,16 @@ class FullDiskTest : public EmbeddedFixture {
     produce("in", input);
   }
 
-  // The count app's command line: crash_app DATA_DIR GUARANTEE -1 0 count [STATE_DIR].
+  // The count app's command line: crash_app DATA_DIR GUARANTEE -1 0 count [STATE_DIR], with a
+  // RocksDB memory budget of 4 MiB: memtables of 256 KiB, so that the stores write to their
+  // disk while the app runs (the stores have a changelog, so they write no WAL, and the default
+  // 16 MiB memtables would first reach the disk at the close).
   static std::vector<std::string> count_app(const char* guarantee,
                                             const std::filesystem::path& data_dir,
                                             std::optional<std::filesystem::path> state_dir = {}) {
     std::vector<std::string> argv{BROOK_CRASH_APP, data_dir, guarantee, "-1", "0", "count"};
     if (state_dir) argv.push_back(*state_dir);
+    argv.push_back("rocksdb.memory.max.bytes=4194304");
     return argv;
   }
 

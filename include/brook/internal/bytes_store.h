@@ -55,6 +55,9 @@ class KeyValueBytesStore {
   virtual Status restore(std::string_view key, std::optional<std::string_view> value) {
     return put(key, value);
   }
+  // Restoration is about to restore up to `records` changelog records: a store may size itself
+  // for them (the in-memory store reserves room for as many keys). Only a hint.
+  virtual void reserve_for_restore(std::int64_t /*records*/) {}
   // Visits the entries in `range` in key order. Writes made by `visit` are not allowed.
   virtual Status scan(const KeyRange& range, const ScanVisitor& visit) = 0;
   // Deletes every key in `range`, as put(key, nullopt) of each would. This default scans, then
@@ -83,7 +86,9 @@ class KeyValueBytesStore {
   // Called after the task's output and changelog writes are committed: makes every write so
   // far durable together with `changelog_next`, the changelog offset restoration resumes
   // from (nullopt: the store has no changelog). A persistent store writes both atomically,
-  // so after a crash it holds exactly the state of its last commit. No-op in memory.
+  // so after a crash it holds exactly the state of one of its commits: the last one, or, for
+  // a store with a changelog (which recovers from it), possibly an earlier one, whose offset
+  // restoration then resumes from. No-op in memory.
   virtual Status commit(std::optional<Offset> changelog_next) = 0;
   // The changelog offset stored by the last commit(); nullopt if there is none (a new or
   // in-memory store): restoration then starts from the changelog's beginning.

@@ -5,6 +5,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/write_batch_with_index.h>
 #include <rocksdb/write_buffer_manager.h>
@@ -16,7 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/log.h"
 #include "state/rocksdb/info_log.h"
+#include "state/rocksdb/restore_buffer.h"
 
 namespace brook::internal {
 
@@ -46,8 +49,21 @@ constexpr std::string_view kOffsetKey = "changelog-offset";  // value: 8 bytes, 
 // Global stores (commit_positions()): one entry per source partition, the prefix then the
 // partition as 4 bytes big-endian; value: the next offset, 8 bytes big-endian.
 constexpr std::string_view kPositionPrefix = "source-offset-";
-constexpr std::size_t kWriteBufferBytes = std::size_t{16} << 20;
+// A memtable's size: a 16th of the memory budget (16 MiB with the default 256 MiB), so that the
+// memtables of a few stores fit the write-buffer manager's half of the budget even when it is
+// small (it would otherwise flush them at every write), between 64 KiB (RocksDB's least) and
+// 16 MiB.
+constexpr std::size_t kMinWriteBufferBytes = std::size_t{64} << 10;
+constexpr std::size_t kMaxWriteBufferBytes = std::size_t{16} << 20;
 constexpr int kBloomBitsPerKey = 10;
+// The memtables' Bloom filter, as a share of their size: about 9 bits per write of 30 bytes,
+// so that a point lookup of a key not in a memtable skips its search.
+constexpr double kMemtableBloomRatio = 0.02;
+// Where restoration writes its SST files before ingesting them, inside the store's directory
+// (on the same file system, so that ingestion moves them); emptied at open.
+constexpr std::string_view kRestoreDir = "restore-tmp";
+// A restore buffer's first reservation: room for the keys that many bytes of the budget hold.
+constexpr std::size_t kReservedEntryBytes = 128;
 
 rocksdb::Slice slice(std::string_view s) { return {s.data(), s.size()}; }
 std::string_view view(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
@@ -88,19 +104,86 @@ rocksdb::CompressionType compression() {
              : rocksdb::kNoCompression;
 }
 
+// Memory charged to the shared block cache with entries that hold no block, as RocksDB's
+// write-buffer manager charges memtables: the cache then evicts blocks to make room, so that a
+// restore buffer counts against the same budget.
+class CacheCharge {
+ public:
+  explicit CacheCharge(std::shared_ptr<rocksdb::Cache> cache) : cache_(std::move(cache)) {}
+  ~CacheCharge() { set(0); }
+  CacheCharge(const CacheCharge&) = delete;
+  CacheCharge& operator=(const CacheCharge&) = delete;
+
+  // Charges `bytes`, rounded up to whole chunks.
+  void set(std::size_t bytes) {
+    const std::size_t chunks = (bytes + kChunk - 1) / kChunk;
+    while (handles_.size() > chunks) {
+      cache_->Release(handles_.back(), /*erase_if_last_ref=*/true);
+      handles_.pop_back();
+    }
+    while (handles_.size() < chunks) {
+      const std::string key = fmt::format("brook-restore-buffer-{}-{}",
+                                          static_cast<const void*>(this), handles_.size());
+      rocksdb::Cache::Handle* handle = nullptr;
+      // A cache without a strict capacity limit (RocksDbMemory's) never refuses an insert.
+      if (!cache_
+               ->Insert(
+                   key, &placeholder_, kChunk, [](const rocksdb::Slice&, void*) {}, &handle)
+               .ok()) {
+        return;
+      }
+      handles_.push_back(handle);
+    }
+  }
+  // True once what the cache cannot evict (memtables, restore buffers, pinned blocks) reached
+  // its capacity: the whole budget.
+  bool budget_reached() const { return cache_->GetPinnedUsage() >= cache_->GetCapacity(); }
+  std::size_t capacity() const { return cache_->GetCapacity(); }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+  std::shared_ptr<rocksdb::Cache> cache_;
+  std::vector<rocksdb::Cache::Handle*> handles_;
+  char placeholder_ = 0;  // the value of every entry: they hold nothing
+};
+
 class RocksDbStore final : public KeyValueBytesStore {
  public:
   RocksDbStore(std::string name, std::string dir, rocksdb::DB* db,
                rocksdb::ColumnFamilyHandle* data, rocksdb::ColumnFamilyHandle* meta,
+               rocksdb::Options sst_options, std::shared_ptr<rocksdb::Cache> cache,
                RocksDbOptions options)
       : name_(std::move(name)),
         dir_(std::move(dir)),
         db_(db),
         data_(data),
         meta_(meta),
-        batch_(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true) {
-    write_options_.sync = options.sync;
+        sst_options_(std::move(sst_options)),
+        options_(options),
+        batch_(rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true),
+        charge_(std::move(cache)) {}
+
+  // A close loads committed restored writes (uncommitted ones are dropped) and flushes the
+  // memtables (RocksDB would too, for writes made without its log, but silently). Neither can
+  // fail the close: what could not be written stays in the changelog, and the next start
+  // restores it; the failure is logged.
+  ~RocksDbStore() override {
+    if (restoring_ && !restored_uncommitted_) {
+      if (auto s = load_restored(); !s.ok()) {
+        log(LogLevel::kError, "{}; the next start restores these records again", s.message());
+      }
+    }
+    if (!unlogged_) return;
+    if (auto s = db_->Flush(rocksdb::FlushOptions(), {data_.get(), meta_.get()}); !s.ok()) {
+      log(LogLevel::kError,
+          "RocksDB store '{}' in {}: writing its memtables at close failed: {}; the next start "
+          "restores the changelog from the offset of their last flush",
+          name_, dir_, s.ToString());
+    }
   }
+  RocksDbStore(const RocksDbStore&) = delete;
+  RocksDbStore& operator=(const RocksDbStore&) = delete;
 
   // Reads the offset stored by the last commit into committed_offset_.
   Status load_committed_offset() {
@@ -140,7 +223,7 @@ class RocksDbStore final : public KeyValueBytesStore {
   const std::string& name() const override { return name_; }
 
   Result<std::optional<std::string>> get(std::string_view key) override {
-    if (restored_.Count() > 0) return error(restoring("get"));
+    if (auto s = end_restoring("get"); !s.ok()) return error(std::move(s));
     if (in_pending_range(key)) return batch_value(key);
     std::optional<std::string> value(std::in_place);
     auto s = batch_.GetFromBatchAndDB(db_.get(), read_options_, data_.get(), slice(key), &*value);
@@ -150,7 +233,7 @@ class RocksDbStore final : public KeyValueBytesStore {
   }
 
   Status put(std::string_view key, std::optional<std::string_view> value) override {
-    if (restored_.Count() > 0) return restoring("put");
+    if (auto s = end_restoring("put"); !s.ok()) return s;
     auto s = value ? batch_.Put(data_.get(), slice(key), slice(*value))
                    : batch_.Delete(data_.get(), slice(key));
     if (!s.ok()) return failure(s, name_, dir_, "put");
@@ -162,21 +245,29 @@ class RocksDbStore final : public KeyValueBytesStore {
       return Status::failed_precondition(fmt::format(
           "RocksDB store '{}' in {}: restore after put without a commit between", name_, dir_));
     }
-    if (!pending_ranges_.empty()) {  // range deletions before any write: restoration's
-      for (const auto& [from, to] : pending_ranges_) {
-        auto s = restored_.DeleteRange(data_.get(), slice(from), slice(to));
-        if (!s.ok()) return failure(s, name_, dir_, "restore");
-      }
+    if (!restoring_) {
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read_options_, data_.get()));
+      it->SeekToFirst();
+      if (!it->status().ok()) return failure(it->status(), name_, dir_, "restore");
+      below_empty_ = !it->Valid();
+      buffer_.reserve(std::min(reserve_hint_, charge_.capacity() / kReservedEntryBytes));
+      restoring_ = true;
+      restore_offset_ = committed_offset_;
+      // Range deletions before any write: restoration's.
+      for (auto& [from, to] : pending_ranges_) buffer_.delete_range(std::move(from), std::move(to));
       pending_ranges_.clear();
     }
-    auto s = value ? restored_.Put(data_.get(), slice(key), slice(*value))
-                   : restored_.Delete(data_.get(), slice(key));
-    if (!s.ok()) return failure(s, name_, dir_, "restore");
+    buffer_.put(key, value);
+    restored_uncommitted_ = true;
     return {};
   }
 
+  void reserve_for_restore(std::int64_t records) override {
+    reserve_hint_ = static_cast<std::size_t>(std::max<std::int64_t>(records, 0));
+  }
+
   Status scan(const KeyRange& range, const ScanVisitor& visit) override {
-    if (restored_.Count() > 0) return restoring("scan");
+    if (auto s = end_restoring("scan"); !s.ok()) return s;
     // RocksDB's upper bound is exclusive; `to` + '\0' is the smallest key after `to`. It bounds
     // the database iterator only: RocksDB 7.8's batch iterator mishandles iterate_upper_bound (it
     // yields the batch's deletes as empty values), so the batch's entries are checked here.
@@ -206,11 +297,19 @@ class RocksDbStore final : public KeyValueBytesStore {
     return {};
   }
 
-  // During restoration (restored writes pending) the deletion joins them, in order. Otherwise
+  // During restoration (restored writes buffered) the deletion joins them, in order. Otherwise
   // the indexed batch cannot hold a range deletion: the batch's own entries in the range are
   // deleted in it, the range is kept aside, applied at commit before the batch's writes (all
   // of them came after it), and reads until then hide the database's keys in it.
   Status delete_range(const KeyRange& range) override {
+    if (restoring_ && range.to) {
+      std::string to;
+      to.reserve(range.to->size() + 1);
+      to.append(*range.to).push_back('\0');  // RocksDB's end is exclusive
+      buffer_.delete_range(range.from.value_or(std::string()), std::move(to));
+      return {};
+    }
+    if (auto s = end_restoring("delete_range"); !s.ok()) return s;
     std::string from = range.from.value_or(std::string());
     std::string to;
     if (range.to) {
@@ -225,11 +324,6 @@ class RocksDbStore final : public KeyValueBytesStore {
       to.append(view(last->key())).push_back('\0');
     }
     if (from >= to) return {};
-    if (restored_.Count() > 0) {
-      auto s = restored_.DeleteRange(data_.get(), slice(from), slice(to));
-      if (!s.ok()) return failure(s, name_, dir_, "delete_range");
-      return {};
-    }
     std::vector<std::string> batched;
     std::unique_ptr<rocksdb::WBWIIterator> it(batch_.NewIterator(data_.get()));
     for (it->Seek(slice(from)); it->Valid(); it->Next()) {
@@ -255,10 +349,16 @@ class RocksDbStore final : public KeyValueBytesStore {
     return static_cast<std::int64_t>(count);
   }
 
-  Status flush() override { return {}; }
+  // Loads the committed restored writes (the end of a restoration).
+  Status flush() override { return end_restoring("flush"); }
 
   Status commit(std::optional<Offset> changelog_next) override {
-    if (restored_.Count() > 0) return write(restored_, restored_, changelog_next);
+    if (restoring_) {
+      restore_offset_ = changelog_next;
+      restored_uncommitted_ = false;
+      charge_.set(buffer_.bytes());
+      return charge_.budget_reached() ? load_restored() : Status();
+    }
     if (pending_ranges_.empty()) return write(batch_, *batch_.GetWriteBatch(), changelog_next);
     // The range deletions first, then the batch's writes (the newest entry of each key).
     rocksdb::WriteBatch writes;
@@ -280,8 +380,11 @@ class RocksDbStore final : public KeyValueBytesStore {
     return {};
   }
 
-  std::optional<Offset> committed_offset() const override { return committed_offset_; }
+  std::optional<Offset> committed_offset() const override {
+    return restoring_ ? restore_offset_ : committed_offset_;
+  }
   Status commit_positions(const std::map<std::int32_t, Offset>& next) override {
+    if (auto s = end_restoring("commit_positions"); !s.ok()) return s;
     for (const auto& [partition, offset] : next) {
       auto it = committed_positions_.find(partition);
       if (it == committed_positions_.end() || it->second != offset) {
@@ -297,11 +400,25 @@ class RocksDbStore final : public KeyValueBytesStore {
 
  private:
   // Writes `batch` (whose writes are `writes`) with `changelog_next` in one atomic write and
-  // clears it; on failure it stays as it was.
+  // clears it; on failure it stays as it was. With a changelog offset or source positions the
+  // write skips RocksDB's log (the class comment says why).
   template <class Batch>
   Status write(Batch& batch, rocksdb::WriteBatch& writes, std::optional<Offset> changelog_next) {
     if (writes.Count() == 0 && changelog_next == committed_offset_ && pending_positions_.empty()) {
       return {};
+    }
+    const bool logged_elsewhere =
+        changelog_next.has_value() || !pending_positions_.empty() || !committed_positions_.empty();
+    rocksdb::WriteOptions write_options;
+    write_options.disableWAL = logged_elsewhere;
+    write_options.sync = !logged_elsewhere && options_.sync;
+    if (!logged_elsewhere && unlogged_) {
+      // Writes made without the log must reach the files before one made with it: replaying
+      // the log after a crash would otherwise apply it over a state without them.
+      if (auto s = db_->Flush(rocksdb::FlushOptions(), {data_.get(), meta_.get()}); !s.ok()) {
+        return failure(s, name_, dir_, "commit");
+      }
+      unlogged_ = false;
     }
     batch.SetSavePoint();
     rocksdb::Status s;
@@ -317,7 +434,7 @@ class RocksDbStore final : public KeyValueBytesStore {
       s = batch.Put(meta_.get(), slice(position_key(partition)),
                     rocksdb::Slice(bytes.data(), bytes.size()));
     }
-    if (s.ok()) s = db_->Write(write_options_, &writes);
+    if (s.ok()) s = db_->Write(write_options, &writes);
     if (!s.ok()) {
       batch.RollbackToSavePoint().PermitUncheckedError();
       return failure(s, name_, dir_, "commit");
@@ -327,6 +444,121 @@ class RocksDbStore final : public KeyValueBytesStore {
     for (const auto& [partition, offset] : pending_positions_)
       committed_positions_[partition] = offset;
     pending_positions_.clear();
+    unlogged_ = unlogged_ || logged_elsewhere;
+    return {};
+  }
+
+  // Before a read or write (or flush()): loads the restored writes, if they are committed;
+  // kFailedPrecondition if not.
+  Status end_restoring(std::string_view operation) {
+    if (!restoring_) return {};
+    if (restored_uncommitted_) {
+      return Status::failed_precondition(
+          fmt::format("RocksDB store '{}' in {}: {} before the restored writes are committed",
+                      name_, dir_, operation));
+    }
+    return load_restored();
+  }
+
+  // Writes the restore buffer and its offset to the database, atomically: a small buffer as one
+  // write batch, a larger one as an SST file per column family, ingested together. Range
+  // deletions and deletions are left out if the store was empty when restoration began (there
+  // is nothing for them to delete). On failure the buffer stays, to be loaded again.
+  Status load_restored() {
+    std::size_t loaded = 0;
+    const bool ingest = buffer_.bytes() >= options_.min_ingest_bytes;
+    auto s = ingest ? ingest_restored(loaded) : write_restored();
+    if (!s.ok()) return s;
+    if (ingest && loaded == 0 && !(s = write_restored()).ok()) return s;  // only deletions
+    restoring_ = false;
+    below_empty_ = false;
+    buffer_.clear();
+    charge_.set(0);
+    return {};
+  }
+
+  Status write_restored() {
+    rocksdb::WriteBatch writes;
+    rocksdb::Status s;
+    if (!below_empty_) {
+      for (const auto& [from, to] : buffer_.ranges()) {
+        if (s.ok()) s = writes.DeleteRange(data_.get(), slice(from), slice(to));
+      }
+    }
+    buffer_.for_each(false, [&](std::string_view key, std::optional<std::string_view> value) {
+      if (!s.ok()) return;
+      if (value) {
+        s = writes.Put(data_.get(), slice(key), slice(*value));
+      } else if (!below_empty_) {
+        s = writes.Delete(data_.get(), slice(key));
+      }
+    });
+    if (!s.ok()) return failure(s, name_, dir_, "loading restored writes");
+    return write(writes, writes, restore_offset_);
+  }
+
+  // The SST path of load_restored(); `loaded`: the entries written to the data file (0: no
+  // file, nothing ingested).
+  Status ingest_restored(std::size_t& loaded) {
+    const std::filesystem::path tmp = std::filesystem::path(dir_) / kRestoreDir;
+    std::error_code ec;
+    std::filesystem::create_directories(tmp, ec);
+    if (ec) {
+      return Status::io_error(fmt::format("RocksDB store '{}' in {}: cannot create {}: {}", name_,
+                                          dir_, tmp.string(), ec.message()));
+    }
+    const std::string data_file = (tmp / "data.sst").string();
+    const std::string meta_file = (tmp / "meta.sst").string();
+    auto fail = [&](const rocksdb::Status& status, std::string_view step) {
+      std::filesystem::remove_all(tmp, ec);
+      return failure(status, name_, dir_, fmt::format("loading restored writes ({})", step));
+    };
+
+    rocksdb::SstFileWriter data(rocksdb::EnvOptions(), sst_options_, data_.get());
+    rocksdb::Status s = data.Open(data_file);
+    if (!below_empty_) {
+      for (const auto& [from, to] : buffer_.ranges()) {
+        if (s.ok()) s = data.DeleteRange(slice(from), slice(to));
+        loaded += s.ok();
+      }
+    }
+    buffer_.for_each(true, [&](std::string_view key, std::optional<std::string_view> value) {
+      if (!s.ok() || (!value && below_empty_)) return;
+      s = value ? data.Put(slice(key), slice(*value)) : data.Delete(slice(key));
+      ++loaded;
+    });
+    if (!s.ok()) return fail(s, "writing " + data_file);
+    if (loaded == 0) {
+      std::filesystem::remove_all(tmp, ec);
+      return {};
+    }
+    if (!(s = data.Finish()).ok()) return fail(s, "writing " + data_file);
+
+    rocksdb::SstFileWriter meta(rocksdb::EnvOptions(), sst_options_, meta_.get());
+    s = meta.Open(meta_file);
+    if (s.ok()) {
+      if (restore_offset_) {
+        auto bytes = encode_offset(*restore_offset_);
+        s = meta.Put(slice(kOffsetKey), rocksdb::Slice(bytes.data(), bytes.size()));
+      } else {
+        s = meta.Delete(slice(kOffsetKey));
+      }
+    }
+    if (s.ok()) s = meta.Finish();
+    if (!s.ok()) return fail(s, "writing " + meta_file);
+
+    rocksdb::IngestExternalFileOptions ingest;
+    ingest.move_files = true;
+    std::vector<rocksdb::IngestExternalFileArg> args(2);
+    args[0].column_family = data_.get();
+    args[0].external_files = {data_file};
+    args[0].options = ingest;
+    args[1].column_family = meta_.get();
+    args[1].external_files = {meta_file};
+    args[1].options = ingest;
+    if (!(s = db_->IngestExternalFiles(args)).ok()) return fail(s, "ingesting");
+    committed_offset_ = restore_offset_;
+    std::filesystem::remove_all(tmp, ec);
     return {};
   }
 
@@ -345,27 +577,31 @@ class RocksDbStore final : public KeyValueBytesStore {
     return std::optional<std::string>(view(it->Entry().value));
   }
 
-  Status restoring(std::string_view operation) const {
-    return Status::failed_precondition(
-        fmt::format("RocksDB store '{}' in {}: {} before the restored writes are committed", name_,
-                    dir_, operation));
-  }
-
   std::string name_;
   std::string dir_;
   // Declared before the handles, which must be destroyed while the database is open.
   std::unique_ptr<rocksdb::DB> db_;
   std::unique_ptr<rocksdb::ColumnFamilyHandle> data_;
   std::unique_ptr<rocksdb::ColumnFamilyHandle> meta_;
+  rocksdb::Options sst_options_;  // the data family's, for restoration's SST files
+  RocksDbOptions options_;
   rocksdb::WriteBatchWithIndex batch_;  // the writes since the last commit
-  rocksdb::WriteBatch restored_;        // or the restored writes since then
   // Range deletions [from, to) since the last commit, while batch_ is in use (delete_range).
   std::vector<std::pair<std::string, std::string>> pending_ranges_;
   rocksdb::ReadOptions read_options_;
-  rocksdb::WriteOptions write_options_;
-  std::optional<Offset> committed_offset_;
+  std::optional<Offset> committed_offset_;              // what the database holds
   std::map<std::int32_t, Offset> committed_positions_;  // commit_positions(), by partition
   std::map<std::int32_t, Offset> pending_positions_;    // to write with the next commit
+  bool unlogged_ = false;  // writes made without RocksDB's log since the last synchronous flush
+
+  // Restoration: the buffered writes, the offset of their last commit, the memory they take.
+  RestoreBuffer buffer_;
+  bool restoring_ = false;             // buffer_ is in use (even if empty)
+  bool restored_uncommitted_ = false;  // restore() since the last commit
+  bool below_empty_ = false;           // the database had no data when restoration began
+  std::optional<Offset> restore_offset_;
+  std::size_t reserve_hint_ = 0;  // reserve_for_restore()
+  CacheCharge charge_;
 };
 
 }  // namespace
@@ -384,22 +620,35 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = true;
   db_options.create_missing_column_families = true;
-  // Both families flush together, so the WAL is not kept for the rarely-written offset family.
+  // Both families flush together: a flush never writes the data without its offset (commits
+  // with an offset write no WAL), and the WAL is not kept for the rarely-written offset family.
   db_options.atomic_flush = true;
   db_options.write_buffer_manager = memory->impl_->write_buffer_manager;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;  // many stores, little noise
   db_options.info_log = make_info_log(name, dir_name);            // no LOG file beside the data
 
+  // Point lookups: Bloom filters of whole keys in files and memtables, kept for the last level
+  // too (optimize_filters_for_hits would drop those, and a count's lookup of a new key misses),
+  // and a hash index in each data block.
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = memory->impl_->cache;
   table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kBloomBitsPerKey));
+  table_options.whole_key_filtering = true;
+  table_options.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
   table_options.cache_index_and_filter_blocks = true;  // charged to the shared cache
   table_options.pin_l0_filter_and_index_blocks_in_cache = true;
 
   rocksdb::ColumnFamilyOptions family_options;
   family_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
-  family_options.write_buffer_size = kWriteBufferBytes;
+  family_options.write_buffer_size =
+      std::clamp(memory->cache_capacity() / 16, kMinWriteBufferBytes, kMaxWriteBufferBytes);
   family_options.compression = compression();
+  family_options.memtable_prefix_bloom_size_ratio = kMemtableBloomRatio;
+  family_options.memtable_whole_key_filtering = true;
+  family_options.optimize_filters_for_hits = false;
+
+  // Restoration's SST files of an earlier run that a crash left behind.
+  std::filesystem::remove_all(dir / kRestoreDir, ec);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families{
       {rocksdb::kDefaultColumnFamilyName, family_options},
@@ -409,8 +658,9 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   auto s = rocksdb::DB::Open(db_options, dir_name, families, &handles, &db);
   if (!s.ok()) return error(failure(s, name, dir_name, "open"));
 
-  auto store = std::make_unique<RocksDbStore>(std::move(name), std::move(dir_name), db, handles[0],
-                                              handles[1], options);
+  auto store = std::make_unique<RocksDbStore>(
+      std::move(name), std::move(dir_name), db, handles[0], handles[1],
+      rocksdb::Options(db_options, family_options), memory->impl_->cache, options);
   if (auto loaded = store->load_committed_offset(); !loaded.ok()) return error(std::move(loaded));
   if (auto loaded = store->load_committed_positions(); !loaded.ok()) {
     return error(std::move(loaded));

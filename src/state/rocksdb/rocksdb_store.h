@@ -1,12 +1,27 @@
 // The RocksDB key-value store: the persistent bottom of a store stack (DESIGN.md, state layer).
 //
 // Writes between two commits are buffered in an indexed batch in memory and reach RocksDB only
-// at commit(), together with the changelog offset, in one atomic write (WAL on). Reads see the
-// batch over the database. Restoration's writes (restore()) go to a plain batch instead, which
-// costs no indexing; until the commit that writes them, get(), scan() and put() fail with
-// kFailedPrecondition, and restore() fails after a put() (KeyValueBytesStore::restore). So the
-// directory always holds the state of the last commit: a crash or a close without commit loses
-// exactly the uncommitted writes, and restoration resumes from committed_offset().
+// at commit(), together with the changelog offset, in one atomic write. Reads see the batch over
+// the database. So the directory always holds the state of a commit: a crash or a close without
+// commit loses exactly the uncommitted writes, and restoration resumes from committed_offset().
+//
+// Which commit survives a crash: a commit with a changelog offset (or source positions) writes
+// no write-ahead log, since the changelog (or source topic) is the store's log: it stays in
+// RocksDB's memtables until they are flushed to files, when one fills (a 16th of the memory
+// budget, at most 16 MiB) or the memory they share runs short, and at a close. A crash
+// therefore leaves the store at its last flushed commit, an older one than its last, from whose
+// offset restoration replays the tail: at most about two memtables' worth of writes. A commit
+// without either (a store without a changelog) goes through the write-ahead log and survives a
+// crash of the process.
+//
+// Restoration's writes (restore()) go to a RestoreBuffer instead (the latest write per key,
+// charged to the shared memory of RocksDbMemory), and commit() only notes their offset. Until
+// the commit that follows them, get(), scan() and put() fail with kFailedPrecondition, and
+// restore() fails after a put() (KeyValueBytesStore::restore). The buffer is loaded into RocksDB,
+// atomically with the offset, at flush() (the end of restoration), at the first read or write
+// after a commit, when the memory it shares fills, and at a close: a small one as one write
+// batch, a larger one as SST files ingested into the database (RocksDB's bulk load, which skips
+// the memtables and, into an empty store, lands in the last level with no compaction to come).
 //
 // RocksDB headers stay in rocksdb_store.cc; nothing here includes <rocksdb/...>.
 #pragma once
@@ -24,7 +39,11 @@ namespace brook::internal {
 class RocksDbMemory;
 
 struct RocksDbOptions {
-  bool sync = false;  // fsync the WAL on every commit (survives a machine crash, not only ours)
+  // fsync the write-ahead log at every commit that goes through it (one without a changelog
+  // offset): such commits then survive a machine crash, not only a crash of the process.
+  bool sync = false;
+  // Restoration loads a buffer of fewer bytes as a write batch, a larger one as SST files.
+  std::size_t min_ingest_bytes = std::size_t{1} << 20;
 };
 
 // Opens the store `name` in `dir`, creating the directory and the database if needed, with its

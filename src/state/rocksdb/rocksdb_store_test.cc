@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,8 +27,51 @@ std::unique_ptr<KeyValueBytesStore> open_store(
   return store ? std::move(*store) : nullptr;
 }
 
+std::unique_ptr<KeyValueBytesStore> open_store(const std::filesystem::path& dir,
+                                               RocksDbOptions options) {
+  auto store = open_rocksdb_store("s", dir, std::make_shared<RocksDbMemory>(kMemoryBytes), options);
+  EXPECT_TRUE(store.has_value()) << store.error().to_string();
+  return store ? std::move(*store) : nullptr;
+}
+
 void put_all(KeyValueBytesStore& store, const Entries& entries) {
   for (const auto& [key, value] : entries) ASSERT_TRUE(store.put(key, value).ok());
+}
+
+// What a crash of the process would leave of the open store in `from`: a copy of its
+// directory, taken while no flush or compaction runs (none is due in these tests: their writes
+// fill no memtable, and no level holds enough files to compact).
+void copy_crash_image(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
+}
+
+// The changelog offset a crash now would leave of the open store in `dir`.
+std::optional<Offset> offset_after_a_crash(const std::filesystem::path& dir) {
+  brook::testing::ScratchDir image("rocksdb-crash-image");
+  copy_crash_image(dir, image.path());
+  return open_store(image.path())->committed_offset();
+}
+
+// Commit i of the crash tests writes "k<i % 7>" = "v<i>" with offset i + 1.
+Status commit_numbered(KeyValueBytesStore& store, int i) {
+  if (auto s = store.put("k" + std::to_string(i % 7), "v" + std::to_string(i)); !s.ok()) return s;
+  return store.commit(Offset(i + 1));
+}
+
+// The entries after commits 0 .. n - 1 of commit_numbered().
+Entries state_after(int n) {
+  std::map<std::string, std::string> state;
+  for (int i = 0; i < n; ++i) state["k" + std::to_string(i % 7)] = "v" + std::to_string(i);
+  return Entries(state.begin(), state.end());
+}
+
+// The bytes of the write-ahead log files in `dir`.
+std::uintmax_t wal_bytes(const std::filesystem::path& dir) {
+  std::uintmax_t bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".log") bytes += entry.file_size();
+  }
+  return bytes;
 }
 
 TEST(RocksDbStore, PutGetAndDeleteByNullBeforeAndAfterCommit) {
@@ -187,6 +233,146 @@ TEST(RocksDbStore, RestoredWritesLandWithTheirOffsetAtCommitAndAreReadableOnlyTh
   EXPECT_EQ(scan_all(*store), (Entries{{"a", "2"}}));
   ASSERT_TRUE(store->put("b", "1").ok());
   EXPECT_EQ(store->restore("c", "3").code(), StatusCode::kFailedPrecondition);
+}
+
+// Commits with a changelog offset write no write-ahead log; commits without one do.
+TEST(RocksDbStore, OnlyCommitsWithoutAChangelogOffsetWriteTheLog) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  auto store = open_store(dir.path());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(commit_numbered(*store, i).ok());
+  EXPECT_EQ(wal_bytes(dir.path()), 0u);
+  ASSERT_TRUE(store->put("no-changelog", "v").ok());
+  ASSERT_TRUE(store->commit(std::nullopt).ok());
+  EXPECT_GT(wal_bytes(dir.path()), 0u);
+}
+
+// Without the log, a crash loses the commits after the last flush of the memtables (here the
+// one at a close): the store comes back exactly as it was at that commit, with its offset, and
+// restoration replays the changelog from there.
+TEST(RocksDbStore, ACrashLeavesTheStateOfTheLastFlushedCommit) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  int i = 0;
+  {
+    auto store = open_store(dir.path());
+    while (i < 50) ASSERT_TRUE(commit_numbered(*store, i++).ok());
+  }
+  auto store = open_store(dir.path());
+  while (i < 80) ASSERT_TRUE(commit_numbered(*store, i++).ok());  // in the memtables only
+  EXPECT_EQ(store->committed_offset(), Offset(80));
+  EXPECT_EQ(scan_all(*store), state_after(80));
+
+  brook::testing::ScratchDir image("rocksdb-crash-image");
+  copy_crash_image(dir.path(), image.path());
+  auto reopened = open_store(image.path());
+  EXPECT_EQ(reopened->committed_offset(), Offset(50));
+  EXPECT_EQ(scan_all(*reopened), state_after(50));
+}
+
+// A store without a changelog has nothing to restore from: its commits go through the log and
+// survive a crash, also right after commits with an offset (those are flushed first, so that
+// the log is never replayed over a state that lacks them).
+TEST(RocksDbStore, CommitsWithoutAChangelogOffsetSurviveACrash) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  auto store = open_store(dir.path());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(commit_numbered(*store, i).ok());
+  ASSERT_TRUE(store->put("unlogged-store", "v").ok());
+  ASSERT_TRUE(store->commit(std::nullopt).ok());
+
+  brook::testing::ScratchDir image("rocksdb-crash-image");
+  copy_crash_image(dir.path(), image.path());
+  auto reopened = open_store(image.path());
+  EXPECT_EQ(reopened->committed_offset(), std::nullopt);
+  auto expected = state_after(10);
+  expected.emplace_back("unlogged-store", "v");
+  EXPECT_EQ(scan_all(*reopened), expected);
+}
+
+// A large restored batch becomes SST files, ingested together with its offset: deletions and
+// range deletions reach the keys the store held before; writes after a range deletion stay.
+TEST(RocksDbStore, LargeRestoredBatchesAreIngestedWithTheirOffset) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  const Entries restored{{"a", "new"}, {"c", "new"}, {"r3", "after"}};
+  {
+    auto store = open_store(dir.path(), {.min_ingest_bytes = 0});  // every load ingests
+    put_all(*store, {{"a", "old"}, {"b", "old"}, {"r1", "old"}, {"r2", "old"}, {"z", "old"}});
+    ASSERT_TRUE(store->commit(Offset(5)).ok());
+    ASSERT_TRUE(store->restore("a", "new").ok());
+    ASSERT_TRUE(store->restore("b", std::nullopt).ok());
+    ASSERT_TRUE(store->restore("r1", "before").ok());
+    ASSERT_TRUE(store->delete_range({.from = "r", .to = "r9"}).ok());
+    ASSERT_TRUE(store->restore("r3", "after").ok());
+    ASSERT_TRUE(store->restore("c", "new").ok());
+    ASSERT_TRUE(store->restore("z", std::nullopt).ok());
+    ASSERT_TRUE(store->commit(Offset(12)).ok());
+    ASSERT_TRUE(store->flush().ok());  // the end of a restoration: loads
+    EXPECT_EQ(offset_after_a_crash(dir.path()), Offset(12));
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "restore-tmp"));
+    EXPECT_EQ(scan_all(*store), restored);
+  }
+  auto store = open_store(dir.path());
+  EXPECT_EQ(store->committed_offset(), Offset(12));
+  EXPECT_EQ(scan_all(*store), restored);
+}
+
+// Restoring into an empty store (the bulk load of a new instance): the latest write of each key
+// wins, deleted keys stay absent, whichever way the buffer is loaded.
+TEST(RocksDbStore, RestoresIntoAnEmptyStoreByBatchOrIngestion) {
+  for (const std::size_t min_ingest_bytes : {std::size_t{0}, std::size_t{1} << 30}) {
+    brook::testing::ScratchDir dir("rocksdb-store");
+    auto store = open_store(dir.path(), {.min_ingest_bytes = min_ingest_bytes});
+    std::map<std::string, std::string> expected;
+    for (int i = 0; i < 5000; ++i) {
+      const std::string key = "key-" + std::to_string(i * 7919 % 1000);
+      if (i % 5 == 4) {
+        ASSERT_TRUE(store->restore(key, std::nullopt).ok());
+        expected.erase(key);
+      } else {
+        ASSERT_TRUE(store->restore(key, std::to_string(i)).ok());
+        expected[key] = std::to_string(i);
+      }
+      if (i % 1000 == 999) {
+        ASSERT_TRUE(store->commit(Offset(i + 1)).ok());
+      }
+    }
+    ASSERT_TRUE(store->flush().ok());
+    EXPECT_EQ(store->committed_offset(), Offset(5000));
+    EXPECT_EQ(scan_all(*store), Entries(expected.begin(), expected.end()))
+        << "min_ingest_bytes " << min_ingest_bytes;
+  }
+}
+
+// Committed restored writes are loaded at a close (as RocksDB flushes its memtables then); the
+// restoration of the next start resumes after them.
+TEST(RocksDbStore, ACloseLoadsCommittedRestoredWrites) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  {
+    auto store = open_store(dir.path());
+    ASSERT_TRUE(store->restore("a", "1").ok());
+    ASSERT_TRUE(store->commit(Offset(1)).ok());
+  }
+  auto store = open_store(dir.path());
+  EXPECT_EQ(store->committed_offset(), Offset(1));
+  EXPECT_EQ(scan_all(*store), (Entries{{"a", "1"}}));
+}
+
+// The restore buffer is charged to the memory the stores share: once what the cache cannot
+// evict fills it, a commit loads the buffer, which makes it durable before restoration ends.
+TEST(RocksDbStore, RestoredWritesAreLoadedWhenTheSharedMemoryIsFull) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  auto memory = std::make_shared<RocksDbMemory>(std::size_t{8} << 20);
+  auto store = std::move(*open_rocksdb_store("s", dir.path(), memory));
+  const std::string value(1000, 'v');
+  int commits = 0;
+  while (!offset_after_a_crash(dir.path()) && commits < 100) {
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_TRUE(store->restore(std::to_string(commits * 1000 + i), value).ok());
+    }
+    ASSERT_TRUE(store->commit(Offset(++commits)).ok());
+  }
+  EXPECT_EQ(offset_after_a_crash(dir.path()), Offset(commits));
+  EXPECT_GT(commits, 1);
+  EXPECT_LT(commits, 100);
+  EXPECT_EQ(store->get("0").value(), value);
 }
 
 TEST(RocksDbStore, OpeningADirectoryAnotherStoreHoldsFails) {

@@ -1,6 +1,6 @@
 // The RocksDB key-value store: the persistent bottom of a store stack (DESIGN.md, state layer).
 //
-// Writes between two commits are buffered in an indexed batch in memory and reach RocksDB only
+// Writes between two commits are buffered in memory (pending_writes.h) and reach RocksDB only
 // at commit(), together with the changelog offset, in one atomic write. Reads see the batch over
 // the database. So the directory always holds the state of a commit: a crash or a close without
 // commit loses exactly the uncommitted writes, and restoration resumes from committed_offset().
@@ -8,7 +8,7 @@
 // Which commit survives a crash: a commit with a changelog offset (or source positions) writes
 // no write-ahead log, since the changelog (or source topic) is the store's log: it stays in
 // RocksDB's memtables until they are flushed to files, when one fills (a 16th of the memory
-// budget, at most 16 MiB) or the memory they share runs short, and at a close. A crash
+// budget, at most 4 MiB) or the memory they share runs short, and at a close. A crash
 // therefore leaves the store at its last flushed commit, an older one than its last, from whose
 // offset restoration replays the tail: at most about two memtables' worth of writes. A commit
 // without either (a store without a changelog) goes through the write-ahead log and survives a

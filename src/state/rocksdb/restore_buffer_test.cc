@@ -27,7 +27,7 @@ TEST(RestoreBuffer, KeepsTheLatestWriteOfEachKey) {
   EXPECT_TRUE(buffer.empty());
   buffer.put("a", "1");
   buffer.put("b", "1");
-  buffer.put("a", "2");      // the same size: in place
+  buffer.put("a", "2");       // the same size: in place
   buffer.put("b", "longer");  // another size: a new record
   buffer.put("c", "1");
   buffer.put("c", std::nullopt);

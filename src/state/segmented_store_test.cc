@@ -216,6 +216,14 @@ INSTANTIATE_TEST_SUITE_P(Bottoms, SegmentedStoreTest, kBottoms, bottom_name);
 INSTANTIATE_TEST_SUITE_P(MemoryIndex, SegmentedStoreTest,
                          ::testing::Values(Bottom{Bottom::kRocksDb, true}), bottom_name);
 
+// Windows at 5 and 25 committed at offset 7, then one at 26 not committed.
+void write_two_committed_and_one_not(SegmentedStore& store) {
+  ASSERT_TRUE(store.put(wk("k", 5), "5").ok());
+  ASSERT_TRUE(store.put(wk("k", 25), "25").ok());
+  ASSERT_TRUE(store.commit(Offset(7)).ok());
+  ASSERT_TRUE(store.put(wk("k", 26), "uncommitted").ok());
+}
+
 TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
   brook::testing::ScratchDir dir("segmented-memory");
   auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);
@@ -228,13 +236,7 @@ TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContent
     return std::make_unique<SegmentedStore>(std::move(counted), StoreKind::kWindow, 20ms, 10ms,
                                             true);
   };
-  {
-    auto store = open();
-    ASSERT_TRUE(store->put(wk("k", 5), "5").ok());
-    ASSERT_TRUE(store->put(wk("k", 25), "25").ok());
-    ASSERT_TRUE(store->commit(Offset(7)).ok());
-    ASSERT_TRUE(store->put(wk("k", 26), "uncommitted").ok());
-  }
+  write_two_committed_and_one_not(*open());
   auto store = open();
   EXPECT_EQ(scan_all(*store), (Entries{{wk("k", 5), "5"}, {wk("k", 25), "25"}}));
   const int loading = counting->reads;  // finding the segments and loading them
@@ -258,13 +260,7 @@ TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOn
     EXPECT_TRUE(bottom) << bottom.error().to_string();
     return std::make_unique<SegmentedStore>(std::move(*bottom), StoreKind::kWindow, 20ms, 10ms);
   };
-  {
-    auto store = open();
-    ASSERT_TRUE(store->put(wk("k", 5), "5").ok());
-    ASSERT_TRUE(store->put(wk("k", 25), "25").ok());
-    ASSERT_TRUE(store->commit(Offset(7)).ok());
-    ASSERT_TRUE(store->put(wk("k", 26), "uncommitted").ok());
-  }
+  write_two_committed_and_one_not(*open());
   auto store = open();
   EXPECT_EQ(store->committed_offset(), Offset(7));
   EXPECT_EQ(scan_all(*store), (Entries{{wk("k", 5), "5"}, {wk("k", 25), "25"}}));

@@ -108,7 +108,7 @@ TEST_F(CrashTest, ExactlyOnceLosesAndDuplicatesNothingAcrossKill9) {
 // The stores must reach their disk while the app runs, as a large store's do: 20 011 keys, so
 // that the record cache collapses few updates and the changelog gets about one record per
 // input record, and memtables of 64 KiB (a RocksDB memory budget of 1 MiB), which flush every
-// 1 500 or so updates as the default 16 MiB ones do every few hundred thousand.
+// 1 500 or so updates as the default 4 MiB ones do every several tens of thousands.
 class StatefulCrashTest : public CrashTest {
  protected:
   static constexpr int kStatefulRecords = 150'000;

@@ -120,7 +120,7 @@ class FullDiskTest : public EmbeddedFixture {
   // The count app's command line: crash_app DATA_DIR GUARANTEE -1 0 count [STATE_DIR], with a
   // RocksDB memory budget of 4 MiB: memtables of 256 KiB, so that the stores write to their
   // disk while the app runs (the stores have a changelog, so they write no WAL, and the default
-  // 16 MiB memtables would first reach the disk at the close).
+  // 4 MiB memtables would first reach the disk at the close).
   static std::vector<std::string> count_app(const char* guarantee,
                                             const std::filesystem::path& data_dir,
                                             std::optional<std::filesystem::path> state_dir = {}) {

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -45,6 +46,31 @@ std::string value_for(std::int64_t offset) {
   std::string value = "value-" + std::to_string(offset) + "-";
   value.resize(100, 'x');
   return value;
+}
+
+// Reads `log` from offset 0 to its end, `max_bytes` at a time, passing each record to `each`;
+// false (with a test failure) if a read fails, offsets do not ascend or a value is not
+// value_for(its offset).
+bool read_through_checked(const PartitionLog& log, std::size_t max_bytes,
+                          const std::function<void(const StoredRecord&)>& each) {
+  std::int64_t previous = -1;
+  for (Offset from(0);;) {
+    auto batch = log.read(from, max_bytes);
+    if (!batch) {
+      ADD_FAILURE() << batch.error().to_string();
+      return false;
+    }
+    if (batch->empty()) return true;
+    for (const auto& r : *batch) {
+      if (r.offset.value() <= previous || r.value != value_for(r.offset.value())) {
+        ADD_FAILURE() << "bad record at offset " << r.offset.value();
+        return false;
+      }
+      previous = r.offset.value();
+      each(r);
+    }
+    from = Offset(previous + 1);
+  }
 }
 
 std::vector<std::string> segment_files(const fs::path& dir) {
@@ -827,26 +853,18 @@ TEST_F(PartitionLogTest, AReaderFromTheStartSeesTheNewestValueOfEveryKeyWhileCom
       // Every key's newest offset below `end` must be seen, or a newer one.
       const std::int64_t end = log->end_offset().value();
       std::map<std::string, std::int64_t> seen;
-      std::int64_t previous = -1;
-      for (Offset from(0);;) {
-        auto batch = log->read(from, 2 << 10);
-        if (!batch) {
-          ADD_FAILURE() << batch.error().to_string();
-          failed = true;
-          return;
-        }
-        if (batch->empty()) break;
-        for (const auto& r : *batch) {
-          if (r.offset.value() <= previous || r.key != key_of(r.offset.value()) ||
-              r.value != value_for(r.offset.value())) {
-            ADD_FAILURE() << "bad record at offset " << r.offset.value();
-            failed = true;
-            return;
-          }
-          previous = r.offset.value();
-          seen[*r.key] = previous;
-        }
-        from = Offset(previous + 1);
+      bool keys_right = true;
+      if (!read_through_checked(*log, 2 << 10, [&](const StoredRecord& r) {
+            keys_right = keys_right && r.key == key_of(r.offset.value());
+            seen[r.key.value_or("")] = r.offset.value();
+          })) {
+        failed = true;
+        return;
+      }
+      if (!keys_right) {
+        ADD_FAILURE() << "a record has the key of another offset";
+        failed = true;
+        return;
       }
       for (std::int64_t o = std::max<std::int64_t>(0, end - kKeys); o < end; ++o) {
         if (seen[key_of(o)] < o) {
@@ -949,25 +967,7 @@ TEST_F(PartitionLogTest, ReadersSurviveSegmentsBeingDroppedAndCompactedUnderThem
   std::atomic<bool> failed{false};
   std::thread reader([&] {
     while (!done && !failed) {
-      std::int64_t previous = -1;
-      for (Offset from(0);;) {
-        auto batch = log->read(from, 8 << 10);
-        if (!batch) {
-          ADD_FAILURE() << batch.error().to_string();
-          failed = true;
-          return;
-        }
-        if (batch->empty()) break;
-        for (const auto& r : *batch) {
-          if (r.offset.value() <= previous || r.value != value_for(r.offset.value())) {
-            ADD_FAILURE() << "bad record at offset " << r.offset.value();
-            failed = true;
-            return;
-          }
-          previous = r.offset.value();
-        }
-        from = Offset(previous + 1);
-      }
+      if (!read_through_checked(*log, 8 << 10, [](const StoredRecord&) {})) failed = true;
     }
   });
   std::vector<StoredRecord> batch;

@@ -56,9 +56,12 @@ class KafkaFixture : public ::testing::Test {
     kafka_ = std::move(*kafka);
   }
 
-  // Creates `topic` on the broker; fails the test if it cannot.
+  // Creates `topic` on the broker; fails the test if it cannot. Its records are kept forever
+  // unless `configs` says otherwise: tests date records early in 1970, which the broker's
+  // retention check (every 5 s, scripts/kafka.sh) would otherwise delete while the test runs.
   void create_topic(const std::string& topic, std::int32_t partitions,
                     std::map<std::string, std::string> configs = {}) {
+    configs.try_emplace("retention.ms", "-1");
     auto s = kafka_->admin().create_topic(
         {.name = topic, .partitions = partitions, .configs = std::move(configs)});
     ASSERT_TRUE(s.ok()) << s.to_string();

@@ -188,11 +188,7 @@ TEST_F(KafkaStreamsTest, SinksPartitionWindowedKeysByTheKeyAlone) {
   const auto in = unique_name("readings");
   const auto per_window = unique_name("per-window");
   const auto per_session = unique_name("per-session");
-  // The records' times are early in 1970: without retention.ms=-1 the broker's retention
-  // check (every 5 s here) may delete them, input and output, before they are read.
-  for (const auto& topic : {in, per_window, per_session}) {
-    create_topic(topic, 4, {{"retention.ms", "-1"}});
-  }
+  for (const auto& topic : {in, per_window, per_session}) create_topic(topic, 4);
   auto producer = kafka_->make_producer({.client_id = "test"});
   ASSERT_TRUE(producer) << producer.error().to_string();
   for (auto& record : windowed_input(in)) {

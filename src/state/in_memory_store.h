@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "brook/internal/bytes_store.h"
-#include "state/bytes_hash.h"
+#include "core/bytes_hash.h"
 
 namespace brook::internal {
 

@@ -5,16 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "backend/embedded/checksummed_file.h"
 #include "backend/embedded/file_io.h"
 #include "backend/embedded/frame_scanner.h"
 #include "backend/embedded/partition_log_impl.h"
+#include "core/bytes_hash.h"
 #include "core/log.h"
 
 namespace brook::internal {
@@ -53,11 +52,6 @@ Status corrupt_at(const Segment& segment, const FrameScanner& scanner) {
                             scanner.damage_reason());
 }
 
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-
 }  // namespace
 
 // The newest record of every key in the closed segments, and what compaction keeps of each
@@ -69,7 +63,7 @@ struct NewestOffsets {
     std::size_t segment;
     bool kept;  // not a tombstone past delete_retention_ms
   };
-  std::unordered_map<std::string, Newest, StringHash, std::equal_to<>> by_key;
+  BytesMap<Newest> by_key;
   std::vector<std::int64_t> kept_bytes;  // by closed segment
 };
 

@@ -48,14 +48,17 @@ Result<std::optional<std::string>> CachingStore::get(std::string_view key) {
     const auto value = CacheEntry::view(table_.block(slot)).value;
     return value ? std::optional<std::string>(*value) : std::nullopt;
   }
+  if (last_read_.holds(key)) {
+    const auto below = last_read_.below();
+    return below ? std::optional<std::string>(*below) : std::nullopt;
+  }
   auto below = inner_->get(key);
   if (!below) return below;
-  if (!*below) {
-    last_absent_.assign(key);
-    has_last_absent_ = true;
-    return below;
-  }
-  if (Status s = cache_clean(key, hash, **below); !s.ok()) return error(std::move(s));
+  if (*below && cache_clean(key, hash, **below)) return below;
+  last_read_.key.assign(key);
+  last_read_.present = below->has_value();
+  if (last_read_.present) last_read_.value.assign(**below);
+  last_read_.valid = true;
   return below;
 }
 
@@ -71,14 +74,17 @@ Status CachingStore::put(std::string_view key, std::optional<std::string_view> v
   const std::size_t hash = CacheTable::hash(key);
   const std::string_view headers = current_headers();
   std::size_t slot = table_.find(key, hash);
-  // What is below: a clean entry's value, what a dirty one knows, or a key just read absent.
-  auto known_below = [&]() -> KnownBelow {
-    if (slot != CacheTable::kNone) return CacheEntry::view(table_.block(slot)).below;
-    if (has_last_absent_ && last_absent_ == key) return std::optional<std::string_view>();
-    return std::nullopt;
-  };
-  KnownBelow below = known_below();
-  has_last_absent_ = has_last_absent_ && last_absent_ != key;
+  // What is below: a clean entry's value, what a dirty one knows, or the key's last read.
+  KnownBelow below;
+  if (slot != CacheTable::kNone) {
+    below = CacheEntry::view(table_.block(slot)).below;
+  } else if (last_read_.holds(key)) {
+    // Taken out of last_read_ (which the key's put ends): making room writes entries down,
+    // which runs downstream nodes, which may read this store.
+    put_below_.swap(last_read_.value);
+    last_read_.valid = false;
+    below = last_read_.present ? std::optional<std::string_view>(put_below_) : std::nullopt;
+  }
   const std::size_t bytes = CacheEntry::estimate(key, below, value, headers, true);
   if (!cache_->fits(extra_for(bytes, slot))) {
     auto kept = make_room(bytes, key, hash, slot);
@@ -144,7 +150,7 @@ Status CachingStore::scan(const KeyRange& range, const ScanVisitor& visit) {
 }
 
 Status CachingStore::flush() {
-  has_last_absent_ = false;
+  last_read_.valid = false;
   if (dirty_ > 0) {
     // Collected first: write-downs run downstream nodes, which may move the table's slots.
     // A dirty block stays where it is until written down: nothing else evicts or rewrites it.
@@ -233,16 +239,16 @@ std::size_t CachingStore::extra_for(std::size_t bytes, std::size_t slot) const {
   return bytes > charged ? bytes - charged : 0;
 }
 
-Status CachingStore::cache_clean(std::string_view key, std::size_t hash, std::string_view value) {
+bool CachingStore::cache_clean(std::string_view key, std::size_t hash, std::string_view value) {
   const std::size_t bytes = CacheEntry::estimate(key, std::nullopt, value, {}, false);
-  if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) {
-    if (auto room = make_room(bytes, key, hash, CacheTable::kNone); !room) return room.error();
-    if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) return {};  // too big: not cached
-  }
-  // Still not cached: nothing downstream of a write-down writes to this store.
+  if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) return false;
   const std::size_t slot = insert(CacheEntry::make(key, std::nullopt, value, {}, false), hash);
   table_.mark(slot, CacheTable::kReferenced, true);
-  return settle(slot);
+  // malloc may have given more than estimated: then the entry goes again rather than
+  // evicting others for a read.
+  if (cache_->fits(0)) return true;
+  erase(slot);
+  return false;
 }
 
 Status CachingStore::settle(std::size_t slot) {

@@ -21,10 +21,12 @@
 namespace brook::internal {
 
 // put() only writes into the cache (a dirty entry; a delete is a dirty tombstone); get()
-// answers from the cache, else reads below and caches what it found (clean). A write-down of
-// a key reads the value below unless the cache knows it (the key was cached clean before its
-// first update since the last write-down, or was just read absent), writes the new one and
-// tells the listener; flush() writes every dirty key down. An insertion that would take the
+// answers from the cache, else reads below and caches what it found (clean) if that fits
+// without evicting anything: a read never makes room, so a lookup of a table larger than the
+// budget costs no eviction, and what is cached stays until writes need its room. A write-down
+// of a key reads the value below unless the cache knows it (the key was cached clean before its
+// first update since the last write-down, or was the last one read below), writes the new one
+// and tells the listener; flush() writes every dirty key down. An insertion that would take the
 // budget over its maximum first makes room (RecordCache::make_room), and if the entry still
 // does not fit it is written straight down (a budget of 0 turns the cache off). Destroying
 // the store drops unflushed writes, as a dirty close must.
@@ -82,8 +84,9 @@ class CachingStore final : public KeyValueBytesStore {
                                 std::size_t slot);
   // What an entry of `bytes` needs beyond what the one in `slot` (kNone: none) is charged.
   std::size_t extra_for(std::size_t bytes, std::size_t slot) const;
-  // Caches `value` of `key` read from below, clean, if it fits after making room.
-  Status cache_clean(std::string_view key, std::size_t hash, std::string_view value);
+  // Caches `value` of `key` read from below, clean, if it fits without making room; true if
+  // it did.
+  bool cache_clean(std::string_view key, std::size_t hash, std::string_view value);
   std::size_t insert(char* block, std::size_t hash);
   // After the entry in `slot` was written: malloc may have given its block more than
   // estimated; evicts others if that took the budget over its maximum.
@@ -108,10 +111,23 @@ class CachingStore final : public KeyValueBytesStore {
   CacheTable table_;
   std::unique_ptr<OrderedIndex> ordered_;  // made by the first scan, kept from then on
   std::size_t charged_ = 0;
-  std::size_t hand_ = 0;     // the eviction sweep's position in table_
-  std::size_t dirty_ = 0;    // dirty entries
-  std::string last_absent_;  // the key get() last found absent below, if any
-  bool has_last_absent_ = false;
+  std::size_t hand_ = 0;   // the eviction sweep's position in table_
+  std::size_t dirty_ = 0;  // dirty entries
+  // What get() last read below and did not cache (absent, or no room), until the key is put
+  // or the store flushed: the put of a read-modify-write then knows what is below.
+  struct LastRead {
+    std::string key;
+    std::string value;
+    bool present = false;  // else the key is absent below
+    bool valid = false;
+
+    bool holds(std::string_view k) const { return valid && key == k; }
+    std::optional<std::string_view> below() const {
+      return present ? std::optional<std::string_view>(value) : std::nullopt;
+    }
+  };
+  LastRead last_read_;
+  std::string put_below_;             // the value put() took out of last_read_
   const Headers* headers_ = nullptr;  // set_record_headers()
   std::string encoded_headers_;
 };

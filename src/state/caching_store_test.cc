@@ -361,8 +361,26 @@ TEST(CachingStore, EvictingACleanEntryWritesNothing) {
   ASSERT_TRUE(store->put("b", "2").ok());
   EXPECT_TRUE(changes.empty());
   EXPECT_EQ(store->entries(), 1u);
-  EXPECT_EQ(store->get("a").value(), "1");  // read below again; evicts dirty b to fit
-  EXPECT_EQ(changes, (Changes{{"b", "2", std::nullopt}}));
+}
+
+TEST(CachingStore, AReadNeverMakesRoomAndThePutAfterItReadsNothingAgain) {
+  Changes changes;
+  auto below = std::make_shared<InMemoryStore>("counts");
+  ASSERT_TRUE(below->put("a", "1").ok());
+  auto reads = std::make_shared<int>(0);
+  CachingStore store(std::make_unique<SharedStore>(below, std::make_shared<bool>(false), reads),
+                     budget(room_for(1)));
+  store.set_flush_listener(recorder(changes));
+  ASSERT_TRUE(store.put("b", "2").ok());  // fills the budget
+  EXPECT_EQ(store.get("a").value(), "1");
+  EXPECT_EQ(store.entries(), 1u) << "a read evicted b";
+  EXPECT_TRUE(changes.empty());
+  EXPECT_EQ(store.get("a").value(), "1");
+  EXPECT_EQ(*reads, 1) << "the second get read below again";
+  ASSERT_TRUE(store.put("a", "3").ok());  // a write makes room: b goes down (read below)
+  ASSERT_TRUE(store.flush().ok());
+  EXPECT_EQ(*reads, 2) << "a's write-down read below again";
+  EXPECT_EQ(changes, (Changes{{"b", "2", std::nullopt}, {"a", "3", "1"}}));
 }
 
 TEST(CachingStore, AStoreTakesRoomFromAnothersCleanEntries) {

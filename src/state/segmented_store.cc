@@ -1,5 +1,6 @@
 #include "state/segmented_store.h"
 
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -257,7 +258,7 @@ Status SegmentedStore::scan_memory(const KeyRange& range, const ScanVisitor& vis
     Entries::const_iterator at;
     Entries::const_iterator end;
   };
-  std::vector<Cursor> cursors;
+  absl::InlinedVector<Cursor, 4> cursors;  // a window store has a few live segments
   for (auto it = memory_->lower_bound(min_live_segment()); it != memory_->end(); ++it) {
     const Entries& entries = it->second;
     auto from = range.from ? entries.lower_bound(*range.from) : entries.begin();

@@ -31,6 +31,8 @@
 // Not thread-safe, like every KeyValueBytesStore.
 #pragma once
 
+#include <absl/container/btree_map.h>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -87,8 +89,9 @@ class SegmentedStore final : public KeyValueBytesStore {
   Status write(std::string_view key, std::optional<std::string_view> value, Write inner_write);
   Status scan_memory(const KeyRange& range, const ScanVisitor& visit) const;
 
-  // The memory index: the live entries of each segment (keys as given, not as stored below).
-  using Entries = std::map<std::string, std::string, std::less<>>;
+  // The memory index: the live entries of each segment (keys as given, not as stored below),
+  // in B-trees (a lookup touches a few nodes of many keys each, not a node per key).
+  using Entries = absl::btree_map<std::string, std::string, std::less<>>;
   using Segments = std::map<std::int64_t, Entries>;
 
   std::unique_ptr<KeyValueBytesStore> inner_;

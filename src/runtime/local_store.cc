@@ -89,7 +89,14 @@ void LocalStore::start_restoring(std::int64_t total) {
 
 Status LocalStore::restore(std::span<const ConsumerRecord> records) {
   std::lock_guard lock(*mutex_);
-  for (const ConsumerRecord& record : records) {
+  // The store starts looking for a key this many records before it is restored: a restored
+  // key is rarely in a CPU cache, and the lookups' misses then overlap.
+  constexpr std::size_t kPrefetchAhead = 8;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (i + kPrefetchAhead < records.size() && records[i + kPrefetchAhead].key) {
+      stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
+    }
+    const ConsumerRecord& record = records[i];
     if (!record.key) continue;  // a changelog record always has a key; skip anything else
     ++restored_;
     auto s = record.value ? stack_.bottom->restore(*record.key, std::string_view(*record.value))

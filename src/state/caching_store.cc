@@ -165,7 +165,10 @@ Status CachingStore::flush() {
     // earlier) go before it.
     std::sort(dirty.begin(), dirty.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [key, block] : dirty) {
+    constexpr std::size_t kPrefetchAhead = 8;  // the store below starts looking that early
+    for (std::size_t i = 0; i < dirty.size(); ++i) {
+      if (i + kPrefetchAhead < dirty.size()) inner_->prefetch(dirty[i + kPrefetchAhead].first);
+      const auto& [key, block] = dirty[i];
       const std::size_t hash = CacheTable::hash(key);
       if (Status s = write_down(table_.find(key, hash)); !s.ok()) return s;
       const std::size_t slot = table_.find(key, hash);

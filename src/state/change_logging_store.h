@@ -21,6 +21,7 @@ class ChangeLoggingStore final : public KeyValueBytesStore {
 
   const std::string& name() const override { return inner_->name(); }
   Result<std::optional<std::string>> get(std::string_view key) override { return inner_->get(key); }
+  void prefetch(std::string_view key) const override { inner_->prefetch(key); }
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     if (auto s = inner_->put(key, value); !s.ok()) return s;
     log_(key, value);

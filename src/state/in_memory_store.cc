@@ -48,31 +48,45 @@ Result<std::optional<std::string>> InMemoryStore::get(std::string_view key) {
 }
 
 Status InMemoryStore::put(std::string_view key, std::optional<std::string_view> value) {
-  auto it = entries_.find(key);
   if (!value) {
+    auto it = entries_.find(key);
     if (it == entries_.end()) return {};
     if (index_) index_->entries.erase(&*it);
     entries_.erase(it);
     return {};
   }
-  if (it != entries_.end()) {
+  const std::size_t capacity = entries_.capacity();
+  auto [it, inserted] = entries_.try_emplace(key, *value);
+  if (!inserted) {
     it->second.assign(*value);
     return {};
   }
-  it = entries_.emplace(std::string(key), std::string(*value)).first;
-  if (index_) {
-    try {
-      index_->entries.insert(&*it);
-    } catch (...) {  // keep map and index in step
-      entries_.erase(it);
-      throw;
-    }
+  if (!index_) return {};
+  if (entries_.capacity() != capacity) {  // the map grew: its entries moved
+    index_.reset();
+    return {};
+  }
+  try {
+    index_->entries.insert(&*it);
+  } catch (...) {  // keep map and index in step
+    entries_.erase(it);
+    throw;
   }
   return {};
 }
 
 void InMemoryStore::reserve_for_restore(std::int64_t records) {
   if (records > 0) entries_.reserve(entries_.size() + static_cast<std::size_t>(records));
+}
+
+Status InMemoryStore::flush() {
+  // Gives back what a restoration reserved for more keys than its changelog held (records of
+  // a key not compacted yet): the slots are 64 bytes each.
+  if (entries_.capacity() > 4 * entries_.size() + 64) {
+    entries_.rehash(0);
+    index_.reset();  // the entries moved
+  }
+  return {};
 }
 
 Status InMemoryStore::scan(const KeyRange& range, const ScanVisitor& visit) {

@@ -1,10 +1,15 @@
-// The in-memory key-value store. Point lookups and writes go to a hash map; scans and range
+// The in-memory key-value store. Point lookups and writes go to an open-addressing hash map
+// (absl::flat_hash_map: a lookup reads a control byte and the entry's slot); scans and range
 // deletions to an ordered index of the map's entries, built at the first of them (one sort) and
 // kept up to date from then on, so a store read only by key never pays for ordering, and a
-// window or session store (whose segmented store scans from the start) keeps both. Nothing
-// survives the process, so it has no committed offset and is restored from its whole changelog
-// whenever its task starts, into a map sized beforehand for the changelog's records.
+// window or session store (whose segmented store scans from the start) keeps both. The index
+// points into the map's slots, which move only when the map grows: it is then dropped and
+// rebuilt at the next scan. Nothing survives the process, so it has no committed offset and is
+// restored from its whole changelog whenever its task starts, into a map sized beforehand for
+// the changelog's records.
 #pragma once
+
+#include <absl/container/flat_hash_map.h>
 
 #include <cstddef>
 #include <memory>
@@ -24,6 +29,7 @@ class InMemoryStore final : public KeyValueBytesStore {
   const std::string& name() const override { return name_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
+  void prefetch(std::string_view key) const override { entries_.prefetch(key); }
   // Makes room for `records` more keys, so that restoration never rehashes.
   void reserve_for_restore(std::int64_t records) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
@@ -31,7 +37,8 @@ class InMemoryStore final : public KeyValueBytesStore {
   Result<std::int64_t> approximate_count() override {
     return static_cast<std::int64_t>(entries_.size());
   }
-  Status flush() override { return {}; }
+  // Shrinks the map if a restoration reserved far more room than it filled.
+  Status flush() override;
   Status commit(std::optional<Offset>) override { return {}; }
   std::optional<Offset> committed_offset() const override { return std::nullopt; }
   bool persistent() const override { return false; }
@@ -40,8 +47,8 @@ class InMemoryStore final : public KeyValueBytesStore {
   bool ordered() const { return index_ != nullptr; }
 
  private:
-  using Map = BytesMap<std::string>;
-  using Entry = Map::value_type;  // a map node's content: its address never changes
+  using Map = absl::flat_hash_map<std::string, std::string, BytesHash, std::equal_to<>>;
+  using Entry = Map::value_type;  // in a slot of the map: moves only when the map grows
   struct Index;                   // the map's entries in key order (in_memory_store.cc)
 
   // The ordered index, built from the map if it does not exist yet.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
@@ -71,6 +72,44 @@ TEST(InMemoryStore, ScansAfterTheFirstSeeLaterPutsAndDeletesInOrder) {
   ASSERT_TRUE(store.put("b", std::nullopt).ok());
   EXPECT_EQ(scan_all(store), (Entries{{"a", "2"}, {"d", "2"}, {"e", "2"}, {"f", "1"}}));
   EXPECT_EQ(scan_all(store, {.from = "c", .to = "e"}), (Entries{{"d", "2"}, {"e", "2"}}));
+}
+
+TEST(InMemoryStore, ScansStayInOrderWhileTheMapGrowsAndShrinks) {
+  InMemoryStore store("s");
+  Entries expected;
+  auto put = [&](int i) {
+    const std::string key = "k" + std::to_string(i);
+    ASSERT_TRUE(store.put(key, std::to_string(i)).ok());
+    expected.emplace_back(key, std::to_string(i));
+  };
+  put(0);
+  EXPECT_EQ(scan_all(store), expected);    // the index exists from here on
+  for (int i = 1; i < 5'000; ++i) put(i);  // the map grows many times over
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(scan_all(store), expected);
+  Entries tail;
+  for (const auto& entry : expected) {
+    if (entry.first >= "k4990" && entry.first <= "k4999") tail.push_back(entry);
+  }
+  ASSERT_EQ(tail.size(), 10u);
+  EXPECT_EQ(scan_all(store, {.from = "k4990", .to = "k4999"}), tail);
+  for (int i = 10; i < 5'000; ++i)
+    ASSERT_TRUE(store.put("k" + std::to_string(i), std::nullopt).ok());
+  ASSERT_TRUE(store.flush().ok());  // far more room than entries: the map shrinks
+  Entries left;
+  for (int i = 0; i < 10; ++i) left.emplace_back("k" + std::to_string(i), std::to_string(i));
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(scan_all(store), left);
+  EXPECT_EQ(store.get("k5").value(), "5");
+}
+
+TEST(InMemoryStore, ARestorationReservedForMoreKeysThanCameKeepsItsEntriesAfterTheFlush) {
+  InMemoryStore store("s");
+  store.reserve_for_restore(100'000);
+  for (auto key : {"c", "a", "b"}) ASSERT_TRUE(store.restore(key, key).ok());
+  ASSERT_TRUE(store.flush().ok());
+  EXPECT_EQ(scan_all(store), (Entries{{"a", "a"}, {"b", "b"}, {"c", "c"}}));
+  EXPECT_EQ(store.get("b").value(), "b");
 }
 
 TEST(InMemoryStore, DeleteRangeRemovesKeysFromLookupsAndScans) {

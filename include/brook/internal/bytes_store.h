@@ -55,6 +55,10 @@ class KeyValueBytesStore {
   virtual Status restore(std::string_view key, std::optional<std::string_view> value) {
     return put(key, value);
   }
+  // A hint that `key` is about to be read or written: a store may start loading where it
+  // would look for it (the in-memory store prefetches its slot), so that a batch of writes
+  // overlaps their cache misses. Only a hint; it changes nothing.
+  virtual void prefetch(std::string_view /*key*/) const {}
   // Restoration is about to restore up to `records` changelog records: a store may size itself
   // for them (the in-memory store reserves room for as many keys). Only a hint.
   virtual void reserve_for_restore(std::int64_t /*records*/) {}

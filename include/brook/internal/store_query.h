@@ -27,6 +27,10 @@ class StoreQuery {
   virtual Status scan_keyed(std::string_view partition_key, const KeyRange& range,
                             const ScanVisitor& visit) = 0;
   virtual Result<std::int64_t> approximate_count() = 0;
+  // The entries in `range` of the task of `partition` only: kNotFound if that task runs on
+  // another instance, kUnavailable while that is not settled or the store restores.
+  virtual Status scan_partition(std::int32_t partition, const KeyRange& range,
+                                const ScanVisitor& visit) = 0;
 };
 
 }  // namespace brook::internal

@@ -19,6 +19,7 @@ class LocalStoreQuery final : public StoreQuery {
       : spec_(spec), partitions_(partitions), registry_(registry) {}
 
   const StoreSpec& spec() const override { return spec_; }
+  std::int32_t partitions() const override { return partitions_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   Result<std::optional<std::string>> get_keyed(std::string_view partition_key,

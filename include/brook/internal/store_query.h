@@ -15,6 +15,8 @@ class StoreQuery {
  public:
   virtual ~StoreQuery() = default;
   virtual const StoreSpec& spec() const = 0;
+  // How many partitions (tasks) the store has over all instances; 1 for a global store.
+  virtual std::int32_t partitions() const = 0;
   // The value of `key` from the task of the key's partition.
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
   // Each local task's entries in `range`, partition after partition.

@@ -81,8 +81,9 @@ class Streams {
   // still finishing after `timeout` (they go on; call close() again to wait for them).
   // Idempotent.
   Status close(std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  // start(), then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the
-  // process exit code: 0 after a clean shutdown, 1 after an error (printed to stderr).
+  // start() (unless started: then block SIGINT and SIGTERM in every thread before start()),
+  // then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the process exit
+  // code: 0 after a clean shutdown, 1 after an error (printed to stderr).
   int run_until_signal();
   // Runs until every record in the input topics (repartition topics too) is processed and
   // committed (lag() == 0), then close()s: for batch jobs, reprocessing, demos and tests.

@@ -607,7 +607,9 @@ int Streams::run_until_signal() {
   sigaddset(&signals, SIGTERM);
   // Blocked before the threads start, so they inherit the mask and only sigtimedwait sees them.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  if (auto s = start(); !s.ok()) return report(s);
+  if (state() == State::kCreated) {
+    if (auto s = start(); !s.ok()) return report(s);
+  }
   const timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
   while (sigtimedwait(&signals, nullptr, &tick) < 0) {
     std::lock_guard lock(impl_->mutex);

@@ -26,6 +26,7 @@ std::unique_ptr<httplib::Client> Forwarder::take(const std::string& server) {
   }
   auto client = std::make_unique<httplib::Client>("http://" + server);
   client->set_keep_alive(true);
+  client->set_tcp_nodelay(true);
   client->set_connection_timeout(timeout_);
   client->set_read_timeout(timeout_);
   client->set_write_timeout(timeout_);

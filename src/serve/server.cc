@@ -188,12 +188,12 @@ class HttpServer final : public Server {
 
   Reply health() {
     const auto state = app_.state();
+    const auto instances = app_.metadata_for_all_clients();  // this one first
     nlohmann::json body{{"state", to_string(state)},
                         {"server", self(app_)},
-                        {"instances", app_.metadata_for_all_clients().size()}};
+                        {"instances", instances.size()},
+                        {"tasks", instances.empty() ? 0 : instances.front().tasks.size()}};
     if (auto lag = app_.lag()) body["lag"] = *lag;
-    auto all = app_.metadata_for_all_clients();
-    body["tasks"] = all.empty() ? 0 : all.front().tasks.size();
     return json_reply(body, state == Streams::State::kRunning ? 200 : 503);
   }
 

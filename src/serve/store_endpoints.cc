@@ -195,11 +195,10 @@ Reply StoreEndpoints::key(const std::string& store, const std::string& text,
   }
   auto rendered = render_value(spec, **value);
   if (!rendered) return status_reply(rendered.error());
-  const auto partition = app_.query_metadata_for_serialized_key(spec.name, key);
   return answered({{"store", spec.name},
                    {"key", render_key(spec, key)},
                    {"value", std::move(*rendered)},
-                   {"partition", partition ? partition->partition.value() : -1}});
+                   {"partition", partition_for_key(key, found->query->partitions()).value()}});
 }
 
 Reply StoreEndpoints::windows(const std::string& store, const std::string& text,

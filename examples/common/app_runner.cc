@@ -1,6 +1,10 @@
 #include "app_runner.h"
 
+#include <brook/serve.h>
+#include <signal.h>
+
 #include <cstdio>
+#include <memory>
 #include <string_view>
 
 namespace examples {
@@ -14,13 +18,14 @@ constexpr std::pair<std::string_view, const char*> kValueFlags[] = {
     {"--group-instance-id", "group.instance.id"},
     {"--application-id", "application.id"},
     {"--threads", "num.stream.threads"},
+    {"--serve", "application.server"},
 };
 
 int usage(const char* program, std::string_view problem) {
   std::fprintf(stderr,
                "%s: %.*s\nusage: %s [--data-dir DIR | --bootstrap-servers HOST:PORT[,...]] "
                "[--state-dir DIR] [--group-instance-id ID] [--application-id ID] [--threads N] "
-               "[--exactly-once] [--until-idle]\n",
+               "[--serve HOST:PORT] [--config KEY=VALUE]... [--exactly-once] [--until-idle]\n",
                program, static_cast<int>(problem.size()), problem.data(), program);
   return 2;
 }
@@ -47,6 +52,13 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
       config["processing.guarantee"] = "exactly_once_v2";
     } else if (arg == "--until-idle") {
       until_idle = true;
+    } else if (arg == "--config" && i + 1 < argc) {
+      const std::string_view setting = argv[++i];
+      const auto equals = setting.find('=');
+      if (equals == std::string_view::npos || equals == 0) {
+        return usage(argv[0], "--config takes KEY=VALUE, not '" + std::string(setting) + "'");
+      }
+      config[std::string(setting.substr(0, equals))] = setting.substr(equals + 1);
     } else if (const char* key = config_key_of(arg); key != nullptr && i + 1 < argc) {
       config[key] = argv[++i];
     } else {
@@ -60,11 +72,30 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
   if (until_idle) config.emplace("commit.interval.ms", "100");
   brook::Streams app(topology, config);
   int code = 0;
+  std::unique_ptr<brook::Server> server;
+  if (config.contains("application.server")) {
+    // Started here, before run_until_signal(): its threads must not take the signals it waits
+    // for.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    if (auto s = app.start(); !s.ok()) return brook::report(s);
+    auto served = brook::serve(app);
+    if (!served) {
+      (void)app.close();
+      return brook::report(served.error());
+    }
+    server = std::move(*served);
+    std::fprintf(stderr, "%s: serving on http://127.0.0.1:%d/\n", argv[0], server->port());
+  }
   if (!until_idle) {
     code = app.run_until_signal();
   } else if (auto s = app.run_until_idle(); !s.ok()) {
     code = brook::report(s);
   }
+  if (server) server->stop();
   if (after_run) after_run(app);
   return code;
 }

@@ -10,6 +10,9 @@
 //                               runs, tests on a shared cluster)
 //   --threads N                 stream threads (default 2)
 //   --exactly-once              processing.guarantee=exactly_once_v2
+//   --serve HOST:PORT           application.server: answer queries over HTTP (brook/serve.h),
+//                               listening on 127.0.0.1:PORT unless serve.listen says otherwise
+//   --config KEY=VALUE          any other configuration key (repeatable)
 //   --until-idle                stop once every input record is processed and committed
 //                               (demos, tests); commits every 100 ms unless configured
 //                               otherwise

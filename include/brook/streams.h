@@ -36,6 +36,10 @@
 //                             instance's transactional producers
 //   kafka.<name>              Kafka: a librdkafka setting for every client (security.protocol...)
 //   producer.<name>, consumer.<name>   Kafka: a librdkafka setting for producers / consumers only
+//   application.server        host:port this instance answers interactive queries on: it is
+//                             announced to the other instances (brook/streams_metadata.h) and
+//                             brook::serve() listens there (brook/serve.h)
+//   serve.<name>              settings of the HTTP server (brook/serve.h), kept for serve()
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -46,11 +50,13 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "brook/interactive_query.h"
 #include "brook/metrics.h"
 #include "brook/restore_listener.h"
 #include "brook/status.h"
+#include "brook/streams_metadata.h"
 #include "brook/topology.h"
 
 namespace brook {
@@ -75,8 +81,9 @@ class Streams {
   // still finishing after `timeout` (they go on; call close() again to wait for them).
   // Idempotent.
   Status close(std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  // start(), then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the
-  // process exit code: 0 after a clean shutdown, 1 after an error (printed to stderr).
+  // start() (unless started: then block SIGINT and SIGTERM in every thread before start()),
+  // then wait for SIGINT or SIGTERM (or a fatal error), then close(). Returns the process exit
+  // code: 0 after a clean shutdown, 1 after an error (printed to stderr).
   int run_until_signal();
   // Runs until every record in the input topics (repartition topics too) is processed and
   // committed (lag() == 0), then close()s: for batch jobs, reprocessing, demos and tests.
@@ -143,16 +150,55 @@ class Streams {
         *query, std::static_pointer_cast<const Serde<K>>(spec.key_serde), std::move(*decode));
   }
 
+  // Instance metadata, for sending a query to the instance that holds its key. Instances
+  // with an application.server announce themselves to each other (docs/architecture.md);
+  // without one, an instance knows only itself. Empty before start().
+  //
+  // Every instance of the application known now, this one first.
+  std::vector<StreamsMetadata> metadata_for_all_clients() const;
+  // The instances that host a partition of `store` now; kNotFound if there is no such store.
+  Result<std::vector<StreamsMetadata>> metadata_for_store(std::string_view store) const;
+  // The instance whose active task holds `key` of `store`. kNotFound for an unknown store;
+  // kInvalidArgument if its keys are not K; kUnavailable (retry) if no instance holds the key's
+  // partition now (a rebalance is moving it); kFailedPrecondition before start().
+  template <class K>
+  Result<KeyQueryMetadata> query_metadata_for_key(std::string_view store, const K& key) const {
+    auto query = store_query(store);
+    if (!query) return error(std::move(query.error()));
+    const auto& spec = (*query)->spec();
+    if (spec.key_type != typeid(K)) {
+      return error(Status::invalid_argument("store " + spec.name + " has keys of type " +
+                                            spec.key_type_name + ", not " +
+                                            internal::type_name<K>()));
+    }
+    auto bytes = std::static_pointer_cast<const Serde<K>>(spec.key_serde)->serialize(key);
+    if (!bytes) return error(std::move(bytes.error()));
+    return query_metadata_for_serialized_key(store, *bytes);
+  }
+  // The same for a key already serialised with the store's key serde.
+  Result<KeyQueryMetadata> query_metadata_for_serialized_key(std::string_view store,
+                                                             std::string_view key) const;
+  // How far each local store partition (of the tasks here) is behind its changelog, by store
+  // and partition; kUnavailable while tasks move; kFailedPrecondition before start().
+  Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> local_store_lags() const;
+
+  // The topology it runs, and its configuration as given.
+  const Topology& topology() const;
+  const std::map<std::string, std::string>& config() const;
+  // The untyped query of store `name` (errors as store()): for the serve layer, which finds
+  // the types from the store's spec. Not for applications.
+  Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name) const;
+
   // Records in the source topics, repartition topics included, not yet processed and
   // committed by this application: 0 once it has caught up with its input.
   Result<std::int64_t> lag() const;
+  // The same per source (and repartition) topic and partition.
+  Result<std::map<std::string, std::map<std::int32_t, std::int64_t>>> partition_lags() const;
   const Metrics& metrics() const;
 
   struct Impl;
 
  private:
-  Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name) const;
-
   std::unique_ptr<Impl> impl_;
 };
 

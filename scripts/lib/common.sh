@@ -7,6 +7,7 @@ BROOK_APT_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev
   kcat maven openjdk-17-jdk-headless
+  libcpp-httplib-dev chromium python3-prometheus-client
   clang-format-16 clang-tidy-16
 )
 # LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins

@@ -128,6 +128,17 @@ std::int64_t LocalStore::restored() const {
   return restored_;
 }
 
+bool LocalStore::restoring() const {
+  std::lock_guard lock(*mutex_);
+  return phase_ == Phase::kRestoring;
+}
+
+Result<std::optional<Offset>> LocalStore::changelog_position() const {
+  std::lock_guard lock(*mutex_);
+  if (phase_ == Phase::kClosed) return error(unavailable());
+  return stack_.top->committed_offset();
+}
+
 Status LocalStore::unavailable() const {
   if (phase_ == Phase::kRestoring) {
     return Status::unavailable(

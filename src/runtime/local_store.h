@@ -63,6 +63,10 @@ class LocalStore final : public KeyValueBytesStore {
   // Ends a restoration with nothing buffered (a global store's, made with put()).
   void activate();
   std::int64_t restored() const;
+  // True while the store restores (for its lag).
+  bool restoring() const;
+  // committed_offset() for other threads: kUnavailable once the store is closed.
+  Result<std::optional<Offset>> changelog_position() const;
 
   // For interactive queries from other threads: `fn(store)` under the lock if the store is
   // active; otherwise kUnavailable saying why it cannot answer (restoring, with its progress;

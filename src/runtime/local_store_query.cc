@@ -5,7 +5,10 @@
 namespace brook::internal {
 
 Result<std::shared_ptr<LocalStore>> LocalStoreQuery::owner(std::string_view partition_key) const {
-  const Partition partition = partition_for_key(partition_key, partitions_);
+  return owner(partition_for_key(partition_key, partitions_));
+}
+
+Result<std::shared_ptr<LocalStore>> LocalStoreQuery::owner(Partition partition) const {
   auto snapshot = registry_.find(spec_.name);
   auto it = snapshot.stores.find(partition.value());
   if (it != snapshot.stores.end()) return it->second;
@@ -32,17 +35,33 @@ Result<std::optional<std::string>> LocalStoreQuery::get_keyed(std::string_view p
   return (*store)->query([&](KeyValueBytesStore& s) { return s.read(key); });
 }
 
-Status LocalStoreQuery::scan_keyed(std::string_view partition_key, const KeyRange& range,
+Status LocalStoreQuery::scan_store(LocalStore& store, const KeyRange& range,
                                    const ScanVisitor& visit) {
-  auto store = owner(partition_key);
-  if (!store) return store.error();
-  auto scanned = (*store)->query([&](KeyValueBytesStore& s) -> Result<bool> {
+  auto scanned = store.query([&](KeyValueBytesStore& s) -> Result<bool> {
     auto status = s.scan(range, visit);
     if (!status.ok()) return error(std::move(status));
     return true;
   });
   if (!scanned) return scanned.error();
   return {};
+}
+
+Status LocalStoreQuery::scan_keyed(std::string_view partition_key, const KeyRange& range,
+                                   const ScanVisitor& visit) {
+  auto store = owner(partition_key);
+  if (!store) return store.error();
+  return scan_store(**store, range, visit);
+}
+
+Status LocalStoreQuery::scan_partition(std::int32_t partition, const KeyRange& range,
+                                       const ScanVisitor& visit) {
+  if (partition < 0 || partition >= partitions_) {
+    return Status::invalid_argument(fmt::format("store {} has partitions 0 to {}, not {}",
+                                                spec_.name, partitions_ - 1, partition));
+  }
+  auto store = owner(Partition(partition));
+  if (!store) return store.error();
+  return scan_store(**store, range, visit);
 }
 
 Status LocalStoreQuery::scan(const KeyRange& range, const ScanVisitor& visit) {

@@ -19,6 +19,7 @@ class LocalStoreQuery final : public StoreQuery {
       : spec_(spec), partitions_(partitions), registry_(registry) {}
 
   const StoreSpec& spec() const override { return spec_; }
+  std::int32_t partitions() const override { return partitions_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   Result<std::optional<std::string>> get_keyed(std::string_view partition_key,
@@ -26,11 +27,16 @@ class LocalStoreQuery final : public StoreQuery {
   Status scan_keyed(std::string_view partition_key, const KeyRange& range,
                     const ScanVisitor& visit) override;
   Result<std::int64_t> approximate_count() override;
+  Status scan_partition(std::int32_t partition, const KeyRange& range,
+                        const ScanVisitor& visit) override;
 
  private:
   // The local store of the task owning `partition_key`'s partition; kNotFound if it runs on
   // another instance, kUnavailable if that is not settled (the application rebalances).
   Result<std::shared_ptr<LocalStore>> owner(std::string_view partition_key) const;
+  Result<std::shared_ptr<LocalStore>> owner(Partition partition) const;
+  // Scans `store` (under its lock, if it is active).
+  static Status scan_store(LocalStore& store, const KeyRange& range, const ScanVisitor& visit);
   // Calls `fn` on each local task's store, in partition order, until it returns false.
   Status over_all_tasks(const std::function<Result<bool>(KeyValueBytesStore&)>& fn);
 

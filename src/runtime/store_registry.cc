@@ -31,6 +31,35 @@ StoreRegistry::Snapshot StoreRegistry::find(std::string_view name) const {
   return out;
 }
 
+std::map<std::string, std::vector<std::int32_t>> StoreRegistry::partitions() const {
+  std::lock_guard lock(mutex_);
+  std::map<std::string, std::vector<std::int32_t>> out;
+  for (const auto& [name, stores] : stores_) {
+    if (stores.empty()) continue;
+    auto& list = out[name];
+    for (const auto& [partition, store] : stores) list.push_back(partition);
+  }
+  return out;
+}
+
+void StoreRegistry::set_tasks(int thread, std::set<TaskId> tasks) {
+  std::lock_guard lock(mutex_);
+  tasks_[thread] = std::move(tasks);
+  ++version_;
+}
+
+std::vector<TaskId> StoreRegistry::tasks() const {
+  std::lock_guard lock(mutex_);
+  std::set<TaskId> all;
+  for (const auto& [thread, tasks] : tasks_) all.insert(tasks.begin(), tasks.end());
+  return {all.begin(), all.end()};
+}
+
+std::uint64_t StoreRegistry::version() const {
+  std::lock_guard lock(mutex_);
+  return version_;
+}
+
 bool StoreRegistry::unchanged_since(std::uint64_t version) const {
   std::lock_guard lock(mutex_);
   return version_ == version;

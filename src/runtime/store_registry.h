@@ -1,13 +1,15 @@
 // StoreRegistry: the stores of every running task of one application instance, by name and
-// partition, for interactive queries, with what the application's state means for them.
-// Thread-safe.
+// partition, for interactive queries, with what the application's state means for them; and
+// the active tasks of each stream thread, for the instance's metadata. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "runtime/local_store.h"
 
@@ -31,6 +33,14 @@ class StoreRegistry {
   // over all local tasks answers.
   void set_complete(Status complete);
   Snapshot find(std::string_view name) const;
+  // Every store's local partitions (tasks created, restoring or active), by store name.
+  std::map<std::string, std::vector<std::int32_t>> partitions() const;
+  // Stream thread `thread` now runs `tasks` (replacing what it ran before).
+  void set_tasks(int thread, std::set<TaskId> tasks);
+  // The active tasks of every stream thread, in order.
+  std::vector<TaskId> tasks() const;
+  // Bumped by every change above and by set_complete().
+  std::uint64_t version() const;
   // True if no store came or went and the application's state did not change since the
   // snapshot `version` was taken: an answer read from that snapshot is still whole.
   bool unchanged_since(std::uint64_t version) const;
@@ -38,6 +48,7 @@ class StoreRegistry {
  private:
   mutable std::mutex mutex_;
   std::map<std::string, std::map<std::int32_t, std::shared_ptr<LocalStore>>, std::less<>> stores_;
+  std::map<int, std::set<TaskId>> tasks_;  // by thread
   Status complete_ = Status::failed_precondition("the application has not started");
   std::uint64_t version_ = 0;
 };

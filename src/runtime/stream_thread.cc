@@ -342,6 +342,14 @@ void StreamThread::close_tasks() {
   for (auto& [id, task] : tasks_) task->close();
   tasks_.clear();
   full_.clear();
+  report_tasks();
+}
+
+void StreamThread::report_tasks() {
+  if (state_.registry == nullptr) return;
+  std::set<TaskId> ids;
+  for (const auto& [id, task] : tasks_) ids.insert(id);
+  state_.registry->set_tasks(index_, std::move(ids));
 }
 
 void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {
@@ -373,6 +381,7 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     it->second->close();
     tasks_.erase(it);
   }
+  report_tasks();
 }
 
 Status StreamThread::drop_refused(const Status& refusal) {
@@ -438,6 +447,7 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
     log(LogLevel::kDebug, "stream thread {}: task {} created", index_, id.to_string());
     tasks_.emplace(id, std::move(task));
   }
+  report_tasks();
   if (!restorer_->busy()) set_phase(Phase::kRunning);
 }
 

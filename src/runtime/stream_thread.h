@@ -92,6 +92,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   void purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets);
   void set_phase(Phase phase);
   void close_tasks();
+  // Tells the store registry which tasks this thread runs now (the instance's metadata).
+  void report_tasks();
 
   int index_;
   const StreamsConfig& config_;

@@ -19,6 +19,7 @@
 #include "backend/kafka/kafka_backend.h"
 #include "core/log.h"
 #include "runtime/global_stream_thread.h"
+#include "runtime/instance_directory.h"
 #include "runtime/local_store_query.h"
 #include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
@@ -105,9 +106,10 @@ struct Streams::Impl {
   std::optional<internal::DirLock> state_lock;  // state.dir/<application.id>, while started
   std::unique_ptr<internal::LogBackend> backend;
   std::vector<std::unique_ptr<StreamThread>> threads;
-  std::unique_ptr<internal::GlobalStreamThread> global;  // if the topology has global stores
-  std::mutex lag_mutex;                                  // guards lag_reader
-  std::unique_ptr<internal::Consumer> lag_reader;        // reads the committed offsets for lag()
+  std::unique_ptr<internal::GlobalStreamThread> global;    // if the topology has global stores
+  std::unique_ptr<internal::InstanceDirectory> directory;  // with an application.server
+  std::mutex lag_mutex;                                    // guards lag_reader
+  std::unique_ptr<internal::Consumer> lag_reader;          // reads the committed offsets for lag()
   Metrics metrics;
 
   std::mutex close_mutex;                 // one close() at a time
@@ -174,6 +176,22 @@ struct Streams::Impl {
     } else if (phase == StreamThread::Phase::kRebalancing) {
       transition(State::kRebalancing);
     }
+  }
+
+  // This instance's metadata now.
+  StreamsMetadata local_metadata() const {
+    return {.server = config.application_server,
+            .state = std::string(to_string(current_state())),
+            .local = true,
+            .store_partitions = stores.partitions(),
+            .tasks = stores.tasks()};
+  }
+  State current_state() const {
+    std::lock_guard lock(mutex);
+    return state;
+  }
+  std::vector<internal::Announcement> other_instances() const {
+    return directory ? directory->others() : std::vector<internal::Announcement>();
   }
 
   std::filesystem::path app_state_dir() const {
@@ -411,8 +429,16 @@ struct Streams::Impl {
         return s;
       }
     }
-    return {};
+    if (config.application_server.empty()) return {};
+    // The instances' announcements (instance_directory.h): live ones are re-sent every
+    // second, so an hour of retention forgets only the long gone.
+    return ensure({.name = instances_topic(),
+                   .partitions = 1,
+                   .configs = {{"cleanup.policy", "compact,delete"},
+                               {"retention.ms", "3600000"},
+                               {"segment.ms", "600000"}}});
   }
+  std::string instances_topic() const { return config.application_id + "-instances"; }
 };
 
 Streams::Streams(Topology topology, std::map<std::string, std::string> config)
@@ -517,6 +543,19 @@ Status Streams::start() {
       return s;
     }
   }
+  if (!impl_->config.application_server.empty()) {
+    impl_->directory = std::make_unique<internal::InstanceDirectory>(
+        *impl_->backend,
+        internal::InstanceDirectory::Options{.topic = impl_->instances_topic(),
+                                             .server = impl_->config.application_server},
+        [impl = impl_.get()] { return impl->local_metadata(); },
+        [impl = impl_.get()] { return impl->stores.version(); });
+    if (auto s = impl_->directory->start(); !s.ok()) {
+      impl_->record_failure(s);
+      (void)close();
+      return s;
+    }
+  }
   return {};
 }
 
@@ -543,6 +582,10 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok()) impl_->record_failure(s);
   }
   impl_->threads.clear();
+  if (impl_->directory) {  // withdraws this instance's announcement
+    impl_->directory->stop();
+    impl_->directory.reset();
+  }
   if (impl_->global) {  // after the tasks, which read its stores
     if (auto s = impl_->global->join(); !s.ok()) impl_->record_failure(s);
     impl_->global.reset();
@@ -564,7 +607,9 @@ int Streams::run_until_signal() {
   sigaddset(&signals, SIGTERM);
   // Blocked before the threads start, so they inherit the mask and only sigtimedwait sees them.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  if (auto s = start(); !s.ok()) return report(s);
+  if (state() == State::kCreated) {
+    if (auto s = start(); !s.ok()) return report(s);
+  }
   const timespec tick{.tv_sec = 0, .tv_nsec = 100'000'000};
   while (sigtimedwait(&signals, nullptr, &tick) < 0) {
     std::lock_guard lock(impl_->mutex);
@@ -676,6 +721,17 @@ Status Streams::wait_for_state(State target, std::chrono::milliseconds timeout) 
 }
 
 Result<std::int64_t> Streams::lag() const {
+  auto lags = partition_lags();
+  if (!lags) return error(std::move(lags.error()));
+  std::int64_t lag = 0;
+  for (const auto& [topic, partitions] : *lags) {
+    for (const auto& [partition, records] : partitions) lag += records;
+  }
+  return lag;
+}
+
+Result<std::map<std::string, std::map<std::int32_t, std::int64_t>>> Streams::partition_lags()
+    const {
   if (!impl_->backend || !impl_->resolved) {
     return error(Status::failed_precondition("the application is not running"));
   }
@@ -711,16 +767,93 @@ Result<std::int64_t> Streams::lag() const {
       }
     }
   }
-  std::int64_t lag = 0;
+  std::map<std::string, std::map<std::int32_t, std::int64_t>> lags;
   for (const auto& [tp, from] : committed_offsets) {
     auto end = admin.list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
     if (!end) return error(end.error());
-    lag += end->value() - from.value();
+    lags[tp.topic][tp.partition.value()] = end->value() - from.value();
   }
-  return lag;
+  return lags;
 }
 
 const Metrics& Streams::metrics() const { return impl_->metrics; }
+
+const Topology& Streams::topology() const { return impl_->topology; }
+
+const std::map<std::string, std::string>& Streams::config() const { return impl_->raw_config; }
+
+std::vector<StreamsMetadata> Streams::metadata_for_all_clients() const {
+  if (!impl_->resolved) return {};
+  std::vector<StreamsMetadata> out{impl_->local_metadata()};
+  for (auto& other : impl_->other_instances()) out.push_back(std::move(other.metadata));
+  return out;
+}
+
+Result<std::vector<StreamsMetadata>> Streams::metadata_for_store(std::string_view store) const {
+  if (impl_->topology.data().store(store) == nullptr) {
+    return error(Status::not_found(fmt::format("the topology has no store named '{}'", store)));
+  }
+  std::vector<StreamsMetadata> out;
+  for (auto& instance : metadata_for_all_clients()) {
+    if (instance.store_partitions.contains(std::string(store))) out.push_back(std::move(instance));
+  }
+  return out;
+}
+
+Result<KeyQueryMetadata> Streams::query_metadata_for_serialized_key(std::string_view store,
+                                                                    std::string_view key) const {
+  auto query = store_query(store);
+  if (!query) return error(std::move(query.error()));
+  const auto& spec = (*query)->spec();
+  const std::int32_t partitions = impl_->store_partitions.find(store)->second;
+  const Partition partition =
+      spec.global ? Partition(0) : internal::partition_for_key(key, partitions);
+  const auto local = impl_->local_metadata();
+  if (spec.global)
+    return KeyQueryMetadata{.active_server = local.server, .local = true, .partition = partition};
+  auto owner = internal::owner_of(local, impl_->other_instances(), spec.name, partition.value());
+  if (!owner) {
+    return error(Status::unavailable(fmt::format(
+        "store {}: no instance holds the key's partition {} now (the application is {} here; a "
+        "rebalance may be moving it, or its instance has not announced itself yet); query again "
+        "shortly",
+        spec.name, partition.value(), local.state)));
+  }
+  const bool here = local.store_partitions.contains(spec.name) && *owner == local.server &&
+                    std::ranges::find(local.store_partitions.at(spec.name), partition.value()) !=
+                        local.store_partitions.at(spec.name).end();
+  return KeyQueryMetadata{.active_server = *owner, .local = here, .partition = partition};
+}
+
+Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_store_lags() const {
+  if (!impl_->backend || !impl_->resolved) {
+    return error(Status::failed_precondition("the application is not running"));
+  }
+  const auto version = impl_->stores.version();
+  std::map<std::string, std::map<std::int32_t, LagInfo>> out;
+  std::lock_guard lock(impl_->lag_mutex);  // the admin client is shared with lag()
+  for (const auto& [name, partitions] : impl_->stores.partitions()) {
+    auto snapshot = impl_->stores.find(name);
+    for (const auto& [partition, store] : snapshot.stores) {
+      LagInfo info{.restoring = store->restoring()};
+      if (const auto& changelog = store->changelog()) {
+        auto end = impl_->backend->admin().list_offset(
+            *changelog, {.kind = internal::OffsetSpec::Kind::kHighWatermark});
+        if (!end) return error(std::move(end.error()));
+        info.end_offset = end->value();
+        auto position = store->changelog_position();
+        if (!position) return error(std::move(position.error()));
+        info.current_offset = position->value_or(Offset(0)).value();
+        info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
+      }
+      out[name][partition] = info;
+    }
+  }
+  if (!impl_->stores.unchanged_since(version)) {
+    return error(Status::unavailable("tasks moved while their lags were read; ask again"));
+  }
+  return out;
+}
 
 void Streams::set_restore_listener(std::shared_ptr<StateRestoreListener> listener) {
   impl_->restore_listener = std::move(listener);

@@ -36,6 +36,9 @@ struct StreamsConfig {
   std::map<std::string, std::string> kafka;           // kafka.* settings, for every client
   std::map<std::string, std::string> kafka_producer;  // producer.*
   std::map<std::string, std::string> kafka_consumer;  // consumer.*
+  // application.server: host:port this instance serves interactive queries on (empty: none).
+  std::string application_server;
+  std::map<std::string, std::string> serve;  // serve.* settings, read by the serve layer
   // Set by Streams::start(), not parsed: what tells this instance's transactional producers
   // from those of other instances of the application (empty on the embedded log).
   std::string process_id;

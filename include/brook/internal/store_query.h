@@ -15,6 +15,8 @@ class StoreQuery {
  public:
   virtual ~StoreQuery() = default;
   virtual const StoreSpec& spec() const = 0;
+  // How many partitions (tasks) the store has over all instances; 1 for a global store.
+  virtual std::int32_t partitions() const = 0;
   // The value of `key` from the task of the key's partition.
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
   // Each local task's entries in `range`, partition after partition.
@@ -27,6 +29,10 @@ class StoreQuery {
   virtual Status scan_keyed(std::string_view partition_key, const KeyRange& range,
                             const ScanVisitor& visit) = 0;
   virtual Result<std::int64_t> approximate_count() = 0;
+  // The entries in `range` of the task of `partition` only: kNotFound if that task runs on
+  // another instance, kUnavailable while that is not settled or the store restores.
+  virtual Status scan_partition(std::int32_t partition, const KeyRange& range,
+                                const ScanVisitor& visit) = 0;
 };
 
 }  // namespace brook::internal

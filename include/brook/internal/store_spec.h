@@ -10,6 +10,7 @@
 #include <typeinfo>
 
 #include "brook/internal/bytes_store.h"
+#include "brook/internal/json_form.h"
 #include "brook/internal/type_name.h"
 #include "brook/serde.h"
 #include "brook/state_store.h"
@@ -55,6 +56,11 @@ struct StoreSpec {
   std::string value_type_name;
   std::shared_ptr<const void> key_serde;
   std::shared_ptr<const void> value_serde;
+  // Keys from their text form, keys and values as JSON (json_form.h): null for types without
+  // that form.
+  FromText key_from_text;
+  ToJson key_to_json;
+  ToJson value_to_json;
 
   template <class K, class V>
   bool holds() const {
@@ -85,8 +91,11 @@ struct StoreSpec {
             .value_type = typeid(V),
             .key_type_name = type_name<K>(),
             .value_type_name = type_name<V>(),
-            .key_serde = std::move(key_serde),
-            .value_serde = std::move(value_serde)};
+            .key_serde = key_serde,
+            .value_serde = value_serde,
+            .key_from_text = make_from_text<K>(key_serde),
+            .key_to_json = make_to_json<K>(key_serde),
+            .value_to_json = make_to_json<V>(value_serde)};
   }
 };
 

@@ -1,0 +1,441 @@
+#include "serve/store_endpoints.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "brook/internal/window_keys.h"
+
+namespace brook::internal {
+
+namespace {
+
+std::string to_hex(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+std::optional<std::string> from_hex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out(hex.size() / 2, '\0');
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    unsigned value = 0;
+    auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
+    if (ec != std::errc() || end != hex.data() + 2 * i + 2) return std::nullopt;
+    out[i] = static_cast<char>(value);
+  }
+  return out;
+}
+
+template <class Int>
+std::optional<Int> to_int(std::string_view text) {
+  Int out{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return out;
+}
+
+// The smallest key after `key`, as a range's start.
+std::string after(std::string key) {
+  key.push_back('\0');
+  return key;
+}
+
+// A continuation token: the partition to go on with and the last key read there, if any.
+struct Token {
+  std::int32_t partition = 0;
+  std::optional<std::string> last;
+};
+std::string encode_token(const Token& token) {
+  return fmt::format("{}.{}", token.partition, token.last ? to_hex(*token.last) : "");
+}
+std::optional<Token> decode_token(std::string_view text) {
+  const auto dot = text.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  auto partition = to_int<std::int32_t>(text.substr(0, dot));
+  if (!partition || *partition < 0) return std::nullopt;
+  Token token{.partition = *partition};
+  if (dot + 1 < text.size()) {
+    token.last = from_hex(text.substr(dot + 1));
+    if (!token.last) return std::nullopt;
+  }
+  return token;
+}
+
+std::string_view kind_of(const StoreSpec& spec) { return kind_name(spec.kind); }
+
+}  // namespace
+
+StoreEndpoints::StoreEndpoints(Streams& app, const ServeOptions& options, Forwarder& forwarder)
+    : app_(app), options_(options), forwarder_(forwarder) {
+  if (auto it = app.config().find("application.server"); it != app.config().end()) {
+    self_ = it->second;
+  }
+  for (const auto& renderer : options.renderers)
+    renderers_.insert_or_assign(renderer.type, renderer);
+}
+
+Result<StoreEndpoints::Found> StoreEndpoints::find(const std::string& store) const {
+  auto query = app_.store_query(store);
+  if (!query) return error(std::move(query.error()));
+  const auto& spec = (*query)->spec();
+  return Found{*query, &spec};
+}
+
+std::optional<Reply> StoreEndpoints::key_bytes(const StoreSpec& spec, const std::string& text,
+                                               std::string& out) const {
+  if (!spec.key_from_text) {
+    return error_reply(415, fmt::format("store {} has keys of type {}, which have no text form "
+                                        "for a URL",
+                                        spec.name, spec.key_type_name));
+  }
+  auto bytes = spec.key_from_text(text);
+  if (!bytes)
+    return error_reply(400, fmt::format("store {}: {}", spec.name, bytes.error().message()));
+  out = std::move(*bytes);
+  return std::nullopt;
+}
+
+Result<std::optional<std::string>> StoreEndpoints::forward_to(const StoreSpec& spec,
+                                                              const std::string& key,
+                                                              const Request& request) const {
+  if (!request.forwarded_by.empty()) return std::optional<std::string>();  // one hop only
+  auto where = app_.query_metadata_for_serialized_key(spec.name, key);
+  if (!where) return error(std::move(where.error()));
+  if (where->local) return std::optional<std::string>();
+  return std::optional<std::string>(where->active_server);
+}
+
+Result<nlohmann::json> StoreEndpoints::render_value(const StoreSpec& spec,
+                                                    std::string_view bytes) const {
+  if (auto it = renderers_.find(spec.value_type); it != renderers_.end()) {
+    return it->second.render(spec.value_serde.get(), bytes);
+  }
+  if (spec.value_to_json) return spec.value_to_json(bytes);
+  return error(Status::internal(
+      fmt::format("store {} holds values of type {}, which have no JSON form: give it to_json, "
+                  "or a renderer (brook::render_values in ServeOptions::renderers)",
+                  spec.name, spec.value_type_name)));
+}
+
+nlohmann::json StoreEndpoints::render_key(const StoreSpec& spec, std::string_view bytes) const {
+  if (spec.key_to_json) {
+    if (auto json = spec.key_to_json(bytes)) return std::move(*json);
+  }
+  return to_hex(bytes);
+}
+
+Reply StoreEndpoints::answered(nlohmann::json body) const {
+  body["server"] = self_;
+  Reply reply = json_reply(body);
+  reply.headers.emplace_back(kAnsweredByHeader, self_);
+  return reply;
+}
+
+Result<std::size_t> StoreEndpoints::page_size(const Request& request) const {
+  auto limit = request.param("limit");
+  if (!limit) return options_.default_page;
+  auto n = to_int<std::size_t>(*limit);
+  if (!n || *n == 0 || *n > options_.max_page) {
+    return error(Status::invalid_argument(
+        fmt::format("limit: '{}' is not a number from 1 to {}", *limit, options_.max_page)));
+  }
+  return *n;
+}
+
+Reply StoreEndpoints::stores() const {
+  nlohmann::json out = nlohmann::json::array();
+  const auto local = app_.metadata_for_all_clients();
+  for (const auto& spec : app_.topology().data().stores) {
+    std::vector<std::int32_t> here;
+    if (!local.empty()) {
+      if (auto it = local[0].store_partitions.find(spec.name);
+          it != local[0].store_partitions.end()) {
+        here = it->second;
+      }
+    }
+    out.push_back({{"name", spec.name},
+                   {"kind", kind_of(spec)},
+                   {"global", spec.global},
+                   {"key_type", spec.key_type_name},
+                   {"value_type", spec.value_type_name},
+                   {"partitions_here", here}});
+  }
+  return answered({{"stores", std::move(out)}});
+}
+
+Reply StoreEndpoints::key(const std::string& store, const std::string& text,
+                          const Request& request) {
+  auto found = find(store);
+  if (!found) return status_reply(found.error());
+  const auto& spec = *found->spec;
+  if (spec.kind != StoreKind::kKeyValue) {
+    return error_reply(400, fmt::format("store {} is a {} store: ask /v1/stores/{}/keys/{{key}}/"
+                                        "windows",
+                                        spec.name, kind_of(spec), spec.name));
+  }
+  std::string key;
+  if (auto bad = key_bytes(spec, text, key)) return *bad;
+  auto owner = forward_to(spec, key, request);
+  if (!owner) return status_reply(owner.error());
+  if (*owner) return forwarder_.get(**owner, request.target);
+  auto value = found->query->get(key);
+  if (!value) {
+    // kNotFound here: the key's partition is not on this instance (it moved since the
+    // forwarding instance looked): retry, not "no such key".
+    if (value.error().code() == StatusCode::kNotFound) {
+      return error_reply(503, value.error().message() + "; query again once it has moved");
+    }
+    return status_reply(value.error());
+  }
+  if (!*value) {
+    return error_reply(404, fmt::format("store {} has no key {}", spec.name, text));
+  }
+  auto rendered = render_value(spec, **value);
+  if (!rendered) return status_reply(rendered.error());
+  return answered({{"store", spec.name},
+                   {"key", render_key(spec, key)},
+                   {"value", std::move(*rendered)},
+                   {"partition", partition_for_key(key, found->query->partitions()).value()}});
+}
+
+Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
+                              const Request& request) {
+  auto found = find(store);
+  if (!found) return status_reply(found.error());
+  const auto& spec = *found->spec;
+  if (spec.kind == StoreKind::kKeyValue) {
+    return error_reply(400, fmt::format("store {} is a key-value store: ask /v1/stores/{}/keys/"
+                                        "{{key}}",
+                                        spec.name, spec.name));
+  }
+  std::int64_t from = 0, to = kMaxKeyTime.value();
+  for (auto [name, out] : {std::pair{"from", &from}, std::pair{"to", &to}}) {
+    if (auto value = request.param(name)) {
+      auto n = to_int<std::int64_t>(*value);
+      if (!n || *n < 0) {
+        return error_reply(
+            400, fmt::format("{}: '{}' is not a time in ms since the epoch (>= 0)", name, *value));
+      }
+      *out = *n;
+    }
+  }
+  std::string key;
+  if (auto bad = key_bytes(spec, text, key)) return *bad;
+  auto owner = forward_to(spec, key, request);
+  if (!owner) return status_reply(owner.error());
+  if (*owner) return forwarder_.get(**owner, request.target);
+
+  nlohmann::json entries = nlohmann::json::array();
+  Status failure;
+  const bool window = spec.kind == StoreKind::kWindow;
+  const auto range = window ? window_key_range(key, Timestamp(from), Timestamp(to))
+                            : session_key_range(key, Timestamp(from));
+  auto scanned = found->query->scan_keyed(key, range, [&](std::string_view k, std::string_view v) {
+    Window w;
+    if (window) {
+      if (!window_key_is(k, key)) return true;
+      w.start = window_key_start(k);
+      w.end = w.start + spec.window_size;
+    } else {
+      if (!session_key_is(k, key)) return true;
+      w = session_key_window(k);
+      if (w.start.value() > to) return true;
+    }
+    if (entries.size() == options_.max_page) {
+      failure = Status::invalid_argument(
+          fmt::format("more than {} windows of the key between {} and {}: narrow from and to",
+                      options_.max_page, from, to));
+      return false;
+    }
+    auto value = render_value(spec, v);
+    if (!value) {
+      failure = value.error();
+      return false;
+    }
+    entries.push_back({{"start", w.start.value()}, {"end", w.end.value()}, {"value", *value}});
+    return true;
+  });
+  if (!scanned.ok()) {
+    if (scanned.code() == StatusCode::kNotFound) return error_reply(503, scanned.message());
+    return status_reply(scanned);
+  }
+  if (!failure.ok()) return status_reply(failure);
+  return answered({{"store", spec.name}, {"key", render_key(spec, key)}, {"windows", entries}});
+}
+
+Reply StoreEndpoints::partition(const std::string& store, const std::string& partition_text,
+                                const Request& request) {
+  auto found = find(store);
+  if (!found) return status_reply(found.error());
+  auto partition = to_int<std::int32_t>(partition_text);
+  if (!partition) return error_reply(400, "partition: '" + partition_text + "' is not a number");
+  auto limit = page_size(request);
+  if (!limit) return status_reply(limit.error());
+  KeyRange range;
+  for (auto [name, out] : {std::pair{"from", &range.from}, std::pair{"to", &range.to}}) {
+    if (auto value = request.param(name)) {
+      *out = from_hex(*value);
+      if (!*out) return error_reply(400, fmt::format("{}: not hex-encoded key bytes", name));
+    }
+  }
+  if (auto last = request.param("after")) {
+    auto bytes = from_hex(*last);
+    if (!bytes) return error_reply(400, "after: not hex-encoded key bytes");
+    range.from = after(std::move(*bytes));
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  auto scanned =
+      found->query->scan_partition(*partition, range, [&](std::string_view k, std::string_view v) {
+        entries.push_back({to_hex(k), to_hex(v)});
+        return entries.size() < *limit;
+      });
+  if (!scanned.ok()) {
+    if (scanned.code() == StatusCode::kNotFound) return error_reply(503, scanned.message());
+    return status_reply(scanned);
+  }
+  return answered({{"entries", std::move(entries)}});
+}
+
+Reply StoreEndpoints::range(const std::string& store, bool all, const Request& request) {
+  auto found = find(store);
+  if (!found) return status_reply(found.error());
+  const auto& spec = *found->spec;
+  if (spec.kind != StoreKind::kKeyValue) {
+    return error_reply(400, fmt::format("store {} is a {} store: ranges are for key-value stores",
+                                        spec.name, kind_of(spec)));
+  }
+  auto limit = page_size(request);
+  if (!limit) return status_reply(limit.error());
+  KeyRange range;
+  if (!all) {
+    for (auto [name, out] : {std::pair{"from", &range.from}, std::pair{"to", &range.to}}) {
+      if (auto text = request.param(name)) {
+        std::string bytes;
+        if (auto bad = key_bytes(spec, *text, bytes)) return *bad;
+        *out = std::move(bytes);
+      }
+    }
+  }
+  Token token;
+  if (auto text = request.param("after")) {
+    auto decoded = decode_token(*text);
+    if (!decoded) return error_reply(400, "after: '" + *text + "' is not a continuation token");
+    token = std::move(*decoded);
+  }
+  const auto instances = app_.metadata_for_all_clients();
+  std::int32_t partitions = 0;
+  for (const auto& instance : instances) {
+    if (auto it = instance.store_partitions.find(spec.name);
+        it != instance.store_partitions.end()) {
+      for (auto p : it->second) partitions = std::max(partitions, p + 1);
+    }
+  }
+  auto owner_of_partition = [&](std::int32_t p) -> const StreamsMetadata* {
+    for (const auto& instance : instances) {  // this one first, then the newest
+      auto it = instance.store_partitions.find(spec.name);
+      if (it != instance.store_partitions.end() &&
+          std::find(it->second.begin(), it->second.end(), p) != it->second.end()) {
+        return &instance;
+      }
+    }
+    return nullptr;
+  };
+  nlohmann::json entries = nlohmann::json::array();
+  std::optional<Token> next;
+  for (std::int32_t p = token.partition; p < partitions && !next; ++p) {
+    const auto* owner = owner_of_partition(p);
+    if (owner == nullptr) {
+      return error_reply(503, fmt::format("store {}: no instance holds partition {} now (a "
+                                          "rebalance is moving it); query again",
+                                          spec.name, p));
+    }
+    KeyRange part = range;
+    if (p == token.partition && token.last) part.from = after(*token.last);
+    const std::size_t want = *limit - entries.size();
+    std::vector<std::pair<std::string, std::string>> read;
+    if (owner->local) {
+      auto scanned =
+          found->query->scan_partition(p, part, [&](std::string_view k, std::string_view v) {
+            read.emplace_back(k, v);
+            return read.size() < want;
+          });
+      if (!scanned.ok()) {
+        if (scanned.code() == StatusCode::kNotFound) return error_reply(503, scanned.message());
+        return status_reply(scanned);
+      }
+    } else {
+      std::string target =
+          fmt::format("/v1/stores/{}/partitions/{}?limit={}", percent_encode(spec.name), p, want);
+      if (part.from) target += "&from=" + to_hex(*part.from);
+      if (part.to) target += "&to=" + to_hex(*part.to);
+      Reply reply = forwarder_.get(owner->server, target);
+      if (reply.status != 200) return reply;  // never a partial answer
+      try {
+        const auto page = nlohmann::json::parse(reply.body);
+        for (const auto& entry : page.at("entries")) {
+          read.emplace_back(*from_hex(entry.at(0).get<std::string>()),
+                            *from_hex(entry.at(1).get<std::string>()));
+        }
+      } catch (const std::exception& e) {
+        return error_reply(502, fmt::format("instance {} answered partition {} of store {} with "
+                                            "something unreadable: {}",
+                                            owner->server, p, spec.name, e.what()));
+      }
+    }
+    for (const auto& [k, v] : read) {
+      auto value = render_value(spec, v);
+      if (!value) return status_reply(value.error());
+      entries.push_back({{"key", render_key(spec, k)},
+                         {"value", std::move(*value)},
+                         {"partition", p},
+                         {"server", owner->server}});
+    }
+    if (entries.size() == *limit) next = Token{.partition = p, .last = read.back().first};
+  }
+  return answered({{"store", spec.name},
+                   {"entries", std::move(entries)},
+                   {"next", next ? nlohmann::json(encode_token(*next)) : nlohmann::json()}});
+}
+
+namespace {
+
+nlohmann::json instance_json(const StreamsMetadata& m) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& task : m.tasks) tasks.push_back(task.to_string());
+  return {{"server", m.server},
+          {"state", m.state},
+          {"local", m.local},
+          {"stores", m.store_partitions},
+          {"tasks", std::move(tasks)}};
+}
+
+}  // namespace
+
+Reply StoreEndpoints::instances() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& instance : app_.metadata_for_all_clients())
+    out.push_back(instance_json(instance));
+  return answered({{"instances", std::move(out)}});
+}
+
+Reply StoreEndpoints::for_key(const Request& request) {
+  auto store = request.param("store");
+  auto text = request.param("key");
+  if (!store || !text) return error_reply(400, "for-key needs the parameters store and key");
+  auto found = find(*store);
+  if (!found) return status_reply(found.error());
+  std::string key;
+  if (auto bad = key_bytes(*found->spec, *text, key)) return *bad;
+  auto where = app_.query_metadata_for_serialized_key(*store, key);
+  if (!where) return status_reply(where.error());
+  return answered({{"store", *store},
+                   {"key", render_key(*found->spec, key)},
+                   {"active_server", where->active_server},
+                   {"local", where->local},
+                   {"partition", where->partition.value()}});
+}
+
+}  // namespace brook::internal

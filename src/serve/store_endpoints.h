@@ -1,0 +1,63 @@
+// StoreEndpoints: the interactive-query endpoints (/v1/stores..., /v1/instances...). A keyed
+// request is answered from the local store when this instance owns the key, else forwarded
+// once to the owner; a range or a listing of every entry reads every partition of the store,
+// one after another, each from its owner, a page at a time with a continuation token.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeindex>
+
+#include "brook/serve.h"
+#include "brook/streams.h"
+#include "serve/forwarder.h"
+#include "serve/request.h"
+
+namespace brook::internal {
+
+class StoreEndpoints {
+ public:
+  StoreEndpoints(Streams& app, const ServeOptions& options, Forwarder& forwarder);
+
+  Reply stores() const;  // GET /v1/stores
+  Reply key(const std::string& store, const std::string& key, const Request& request);
+  Reply windows(const std::string& store, const std::string& key, const Request& request);
+  // GET /v1/stores/{store}?from=&to= (`all` false) and /v1/stores/{store}/all.
+  Reply range(const std::string& store, bool all, const Request& request);
+  // GET /v1/stores/{store}/partitions/{p}?from=&to=&after=&limit= (hex-encoded keys): the
+  // entries of one partition of this instance, keys and values as hex bytes. What range()
+  // asks each owner for.
+  Reply partition(const std::string& store, const std::string& partition, const Request& request);
+  Reply instances() const;                // GET /v1/instances
+  Reply for_key(const Request& request);  // GET /v1/instances/for-key?store=&key=
+
+ private:
+  struct Found {
+    std::shared_ptr<StoreQuery> query;
+    const StoreSpec* spec;
+  };
+  Result<Found> find(const std::string& store) const;
+  // The store's key from its text form; an error reply if it has none or this is not one.
+  std::optional<Reply> key_bytes(const StoreSpec& spec, const std::string& text,
+                                 std::string& out) const;
+  // The owner of the key's partition when that is another instance and the request was not
+  // forwarded already (then forward it there); nullopt to answer here; or the error reply.
+  Result<std::optional<std::string>> forward_to(const StoreSpec& spec, const std::string& key,
+                                                const Request& request) const;
+  Result<nlohmann::json> render_value(const StoreSpec& spec, std::string_view bytes) const;
+  nlohmann::json render_key(const StoreSpec& spec, std::string_view bytes) const;
+  // The page size asked for: `limit`, default_page without one; an error reply if bad.
+  Result<std::size_t> page_size(const Request& request) const;
+  Reply answered(nlohmann::json body) const;
+
+  Streams& app_;
+  const ServeOptions& options_;
+  Forwarder& forwarder_;
+  std::string self_;  // application.server
+  std::map<std::type_index, ValueRenderer> renderers_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,66 @@
+// What the HTTP tests share: a real HTTP client on loopback (cpp-httplib's), free ports, and
+// waiting for an answer.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+namespace brook::testing {
+
+struct HttpAnswer {
+  int status = 0;  // 0: no answer (connection refused, timed out)
+  std::string body;
+  httplib::Headers headers;
+  nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+// GET http://127.0.0.1:<port><target>, with `headers`.
+inline HttpAnswer http_get(int port, const std::string& target, httplib::Headers headers = {}) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(std::chrono::seconds(5));
+  client.set_read_timeout(std::chrono::seconds(10));
+  auto response = client.Get(target, headers);
+  if (!response) return {};
+  return {response->status, response->body, response->headers};
+}
+
+// A port no one listens on now (the OS's pick), for an application.server known before start.
+inline int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Asks `get` until `done` holds for its answer or `limit` passes; returns the last answer.
+inline HttpAnswer wait_for_answer(const std::function<HttpAnswer()>& get,
+                                  const std::function<bool(const HttpAnswer&)>& done,
+                                  std::chrono::seconds limit = std::chrono::seconds(60)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  HttpAnswer answer = get();
+  while (!done(answer) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the state has no change feed
+    answer = get();
+  }
+  return answer;
+}
+
+}  // namespace brook::testing

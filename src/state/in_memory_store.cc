@@ -55,17 +55,12 @@ Status InMemoryStore::put(std::string_view key, std::optional<std::string_view> 
     entries_.erase(it);
     return {};
   }
-  const std::size_t capacity = entries_.capacity();
   auto [it, inserted] = entries_.try_emplace(key, *value);
   if (!inserted) {
     it->second.assign(*value);
     return {};
   }
   if (!index_) return {};
-  if (entries_.capacity() != capacity) {  // the map grew: its entries moved
-    index_.reset();
-    return {};
-  }
   try {
     index_->entries.insert(&*it);
   } catch (...) {  // keep map and index in step
@@ -81,11 +76,8 @@ void InMemoryStore::reserve_for_restore(std::int64_t records) {
 
 Status InMemoryStore::flush() {
   // Gives back what a restoration reserved for more keys than its changelog held (records of
-  // a key not compacted yet): the slots are 64 bytes each.
-  if (entries_.capacity() > 4 * entries_.size() + 64) {
-    entries_.rehash(0);
-    index_.reset();  // the entries moved
-  }
+  // a key not compacted yet). The nodes stay where they are, and so does the index.
+  if (entries_.capacity() > 4 * entries_.size() + 64) entries_.rehash(0);
   return {};
 }
 

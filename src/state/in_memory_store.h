@@ -1,15 +1,13 @@
-// The in-memory key-value store. Point lookups and writes go to an open-addressing hash map
-// (absl::flat_hash_map: a lookup reads a control byte and the entry's slot); scans and range
-// deletions to an ordered index of the map's entries, built at the first of them (one sort) and
-// kept up to date from then on, so a store read only by key never pays for ordering, and a
-// window or session store (whose segmented store scans from the start) keeps both. The index
-// points into the map's slots, which move only when the map grows: it is then dropped and
-// rebuilt at the next scan. Nothing survives the process, so it has no committed offset and is
-// restored from its whole changelog whenever its task starts, into a map sized beforehand for
-// the changelog's records.
+// The in-memory key-value store. Point lookups and writes go to a hash map (absl's
+// node_hash_map: open addressing over pointers to the entries, which never move); scans and
+// range deletions to an ordered index of the map's entries, built at the first of them (one
+// sort) and kept up to date from then on, so a store read only by key never pays for ordering,
+// and a window or session store (whose segmented store scans from the start) keeps both.
+// Nothing survives the process, so it has no committed offset and is restored from its whole
+// changelog whenever its task starts, into a map sized beforehand for the changelog's records.
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
+#include <absl/container/node_hash_map.h>
 
 #include <cstddef>
 #include <memory>
@@ -47,8 +45,8 @@ class InMemoryStore final : public KeyValueBytesStore {
   bool ordered() const { return index_ != nullptr; }
 
  private:
-  using Map = absl::flat_hash_map<std::string, std::string, BytesHash, std::equal_to<>>;
-  using Entry = Map::value_type;  // in a slot of the map: moves only when the map grows
+  using Map = absl::node_hash_map<std::string, std::string, BytesHash, std::equal_to<>>;
+  using Entry = Map::value_type;  // a map node's content: its address never changes
   struct Index;                   // the map's entries in key order (in_memory_store.cc)
 
   // The ordered index, built from the map if it does not exist yet.

@@ -100,8 +100,12 @@ FromText make_from_text(SerdePtr<T> serde) {
     return [serde = std::move(serde)](std::string_view text) -> Result<std::string> {
       auto value = from_text_form<T>(text);
       if (!value) {
-        return error(Status::invalid_argument("'" + std::string(text.substr(0, 100)) +
-                                              "' is not a key of type " + type_name<T>()));
+        // Appended, not "'" + std::string(...): g++ 12 -O3 warns (-Wrestrict) on the latter.
+        std::string message = "'";
+        message.append(text.substr(0, 100))
+            .append("' is not a key of type ")
+            .append(type_name<T>());
+        return error(Status::invalid_argument(std::move(message)));
       }
       return serde->serialize(*value);
     };

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/host_port.h"
 #include "runtime/stream_task.h"
 
 namespace brook::internal {
@@ -111,12 +112,7 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
     } else if (key == "group.instance.id") {
       config.group_instance_id = value;
     } else if (key == "application.server") {
-      const auto colon = value.rfind(':');
-      int port = 0;
-      const char* digits = value.data() + colon + 1;
-      const auto [end, ec] = std::from_chars(digits, value.data() + value.size(), port);
-      if (colon == std::string::npos || colon == 0 || ec != std::errc() ||
-          end != value.data() + value.size() || port < 1 || port > 65535) {
+      if (!host_and_port(value, 1)) {
         errors.push_back(fmt::format(
             "application.server: '{}' is not host:port (a port from 1 to 65535)", value));
       }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "brook/serve.h"
+#include "core/host_port.h"
 #include "serve/forwarder.h"
 #include "serve/prometheus.h"
 #include "serve/request.h"
@@ -32,19 +33,13 @@ bool same_secret(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-Result<std::pair<std::string, int>> host_and_port(std::string_view address) {
-  const auto colon = address.rfind(':');
-  int port = -1;
-  if (colon != std::string_view::npos) {
-    auto [end, ec] =
-        std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
-    if (ec != std::errc() || end != address.data() + address.size()) port = -1;
-  }
-  if (colon == std::string_view::npos || colon == 0 || port < 0 || port > 65535) {
+Result<std::pair<std::string, int>> listen_address(std::string_view address) {
+  auto parsed = internal::host_and_port(address, 0);
+  if (!parsed) {
     return error(Status::invalid_argument(
         fmt::format("serve: '{}' is not host:port (a port from 0 to 65535)", address)));
   }
-  return std::pair{std::string(address.substr(0, colon)), port};
+  return std::move(*parsed);
 }
 
 class HttpServer final : public Server {
@@ -225,11 +220,11 @@ Result<std::unique_ptr<Server>> serve(Streams& app, ServeOptions options) {
       return error(Status::invalid_argument(
           "serve: no address to listen on: set application.server (host:port) or serve.listen"));
     }
-    auto address = host_and_port(it->second);
+    auto address = listen_address(it->second);
     if (!address) return error(std::move(address.error()));
     options.listen = fmt::format("127.0.0.1:{}", address->second);
   }
-  auto address = host_and_port(options.listen);
+  auto address = listen_address(options.listen);
   if (!address) return error(std::move(address.error()));
   auto server = std::make_unique<HttpServer>(app, std::move(options));
   if (auto s = server->start(address->first, address->second); !s.ok()) return error(std::move(s));

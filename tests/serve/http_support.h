@@ -1,5 +1,5 @@
-// What the HTTP tests share: a real HTTP client on loopback (cpp-httplib's), free ports, and
-// waiting for an answer.
+// What the HTTP tests share: a real HTTP client on loopback (cpp-httplib's), free ports,
+// waiting for an answer, the counting application they query, and running a command.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,10 +9,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+
+#include "brook/streams_builder.h"
 
 namespace brook::testing {
 
@@ -61,6 +64,36 @@ inline HttpAnswer wait_for_answer(const std::function<HttpAnswer()>& get,
     answer = get();
   }
   return answer;
+}
+
+// `input` grouped by key and counted into store "counts", the counts sent to `output`.
+inline Topology counting_topology(const std::string& input = "words",
+                                  const std::string& output = "counts-out") {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>(input)
+      .group_by_key()
+      .count({.name = "counts"})
+      .to_stream()
+      .to(output);
+  return *builder.build();
+}
+
+struct CommandOutput {
+  int status = -1;  // as pclose() gives it; -1: the command could not be started
+  std::string out;  // what it wrote to stdout
+};
+
+// Runs `command` with /bin/sh and reads its stdout to the end.
+inline CommandOutput run_command(const std::string& command) {
+  CommandOutput result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) {
+    result.out.append(buffer, n);
+  }
+  result.status = ::pclose(pipe);
+  return result;
 }
 
 }  // namespace brook::testing

@@ -2,7 +2,7 @@
 // knows itself with and without an application.server, and the lags of its stores.
 #include <gmock/gmock.h>
 
-#include "brook/streams_builder.h"
+#include "http_support.h"
 #include "integration/embedded_fixture.h"
 
 namespace brook::testing {
@@ -18,22 +18,12 @@ class InstanceMetadataTest : public EmbeddedFixture {
     for (int i = 0; i < 40; ++i) records.emplace_back("key-" + std::to_string(i % 10), "v");
     produce("words", records);
   }
-
-  static Topology counting() {
-    StreamsBuilder builder;
-    builder.stream<std::string, std::string>("words")
-        .group_by_key()
-        .count({.name = "counts"})
-        .to_stream()
-        .to("counts-out");
-    return *builder.build();
-  }
 };
 
 TEST_F(InstanceMetadataTest, ARunningInstanceHostsEveryPartitionAndEveryKeyIsLocal) {
-  Streams app(counting(), config({{"application.id", "meta"},
-                                  {"num.stream.threads", "2"},
-                                  {"application.server", "127.0.0.1:38001"}}));
+  Streams app(counting_topology(), config({{"application.id", "meta"},
+                                           {"num.stream.threads", "2"},
+                                           {"application.server", "127.0.0.1:38001"}}));
   EXPECT_TRUE(app.metadata_for_all_clients().empty());  // not started
   ASSERT_TRUE(app.start().ok());
   wait_until_idle(app);
@@ -80,7 +70,7 @@ TEST_F(InstanceMetadataTest, ARunningInstanceHostsEveryPartitionAndEveryKeyIsLoc
 }
 
 TEST_F(InstanceMetadataTest, WithoutAnApplicationServerAnInstanceKnowsOnlyItself) {
-  Streams app(counting(), config({{"application.id", "meta-alone"}}));
+  Streams app(counting_topology(), config({{"application.id", "meta-alone"}}));
   ASSERT_TRUE(app.start().ok());
   wait_until_idle(app);
   const auto all = app.metadata_for_all_clients();
@@ -94,7 +84,8 @@ TEST_F(InstanceMetadataTest, WithoutAnApplicationServerAnInstanceKnowsOnlyItself
 
 TEST_F(InstanceMetadataTest, ABadApplicationServerIsAConfigurationErrorNamingIt) {
   for (const char* bad : {"localhost", "host:0", "host:http", ":80", "host:70000"}) {
-    Streams app(counting(), config({{"application.id", "meta-bad"}, {"application.server", bad}}));
+    Streams app(counting_topology(),
+                config({{"application.id", "meta-bad"}, {"application.server", bad}}));
     auto started = app.start();
     ASSERT_FALSE(started.ok()) << bad;
     EXPECT_THAT(started.message(), ::testing::HasSubstr(std::string("application.server: '") + bad +

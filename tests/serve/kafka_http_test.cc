@@ -7,7 +7,6 @@
 #include <set>
 
 #include "brook/serve.h"
-#include "brook/streams_builder.h"
 #include "http_support.h"
 #include "integration/app_waits.h"
 #include "kafka_cluster.h"
@@ -39,16 +38,10 @@ class KafkaHttpTest : public KafkaFixture {
   static std::string key(int i) { return "key-" + std::to_string(i); }
 
   Instance start(const std::string& name) {
-    StreamsBuilder builder;
-    builder.stream<std::string, std::string>(input_)
-        .group_by_key()
-        .count({.name = "counts"})
-        .to_stream()
-        .to(output_);
     Instance instance{.server = "127.0.0.1:" + std::to_string(free_port())};
     auto cfg = config(app_, name);
     cfg["application.server"] = instance.server;
-    instance.app = std::make_unique<Streams>(*builder.build(), cfg);
+    instance.app = std::make_unique<Streams>(counting_topology(input_, output_), cfg);
     EXPECT_TRUE(instance.app->start().ok());
     auto http = serve(*instance.app);
     EXPECT_TRUE(http) << http.error().to_string();

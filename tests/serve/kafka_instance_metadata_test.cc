@@ -6,7 +6,7 @@
 #include <set>
 #include <thread>
 
-#include "brook/streams_builder.h"
+#include "http_support.h"
 #include "integration/app_waits.h"
 #include "kafka_cluster.h"
 
@@ -32,15 +32,9 @@ class KafkaInstanceMetadataTest : public KafkaFixture {
   static std::string key(int i) { return "key-" + std::to_string(i); }
 
   std::unique_ptr<Streams> start(const std::string& instance, const std::string& server) {
-    StreamsBuilder builder;
-    builder.stream<std::string, std::string>(input_)
-        .group_by_key()
-        .count({.name = "counts"})
-        .to_stream()
-        .to(output_);
     auto cfg = config(app_, instance);
     cfg["application.server"] = server;
-    auto app = std::make_unique<Streams>(*builder.build(), cfg);
+    auto app = std::make_unique<Streams>(counting_topology(input_, output_), cfg);
     EXPECT_TRUE(app->start().ok());
     return app;
   }

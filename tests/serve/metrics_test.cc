@@ -3,11 +3,9 @@
 // values that match the application's.
 #include <gmock/gmock.h>
 
-#include <cstdio>
 #include <fstream>
 
 #include "brook/serve.h"
-#include "brook/streams_builder.h"
 #include "http_support.h"
 #include "integration/embedded_fixture.h"
 
@@ -21,16 +19,12 @@ nlohmann::json parse_prometheus(const std::string& text, const std::filesystem::
   std::ofstream(input) << text;
   const std::string command = std::string("/usr/bin/python3 ") + BROOK_SERVE_TESTS_DIR +
                               "/parse_metrics.py < " + input.string() + " 2>&1";
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) {
+  const auto [status, out] = run_command(command);
+  if (status == -1) {
     ADD_FAILURE()
         << "cannot run /usr/bin/python3 (apt-get install python3 python3-prometheus-client)";
     return {};
   }
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
-  const int status = ::pclose(pipe);
   EXPECT_EQ(status, 0) << "the Prometheus parser refused /metrics: " << out;
   auto json = nlohmann::json::parse(out, nullptr, false);
   EXPECT_FALSE(json.is_discarded()) << out;
@@ -44,13 +38,7 @@ TEST_F(MetricsTest, APrometheusParserReadsKafkaStreamsNamesWithTheApplicationsVa
   std::vector<std::pair<std::string, std::string>> records;
   for (int i = 0; i < 40; ++i) records.emplace_back("key-" + std::to_string(i % 10), "v");
   produce("words", records);
-  StreamsBuilder builder;
-  builder.stream<std::string, std::string>("words")
-      .group_by_key()
-      .count({.name = "counts"})
-      .to_stream()
-      .to("counts-out");
-  Streams app(*builder.build(), config({{"application.id", "metrics"}}));
+  Streams app(counting_topology(), config({{"application.id", "metrics"}}));
   ASSERT_TRUE(app.start().ok());
   auto server = serve(app, {.listen = "127.0.0.1:0"});
   ASSERT_TRUE(server) << server.error().to_string();

@@ -3,10 +3,7 @@
 // its store browser fetches a value through the HTTP interface.
 #include <gmock/gmock.h>
 
-#include <cstdio>
-
 #include "brook/serve.h"
-#include "brook/streams_builder.h"
 #include "http_support.h"
 #include "integration/embedded_fixture.h"
 
@@ -26,12 +23,8 @@ std::string rendered_dom(const std::string& url, const std::filesystem::path& pr
   const std::string command =
       "chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" +
       profile.string() + " --virtual-time-budget=5000 --dump-dom '" + url + "' 2>/dev/null";
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
-  EXPECT_EQ(::pclose(pipe), 0) << "chromium failed on " << url;
+  auto [status, out] = run_command(command);
+  EXPECT_EQ(status, 0) << "chromium failed on " << url;
   return out;
 }
 
@@ -42,13 +35,7 @@ TEST_F(WebPageTest, ShowsTheTopologyAndInstancesAndFetchesAValue) {
   std::vector<std::pair<std::string, std::string>> records;
   for (int i = 0; i < 20; ++i) records.emplace_back("key-" + std::to_string(i % 5), "v");
   produce("words", records);
-  StreamsBuilder builder;
-  builder.stream<std::string, std::string>("words")
-      .group_by_key()
-      .count({.name = "counts"})
-      .to_stream()
-      .to("counts-out");
-  Streams app(*builder.build(),
+  Streams app(counting_topology(),
               config({{"application.id", "page"}, {"application.server", "127.0.0.1:1"}}));
   ASSERT_TRUE(app.start().ok());
   auto server = serve(app, {.listen = "127.0.0.1:0"});

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <limits>
+
+#include "core/text_numbers.h"
 
 namespace brook::cli {
 
@@ -28,7 +28,7 @@ Result<std::optional<std::int64_t>> ParsedArgs::int_value(std::string_view name,
                                                           std::int64_t max) const {
   auto text = value(name);
   if (!text) return std::nullopt;
-  auto number = parse_int(fmt::format("--{}", name), *text, min, max);
+  auto number = internal::parse_integer_in(fmt::format("--{}", name), *text, min, max);
   if (!number) return error(number.error());
   return *number;
 }
@@ -75,23 +75,6 @@ Result<ParsedArgs> parse_args(std::span<const std::string> args,
     values.push_back(std::move(value));
   }
   return parsed;
-}
-
-Result<std::int64_t> parse_int(std::string_view what, std::string_view text, std::int64_t min,
-                               std::int64_t max) {
-  std::int64_t out = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc() && (out < min || out > max))) {
-    const std::string range = max == std::numeric_limits<std::int64_t>::max()
-                                  ? fmt::format(">= {}", min)
-                                  : fmt::format("between {} and {}", min, max);
-    return error(
-        Status::invalid_argument(fmt::format("{}: must be {}, got {}", what, range, text)));
-  }
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return error(Status::invalid_argument(fmt::format("{}: '{}' is not a number", what, text)));
-  }
-  return out;
 }
 
 Status check_positionals(const ParsedArgs& args, std::span<const std::string_view> names,

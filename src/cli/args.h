@@ -48,10 +48,6 @@ class ParsedArgs {
 // value given to a switch, or a non-repeatable option given twice.
 Result<ParsedArgs> parse_args(std::span<const std::string> args, std::span<const OptionSpec> specs);
 
-// `text` as an integer in [min, max]; kInvalidArgument naming `what` otherwise.
-Result<std::int64_t> parse_int(std::string_view what, std::string_view text, std::int64_t min,
-                               std::int64_t max);
-
 // OK if `args` has between `required` and names.size() positionals; else kInvalidArgument
 // naming the first missing one (e.g. "missing TOPIC") or the first unexpected one.
 Status check_positionals(const ParsedArgs& args, std::span<const std::string_view> names,

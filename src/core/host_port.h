@@ -1,11 +1,12 @@
 // "host:port" addresses (application.server, serve.listen), split at the last colon.
 #pragma once
 
-#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "core/text_numbers.h"
 
 namespace brook::internal {
 
@@ -15,14 +16,9 @@ inline std::optional<std::pair<std::string, int>> host_and_port(std::string_view
                                                                 int min_port) {
   const auto colon = address.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  int port = 0;
-  const auto [end, ec] =
-      std::from_chars(address.data() + colon + 1, address.data() + address.size(), port);
-  if (ec != std::errc() || end != address.data() + address.size() || port < min_port ||
-      port > 65535) {
-    return std::nullopt;
-  }
-  return std::pair{std::string(address.substr(0, colon)), port};
+  const auto port = parse_number<int>(address.substr(colon + 1));
+  if (!port || *port < min_port || *port > 65535) return std::nullopt;
+  return std::pair{std::string(address.substr(0, colon)), *port};
 }
 
 }  // namespace brook::internal

@@ -2,25 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <functional>
 #include <vector>
 
 #include "core/host_port.h"
+#include "core/text_numbers.h"
 #include "runtime/stream_task.h"
 
 namespace brook::internal {
 namespace {
-
-Result<std::int64_t> to_int(const std::string& key, const std::string& value, std::int64_t min) {
-  std::int64_t out = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || end != value.data() + value.size() || out < min) {
-    return error(
-        Status::invalid_argument(fmt::format("{}: '{}' is not an integer >= {}", key, value, min)));
-  }
-  return out;
-}
 
 Result<ErrorAction> to_action(const std::string& key, const std::string& value) {
   if (value == "fail") return ErrorAction::kFail;
@@ -37,7 +27,7 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
   std::vector<std::string> errors;
   auto integer = [&](const std::string& key, const std::string& value, std::int64_t min,
                      const std::function<void(std::int64_t)>& set) {
-    auto v = to_int(key, value, min);
+    auto v = parse_integer_in(key, value, min);
     if (v) {
       set(*v);
     } else {

@@ -4,16 +4,11 @@
 
 #include <cctype>
 
+#include "core/text_numbers.h"
+
 namespace brook::internal {
 
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 std::optional<std::string> percent_decode(std::string_view text) {
   std::string out;
@@ -23,10 +18,9 @@ std::optional<std::string> percent_decode(std::string_view text) {
       out.push_back(text[i]);
       continue;
     }
-    if (i + 2 >= text.size()) return std::nullopt;
-    const int high = hex_digit(text[i + 1]), low = hex_digit(text[i + 2]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out.push_back(static_cast<char>(high * 16 + low));
+    auto byte = from_hex(text.substr(i + 1, 2));
+    if (!byte || byte->size() != 1) return std::nullopt;
+    out += *byte;
     i += 2;
   }
   return out;

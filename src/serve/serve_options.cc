@@ -1,27 +1,11 @@
 #include <fmt/format.h>
 
-#include <charconv>
 #include <vector>
 
 #include "brook/serve.h"
+#include "core/text_numbers.h"
 
 namespace brook {
-
-namespace {
-
-// `value` as an integer from `min` to `max`, or an error naming `key`.
-Result<std::int64_t> bounded(const std::string& key, const std::string& value, std::int64_t min,
-                             std::int64_t max) {
-  std::int64_t out = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || end != value.data() + value.size() || out < min || out > max) {
-    return error(Status::invalid_argument(
-        fmt::format("{}: '{}' is not an integer from {} to {}", key, value, min, max)));
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<ServeOptions> serve_options(const Streams& app) {
   ServeOptions options;
@@ -29,7 +13,7 @@ Result<ServeOptions> serve_options(const Streams& app) {
   for (const auto& [key, value] : app.config()) {
     if (!key.starts_with("serve.")) continue;
     auto number = [&](std::int64_t min, std::int64_t max) -> std::int64_t {
-      auto n = bounded(key, value, min, max);
+      auto n = internal::parse_integer_in(key, value, min, max);
       if (!n) errors.push_back(n.error().message());
       return n.value_or(min);
     };

@@ -2,40 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
-
 #include "brook/internal/window_keys.h"
+#include "core/text_numbers.h"
 
 namespace brook::internal {
 
 namespace {
-
-std::string to_hex(std::string_view bytes) {
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
-  return out;
-}
-
-std::optional<std::string> from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string out(hex.size() / 2, '\0');
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    unsigned value = 0;
-    auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
-    if (ec != std::errc() || end != hex.data() + 2 * i + 2) return std::nullopt;
-    out[i] = static_cast<char>(value);
-  }
-  return out;
-}
-
-template <class Int>
-std::optional<Int> to_int(std::string_view text) {
-  Int out{};
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return out;
-}
 
 // The smallest key after `key`, as a range's start.
 std::string after(std::string key) {
@@ -54,7 +26,7 @@ std::string encode_token(const Token& token) {
 std::optional<Token> decode_token(std::string_view text) {
   const auto dot = text.find('.');
   if (dot == std::string_view::npos) return std::nullopt;
-  auto partition = to_int<std::int32_t>(text.substr(0, dot));
+  auto partition = parse_number<std::int32_t>(text.substr(0, dot));
   if (!partition || *partition < 0) return std::nullopt;
   Token token{.partition = *partition};
   if (dot + 1 < text.size()) {
@@ -137,7 +109,7 @@ Reply StoreEndpoints::answered(nlohmann::json body) const {
 Result<std::size_t> StoreEndpoints::page_size(const Request& request) const {
   auto limit = request.param("limit");
   if (!limit) return options_.default_page;
-  auto n = to_int<std::size_t>(*limit);
+  auto n = parse_number<std::size_t>(*limit);
   if (!n || *n == 0 || *n > options_.max_page) {
     return error(Status::invalid_argument(
         fmt::format("limit: '{}' is not a number from 1 to {}", *limit, options_.max_page)));
@@ -214,7 +186,7 @@ Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
   std::int64_t from = 0, to = kMaxKeyTime.value();
   for (auto [name, out] : {std::pair{"from", &from}, std::pair{"to", &to}}) {
     if (auto value = request.param(name)) {
-      auto n = to_int<std::int64_t>(*value);
+      auto n = parse_number<std::int64_t>(*value);
       if (!n || *n < 0) {
         return error_reply(
             400, fmt::format("{}: '{}' is not a time in ms since the epoch (>= 0)", name, *value));
@@ -270,7 +242,7 @@ Reply StoreEndpoints::partition(const std::string& store, const std::string& par
                                 const Request& request) {
   auto found = find(store);
   if (!found) return status_reply(found.error());
-  auto partition = to_int<std::int32_t>(partition_text);
+  auto partition = parse_number<std::int32_t>(partition_text);
   if (!partition) return error_reply(400, "partition: '" + partition_text + "' is not a number");
   auto limit = page_size(request);
   if (!limit) return status_reply(limit.error());

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <limits>
 #include <string>
@@ -15,6 +14,7 @@
 #include "backend/embedded/partition_log_impl.h"
 #include "backend/embedded/record_format.h"
 #include "core/log.h"
+#include "core/text_numbers.h"
 
 namespace brook::internal {
 namespace {
@@ -31,13 +31,12 @@ Result<std::optional<std::int64_t>> read_start_offset(const std::filesystem::pat
   auto contents = read_checksummed_file(path);
   if (!contents) return error(contents.error());
   const std::string_view text = *contents;
-  std::int64_t offset = 0;
-  const auto [ptr, parse_error] = std::from_chars(text.data(), text.data() + text.size(), offset);
-  if (parse_error != std::errc() || ptr != text.data() + text.size() || offset < 0) {
+  const auto offset = parse_number<std::int64_t>(text);
+  if (!offset || *offset < 0) {
     return error(Status::corruption(path.string() + " does not hold an offset: \"" +
                                     std::string(text.substr(0, 40)) + "\""));
   }
-  return offset;
+  return *offset;
 }
 
 }  // namespace

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 
 #include "backend/embedded/frame_scanner.h"
 #include "core/log.h"
+#include "core/text_numbers.h"
 
 namespace brook::internal {
 namespace {
@@ -56,14 +56,11 @@ std::optional<std::int64_t> Segment::parse_file_name(std::string_view name) {
   if (name.size() != kOffsetDigits + kSegmentSuffix.size() || !name.ends_with(kSegmentSuffix)) {
     return std::nullopt;
   }
-  std::int64_t base = 0;
-  const char* end = name.data() + kOffsetDigits;
-  if (!std::all_of(name.data(), end, [](char c) { return c >= '0' && c <= '9'; })) {
+  const std::string_view digits = name.substr(0, kOffsetDigits);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
   }
-  const auto [ptr, ec] = std::from_chars(name.data(), end, base);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return base;
+  return parse_number<std::int64_t>(digits);
 }
 
 std::string Segment::swap_file_name(std::int64_t base_offset, std::int64_t end_offset) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,21 +11,12 @@
 
 #include "backend/embedded/checksummed_file.h"
 #include "core/log.h"
+#include "core/text_numbers.h"
 
 namespace brook::internal {
 namespace {
 
 namespace fs = std::filesystem;
-
-Result<std::int64_t> parse_int(const std::string& key, const std::string& value) {
-  std::int64_t out = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || end != value.data() + value.size()) {
-    return error(Status::invalid_argument(
-        fmt::format("topic config {}: '{}' is not an integer", key, value)));
-  }
-  return out;
-}
 
 constexpr std::string_view kMetadataFile = "topic.json";
 
@@ -77,10 +67,9 @@ Status check_partition_dirs(const fs::path& dir, std::int32_t partitions) {
     if (!it->is_directory() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
-    std::int32_t p = -1;
-    std::from_chars(name.data(), name.data() + name.size(), p);
-    if (p >= 0 && p < partitions && name == std::to_string(p)) {
-      present.insert(p);
+    const auto p = parse_number<std::int32_t>(name);
+    if (p && *p < partitions && name == std::to_string(*p)) {
+      present.insert(*p);
     } else {
       extra.push_back(name);
     }
@@ -138,13 +127,12 @@ Result<PartitionLogConfig> parse_topic_configs(const std::map<std::string, std::
       continue;
     }
     if (key == "min.cleanable.dirty.ratio") {
-      double ratio = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ratio);
-      if (ec != std::errc() || end != value.data() + value.size() || !(ratio >= 0 && ratio <= 1)) {
+      const auto ratio = parse_number<double>(value);
+      if (!ratio || !(*ratio >= 0 && *ratio <= 1)) {
         return error(Status::invalid_argument(fmt::format(
             "topic config min.cleanable.dirty.ratio: '{}' is not a number from 0 to 1", value)));
       }
-      config.min_cleanable_dirty_ratio = ratio;
+      config.min_cleanable_dirty_ratio = *ratio;
       continue;
     }
     std::int64_t* target = key == "retention.ms"          ? &config.retention_ms
@@ -159,7 +147,7 @@ Result<PartitionLogConfig> parse_topic_configs(const std::map<std::string, std::
           "delete.retention.ms, segment.bytes, segment.ms, min.cleanable.dirty.ratio)",
           key)));
     }
-    auto number = parse_int(key, value);
+    auto number = parse_integer_in(fmt::format("topic config {}", key), value);
     if (!number) return error(number.error());
     if (key == "segment.bytes" && *number < 1024) {
       return error(Status::invalid_argument("topic config segment.bytes must be >= 1024"));

@@ -8,6 +8,7 @@
 
 #include "brook/serve.h"
 #include "core/host_port.h"
+#include "serve/bounded_pool.h"
 #include "serve/forwarder.h"
 #include "serve/prometheus.h"
 #include "serve/request.h"
@@ -53,7 +54,8 @@ class HttpServer final : public Server {
 
   Status start(const std::string& host, int port) {
     const int threads = options_.threads;
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // Connections beyond the threads wait for one, a few per thread at most (bounded_pool.h).
+    server_.new_task_queue = [threads] { return new internal::BoundedPool(threads, 4 * threads); };
     // Not httplib's default SO_REUSEPORT, with which a second server binds a taken port.
     server_.set_socket_options([](socket_t sock) {
       int yes = 1;

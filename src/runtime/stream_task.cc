@@ -291,8 +291,8 @@ Result<bool> StreamTask::process_one() {
   if (config_.idle_advance) idle_since_ = idle_advanced_to_ = config_.clock();
   if (!outcome.ok()) return error(std::move(outcome));
   next->consumed = Offset(record.offset.value() + 1);
-  if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) {
-    return error(std::move(s));
+  if (auto fired = punctuate(PunctuationType::kStreamTime, stream_time_); !fired) {
+    return error(std::move(fired.error()));
   }
   return true;
 }
@@ -339,17 +339,22 @@ std::optional<Timestamp> StreamTask::accept_timestamp(Timestamp timestamp,
   return timestamp;
 }
 
-Status StreamTask::punctuate_wall_clock() {
+Result<int> StreamTask::punctuate_wall_clock() {
   const Timestamp now = config_.clock();
+  int fired = 0;
   // Idle: nothing buffered, stream time started, and the last record at least idle_advance ago.
   if (config_.idle_advance && buffered_ == 0 && stream_time_ != Timestamp::min() &&
       idle_since_ != Timestamp::min() && now - idle_since_ >= *config_.idle_advance &&
       now > idle_advanced_to_) {
     stream_time_ = stream_time_ + (now - idle_advanced_to_);
     idle_advanced_to_ = now;
-    if (auto s = punctuate(PunctuationType::kStreamTime, stream_time_); !s.ok()) return s;
+    auto stream_time = punctuate(PunctuationType::kStreamTime, stream_time_);
+    if (!stream_time) return error(std::move(stream_time.error()));
+    fired = *stream_time;
   }
-  return punctuate(PunctuationType::kWallClockTime, now);
+  auto wall_clock = punctuate(PunctuationType::kWallClockTime, now);
+  if (!wall_clock) return error(std::move(wall_clock.error()));
+  return fired + *wall_clock;
 }
 
 Cancellable StreamTask::schedule(std::string_view node, std::chrono::milliseconds interval,
@@ -368,8 +373,9 @@ Cancellable StreamTask::schedule(std::string_view node, std::chrono::millisecond
   return Cancellable(cancelled);
 }
 
-Status StreamTask::punctuate(PunctuationType type, Timestamp now) {
+Result<int> StreamTask::punctuate(PunctuationType type, Timestamp now) {
   std::erase_if(schedules_, [](const Schedule& s) { return *s.cancelled; });
+  int fired = 0;
   // Index loop: a punctuator may schedule more punctuations.
   for (std::size_t i = 0; i < schedules_.size(); ++i) {
     if (schedules_[i].type != type || *schedules_[i].cancelled || now < schedules_[i].next) {
@@ -383,10 +389,11 @@ Status StreamTask::punctuate(PunctuationType type, Timestamp now) {
     Punctuator punctuator = schedules_[i].punctuator;
     if (auto s = run_outside_record([&] { run_in_node(node, [&] { punctuator(now); }); });
         !s.ok()) {
-      return s;
+      return error(std::move(s));
     }
+    ++fired;
   }
-  return {};
+  return fired;
 }
 
 template <class Fn>

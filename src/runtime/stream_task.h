@@ -94,7 +94,8 @@ class StreamTask final : public TaskContext {
   // advances stream time if the task has had nothing to process for at least idle_advance:
   // by the clock time elapsed since its last record (or since the previous advance), never
   // backwards, only once a first record set stream time; due stream-time punctuations fire.
-  Status punctuate_wall_clock();
+  // Returns how many punctuators it called.
+  Result<int> punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
   std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
   // What to commit with the next offset of input `partition`: its partition time, as
@@ -147,7 +148,8 @@ class StreamTask final : public TaskContext {
     std::shared_ptr<bool> cancelled;
   };
 
-  Status punctuate(PunctuationType type, Timestamp now);
+  // Calls the punctuators of `type` due at `now`; returns how many.
+  Result<int> punctuate(PunctuationType type, Timestamp now);
   // Runs `fn` (a punctuation or a cache flush, outside any input record) with the handlers.
   template <class Fn>
   Status run_outside_record(Fn fn);

@@ -6,6 +6,17 @@
 
 namespace brook::internal {
 
+namespace {
+
+Sensor& thread_sensor(Metrics& metrics, const char* name, int index) {
+  return metrics.sensor({.group = "stream-thread-metrics",
+                         .name = name,
+                         .tags = {{"thread-id", std::to_string(index)}}},
+                        Metrics::SensorKind::kLatency);
+}
+
+}  // namespace
+
 StreamThread::StreamThread(int index, const StreamsConfig& config,
                            std::shared_ptr<const TopologyData> topology, LogBackend& backend,
                            Metrics& metrics, StateConfig state,
@@ -19,6 +30,10 @@ StreamThread::StreamThread(int index, const StreamsConfig& config,
       dropped_(metrics.counter({.group = "stream-thread-metrics",
                                 .name = "dropped-records-total",
                                 .tags = {{"thread-id", std::to_string(index)}}})),
+      poll_sensor_(thread_sensor(metrics, "poll", index)),
+      process_sensor_(thread_sensor(metrics, "process", index)),
+      punctuate_sensor_(thread_sensor(metrics, "punctuate", index)),
+      commit_sensor_(thread_sensor(metrics, "commit", index)),
       state_(std::move(state)),
       restore_listener_(std::move(restore_listener)),
       on_phase_(std::move(on_phase)) {
@@ -28,6 +43,7 @@ StreamThread::StreamThread(int index, const StreamsConfig& config,
   for (const auto& topic : topology_->repartition_topics) repartition_topics_.insert(topic.name);
   state_.cache = std::make_shared<RecordCache>(config_.cache_max_bytes / config_.num_threads);
   state_.cache_lock = std::make_shared<std::recursive_mutex>();
+  state_.thread_id = std::to_string(index);
 }
 
 StreamThread::~StreamThread() {
@@ -146,7 +162,9 @@ Status StreamThread::step() {
     if (auto s = global_gate_->status(); !s.ok()) return s;
   }
   if (auto s = restore(); !s.ok()) return s;
+  const Stopwatch polling;
   auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
+  polling.record(poll_sensor_);
   if (!fatal_.ok()) return fatal_;
   if (!records) return records.error();
   StreamTask* target = nullptr;  // records come in runs from one partition
@@ -167,7 +185,10 @@ Status StreamThread::step() {
   }
   for (auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;
-    if (auto s = task->punctuate_wall_clock(); !s.ok()) return s;
+    const Stopwatch punctuating;
+    auto fired = task->punctuate_wall_clock();
+    if (!fired) return fired.error();
+    punctuating.record(punctuate_sensor_, *fired);
   }
   if (!fatal_.ok()) return fatal_;
   if (std::chrono::steady_clock::now() - last_commit_ >= config_.commit_interval) return commit();
@@ -189,6 +210,8 @@ Status StreamThread::restore() {
 
 Status StreamThread::process_buffered() {
   // Round-robin over tasks, a bounded number of records each per pass, until all are empty.
+  const Stopwatch processing;
+  std::int64_t records = 0;
   bool more = true;
   while (more && fatal_.ok()) {
     more = false;
@@ -200,9 +223,11 @@ Status StreamThread::process_buffered() {
         if (!one) return one.error();
         if (!*one) break;  // nothing buffered, or waiting for an input
       }
+      records += static_cast<std::int64_t>(processed);
       more = more || processed == config_.max_poll_records;
     }
   }
+  processing.record(process_sensor_, records);
   return fatal_;
 }
 
@@ -232,6 +257,7 @@ Status StreamThread::limit_buffers() {
 }
 
 Status StreamThread::commit() {
+  const Stopwatch committing;
   for (auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;
     if (auto s = task->flush_state(); !s.ok()) return s;
@@ -266,6 +292,7 @@ Status StreamThread::commit() {
   }
   for (const auto& [tp, offset] : offsets) committed_[tp] = offset;
   purge_repartition_topics(offsets);
+  committing.record(commit_sensor_);
   return {};
 }
 

@@ -101,6 +101,12 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   LogBackend& backend_;
   Metrics& metrics_;
   Metrics::Counter& dropped_;  // records the log refused, under log-and-continue
+  // Kafka Streams' thread-level sensors: each poll() (waiting included), each pass over the
+  // buffered records (per record), each wall-clock punctuation, each commit.
+  Sensor& poll_sensor_;
+  Sensor& process_sensor_;
+  Sensor& punctuate_sensor_;
+  Sensor& commit_sensor_;
   StateConfig state_;
   std::shared_ptr<StateRestoreListener> restore_listener_;
   PhaseListener on_phase_;

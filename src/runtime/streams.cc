@@ -496,10 +496,18 @@ Status Streams::start() {
   if (auto s = impl_->create_internal_topics(); !s.ok()) return fail(s);
   impl_->rocksdb_memory =
       std::make_shared<internal::RocksDbMemory>(impl_->config.rocksdb_memory_bytes);
+  impl_->metrics.gauge(
+      {.group = "stream-state-metrics", .name = "block-cache-usage"},
+      [memory = impl_->rocksdb_memory] { return static_cast<double>(memory->cache_usage()); });
+  impl_->metrics.gauge(
+      {.group = "stream-state-metrics", .name = "block-cache-capacity"},
+      [memory = impl_->rocksdb_memory] { return static_cast<double>(memory->cache_capacity()); });
   internal::StateConfig state{.dir = impl_->app_state_dir(),
                               .rocksdb_memory = impl_->rocksdb_memory,
                               .sync = impl_->config.fsync,
-                              .registry = &impl_->stores};
+                              .registry = &impl_->stores,
+                              .metrics = &impl_->metrics,
+                              .debug_metrics = impl_->config.debug_metrics};
 
   impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
   impl_->transition(State::kRebalancing);

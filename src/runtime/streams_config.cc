@@ -94,6 +94,12 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
     } else if (key == "rocksdb.memory.max.bytes") {
       integer(key, value, 1 << 20,
               [&](auto v) { config.rocksdb_memory_bytes = static_cast<std::size_t>(v); });
+    } else if (key == "metrics.recording.level") {
+      if (value != "INFO" && value != "DEBUG" && value != "TRACE") {
+        errors.push_back(
+            fmt::format("metrics.recording.level: '{}' is not INFO, DEBUG or TRACE", value));
+      }
+      config.debug_metrics = value == "DEBUG" || value == "TRACE";
     } else if (key == "stream.time.idle.advance.ms") {
       integer(key, value, 0,
               [&](auto v) { config.stream_time_idle_advance = std::chrono::milliseconds(v); });

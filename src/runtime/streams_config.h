@@ -28,6 +28,7 @@ struct StreamsConfig {
   std::string state_dir;                                 // default <data_dir>/state
   std::size_t cache_max_bytes = 10 * 1024 * 1024;        // record caches of all threads together
   std::size_t rocksdb_memory_bytes = 256 * 1024 * 1024;  // block cache + memtables, all stores
+  bool debug_metrics = false;  // metrics.recording.level DEBUG (or TRACE): store latencies too
   // stream.time.idle.advance.ms; unset: off (TaskConfig::idle_advance).
   std::optional<std::chrono::milliseconds> stream_time_idle_advance;
   // Kafka backend (empty bootstrap_servers: the embedded log).

@@ -27,13 +27,19 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
         .rocksdb_memory = config_.rocksdb_memory,
         .sync = config_.sync,
         .cache = config_.cache,
-        .log = [topic = changelog ? changelog->topic : "", partition = Partition(task_.partition),
-                send, now](std::string_view key, std::optional<std::string_view> value) {
-          ProducerRecord record{
-              .topic = topic, .partition = partition, .timestamp = now(), .key = std::string(key)};
-          if (value) record.value = std::string(*value);
-          send(std::move(record));
-        }};
+        .log =
+            [topic = changelog ? changelog->topic : "", partition = Partition(task_.partition),
+             send, now](std::string_view key, std::optional<std::string_view> value) {
+              ProducerRecord record{.topic = topic,
+                                    .partition = partition,
+                                    .timestamp = now(),
+                                    .key = std::string(key)};
+              if (value) record.value = std::string(*value);
+              send(std::move(record));
+            },
+        .metrics = config_.metrics,
+        .metric_tags = {{"thread-id", config_.thread_id}, {"task-id", task_.to_string()}},
+        .debug_metrics = config_.debug_metrics};
     auto stack = open_store_stack(*spec, env);
     if (!stack) {
       return Status(stack.error().code(),

@@ -8,9 +8,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "brook/internal/topology_data.h"
+#include "brook/metrics.h"
 #include "runtime/local_store.h"
 #include "runtime/store_registry.h"
 
@@ -25,6 +27,9 @@ struct StateConfig {
   // The lock of the stores sharing `cache` (LocalStore); null: a lock per store.
   std::shared_ptr<std::recursive_mutex> cache_lock;
   StoreRegistry* registry = nullptr;  // where queries find the stores, if any
+  Metrics* metrics = nullptr;         // where the stores' sensors go, if anywhere
+  bool debug_metrics = false;         // metrics.recording.level=DEBUG: get and put latency too
+  std::string thread_id;              // the thread running the task, as the sensors tag it
   // The instance's global stores (opened and fed by the global thread), by name: every task
   // reads them; a task opens no store of its own for them.
   std::map<std::string, std::shared_ptr<LocalStore>, std::less<>> global_stores;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <map>
 
 namespace brook::internal {
@@ -40,13 +41,20 @@ std::string labels(const std::map<std::string, std::string>& tags) {
   return out + "}";
 }
 
+// A sample value as the format spells it: NaN, +Inf, -Inf, or the shortest exact decimal.
+std::string number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
+  return fmt::format("{}", value);
+}
+
 // One metric family: its HELP and TYPE lines, then its samples.
 class Family {
  public:
   Family(std::string name, std::string type, std::string help)
       : name_(std::move(name)), type_(std::move(type)), help_(std::move(help)) {}
-  void add(const std::map<std::string, std::string>& tags, std::int64_t value) {
-    samples_ += fmt::format("{}{} {}\n", name_, labels(tags), value);
+  void add(const std::map<std::string, std::string>& tags, double value) {
+    samples_ += fmt::format("{}{} {}\n", name_, labels(tags), number(value));
   }
   void write(std::string& out) const {
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{}", name_, help_, name_, type_, samples_);

@@ -28,8 +28,8 @@ class CachingStore::OrderedIndex {
 };
 
 CachingStore::CachingStore(std::unique_ptr<KeyValueBytesStore> inner,
-                           std::shared_ptr<RecordCache> cache)
-    : inner_(std::move(inner)), cache_(std::move(cache)) {
+                           std::shared_ptr<RecordCache> cache, Sensor* hit_ratio)
+    : inner_(std::move(inner)), cache_(std::move(cache)), hit_ratio_(hit_ratio) {
   cache_->add(*this);
 }
 
@@ -43,12 +43,15 @@ CachingStore::~CachingStore() {
 
 Result<std::optional<std::string>> CachingStore::get(std::string_view key) {
   const std::size_t hash = CacheTable::hash(key);
-  if (const std::size_t slot = table_.find(key, hash); slot != CacheTable::kNone) {
+  const std::size_t slot = table_.find(key, hash);
+  const bool hit = slot != CacheTable::kNone || last_read_.holds(key);
+  if (hit_ratio_ != nullptr) hit_ratio_->record(hit ? 1 : 0);
+  if (slot != CacheTable::kNone) {
     table_.mark(slot, CacheTable::kReferenced, true);
     const auto value = CacheEntry::view(table_.block(slot)).value;
     return value ? std::optional<std::string>(*value) : std::nullopt;
   }
-  if (last_read_.holds(key)) {
+  if (hit) {  // the last read below, remembered
     const auto below = last_read_.below();
     return below ? std::optional<std::string>(*below) : std::nullopt;
   }

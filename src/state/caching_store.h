@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "brook/internal/bytes_store.h"
+#include "brook/metrics.h"
 #include "state/cache_entry.h"
 #include "state/cache_table.h"
 #include "state/record_cache.h"
@@ -32,7 +33,9 @@ namespace brook::internal {
 // the store drops unflushed writes, as a dirty close must.
 class CachingStore final : public KeyValueBytesStore {
  public:
-  CachingStore(std::unique_ptr<KeyValueBytesStore> inner, std::shared_ptr<RecordCache> cache);
+  // `hit_ratio`, if given, records each get(): 1 if it did not read below, 0 if it did.
+  CachingStore(std::unique_ptr<KeyValueBytesStore> inner, std::shared_ptr<RecordCache> cache,
+               Sensor* hit_ratio = nullptr);
   ~CachingStore() override;
   CachingStore(const CachingStore&) = delete;
   CachingStore& operator=(const CachingStore&) = delete;
@@ -107,6 +110,7 @@ class CachingStore final : public KeyValueBytesStore {
 
   std::unique_ptr<KeyValueBytesStore> inner_;
   std::shared_ptr<RecordCache> cache_;
+  Sensor* hit_ratio_;
   CacheFlushListener listener_;
   CacheTable table_;
   std::unique_ptr<OrderedIndex> ordered_;  // made by the first scan, kept from then on

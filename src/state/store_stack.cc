@@ -1,10 +1,33 @@
 #include "state/store_stack.h"
 
+#include <fmt/format.h>
+
 #include "brook/state_store.h"
 #include "state/in_memory_store.h"
+#include "state/metered_store.h"
 #include "state/segmented_store.h"
 
 namespace brook::internal {
+
+namespace {
+
+// Kafka Streams' tag for a store in stream-state-metrics: rocksdb-window-state-id, ...
+std::string state_id_tag(const StoreSpec& spec) {
+  const char* type = spec.type == StoreType::kInMemory ? "in-memory" : "rocksdb";
+  const char* kind = spec.kind == StoreKind::kWindow    ? "-window"
+                     : spec.kind == StoreKind::kSession ? "-session"
+                                                        : "";
+  return fmt::format("{}{}-state-id", type, kind);
+}
+
+Sensor& store_sensor(const StoreEnvironment& env, const char* group, std::string tag,
+                     const StoreSpec& spec, const char* name, Metrics::SensorKind kind) {
+  auto tags = env.metric_tags;
+  tags[std::move(tag)] = spec.name;
+  return env.metrics->sensor({.group = group, .name = name, .tags = std::move(tags)}, kind);
+}
+
+}  // namespace
 
 Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironment& env) {
   StoreStack stack;
@@ -25,7 +48,18 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
     stack.top = std::make_unique<ChangeLoggingStore>(std::move(stack.top), env.log);
   }
   if (spec.caching) {
-    stack.top = std::make_unique<CachingStore>(std::move(stack.top), env.cache);
+    Sensor* hit_ratio = env.metrics == nullptr
+                            ? nullptr
+                            : &store_sensor(env, "stream-record-cache-metrics", "record-cache-id",
+                                            spec, "hit-ratio", Metrics::SensorKind::kRatio);
+    stack.top = std::make_unique<CachingStore>(std::move(stack.top), env.cache, hit_ratio);
+  }
+  if (env.metrics != nullptr && env.debug_metrics) {
+    auto sensor = [&](const char* name) -> Sensor& {
+      return store_sensor(env, "stream-state-metrics", state_id_tag(spec), spec, name,
+                          Metrics::SensorKind::kLatency);
+    };
+    stack.top = std::make_unique<MeteredStore>(std::move(stack.top), sensor("get"), sensor("put"));
   }
   return stack;
 }

@@ -1,11 +1,14 @@
 // Builds the decorator stack of one store of one task from its spec:
-//   record cache (if caching) -> change logging (if logging) -> in-memory | RocksDB,
+//   metering (if DEBUG metrics) -> record cache (if caching) -> change logging (if logging)
+//   -> in-memory | RocksDB,
 // with a SegmentedStore above the bottom store for window and session stores (it is then
 // the `bottom` restoration writes to: it translates their keys).
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "brook/internal/store_spec.h"
 #include "state/caching_store.h"
@@ -26,6 +29,12 @@ struct StoreEnvironment {
   bool sync = false;                              // fsync RocksDB's log on every commit
   std::shared_ptr<RecordCache> cache;             // the record cache of the task's thread
   ChangeLoggingStore::Log log;                    // where changelog records go (if logging)
+  // Where the store's sensors go (null: none), tagged with `metric_tags` (thread and task): the
+  // record cache's hit ratio, and with `debug_metrics` (metrics.recording.level=DEBUG) the
+  // latency of every get and put.
+  Metrics* metrics = nullptr;
+  std::map<std::string, std::string> metric_tags;
+  bool debug_metrics = false;
 };
 
 // Opens the store; an error names the store and what failed.

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Parses Prometheus text format (0.0.4) from stdin with prometheus_client's own parser and
-prints the metric families as JSON: {name: {"type": ..., "samples": [[name, labels, value]]}}.
-Exits 1 if the text does not parse, 3 if the parser is not installed."""
+prints the metric families as JSON: {name: {"type": ..., "samples": [[name, labels, value]]}},
+with NaN and infinite values as the strings "NaN", "+Inf" and "-Inf". Exits 1 if the text does not parse, 3 if the parser is not installed."""
 import json
+import math
 import sys
 
 try:
@@ -12,11 +13,21 @@ except ImportError:
           file=sys.stderr)
     sys.exit(3)
 
+
+
+def number(value):
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return value
+
+
 try:
     families = {
         family.name: {
             "type": family.type,
-            "samples": [[s.name, s.labels, s.value] for s in family.samples],
+            "samples": [[s.name, s.labels, number(s.value)] for s in family.samples],
         }
         for family in text_string_to_metric_families(sys.stdin.read())
     }

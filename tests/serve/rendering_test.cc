@@ -89,8 +89,9 @@ TEST_F(RenderingTest, AValueWithoutAJsonFormIs500UntilARendererIsGivenForItsType
   EXPECT_EQ(answer.json()["value"]["value"], (nlohmann::json{{"tally", 4}})) << answer.body;
   auto all = get("/v1/stores/tallies/all");
   ASSERT_EQ(all.status, 200) << all.body;
-  ASSERT_EQ(all.json()["entries"].size(), 2u) << all.body;
-  for (const auto& entry : all.json()["entries"]) {
+  const nlohmann::json listed = all.json();  // the loop below iterates into it
+  ASSERT_EQ(listed["entries"].size(), 2u) << all.body;
+  for (const auto& entry : listed["entries"]) {
     EXPECT_EQ(entry["value"]["value"], (nlohmann::json{{"tally", 4}})) << entry;
   }
 }

@@ -75,11 +75,19 @@ class KafkaProducer final : public Producer {
   // again while it fails with a retriable error, up to the timeout.
   template <class Step>
   Status transaction_step(std::string_view what, Step step);
+  // A topic send() has written to: its partition count and librdkafka's handle of it.
+  struct KnownTopic {
+    std::int32_t partitions;
+    KafkaTopic handle;
+  };
+  Result<KnownTopic*> known_topic(const std::string& topic);
+
   ProducerConfig config_;
   KafkaHandle handle_;
-  std::map<std::string, std::int32_t, std::less<>> known_topics_;  // their partition counts
+  std::map<std::string, KnownTopic, std::less<>> known_topics_;  // destroyed before handle_
   std::chrono::milliseconds timeout_;
-  Status failure_;  // the first record the cluster refused, until reported
+  Status failure_;       // the first record the cluster refused, until reported
+  unsigned unpolled_ = 0;  // records sent since delivery reports were last served
 };
 
 class KafkaConsumer final : public Consumer {
@@ -123,6 +131,13 @@ class KafkaConsumer final : public Consumer {
   struct Batch {
     std::vector<ConsumerRecord> records;
     std::map<TopicPartition, Reading> positions;
+    // The partition of the last message taken (messages come in runs from one partition):
+    // librdkafka's topic handle, the partition, and where its position goes (null: the
+    // partition is not assigned, its messages are dropped).
+    const rd_kafka_topic_t* run_topic = nullptr;
+    std::int32_t run_partition = -1;
+    std::map<TopicPartition, Reading>::iterator run_position;
+    bool run_assigned = false;
   };
   // Adds `message` to `batch`, or notes what it signals (end of partition, an error).
   Status take(KafkaMessage message, Batch& batch);

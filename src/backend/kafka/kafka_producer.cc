@@ -8,6 +8,8 @@
 namespace brook::internal {
 namespace {
 
+constexpr unsigned kRecordsPerPoll = 256;
+
 rd_kafka_headers_t* to_kafka_headers(const Headers& headers) {
   if (headers.empty()) return nullptr;
   rd_kafka_headers_t* out = rd_kafka_headers_new(headers.size());
@@ -88,16 +90,26 @@ void KafkaProducer::on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, 
 
 Status KafkaProducer::take_failure() { return std::exchange(failure_, Status()); }
 
-Result<std::int32_t> KafkaProducer::partitions(const std::string& topic) {
-  if (auto it = known_topics_.find(topic); it != known_topics_.end()) return it->second;
+Result<KafkaProducer::KnownTopic*> KafkaProducer::known_topic(const std::string& topic) {
+  if (auto it = known_topics_.find(topic); it != known_topics_.end()) return &it->second;
   auto partitions = topic_partitions(handle_.get(), topic, timeout_);
-  if (!partitions) return partitions;
-  known_topics_.emplace(topic, *partitions);
-  return partitions;
+  if (!partitions) return error(partitions.error());
+  KafkaTopic handle(rd_kafka_topic_new(handle_.get(), topic.c_str(), nullptr));
+  if (!handle) {
+    return error(kafka_status(rd_kafka_last_error(), "opening topic " + topic + " to write"));
+  }
+  return &known_topics_.emplace(topic, KnownTopic{*partitions, std::move(handle)}).first->second;
+}
+
+Result<std::int32_t> KafkaProducer::partitions(const std::string& topic) {
+  auto known = known_topic(topic);
+  if (!known) return error(known.error());
+  return (*known)->partitions;
 }
 
 Status KafkaProducer::send(ProducerRecord record) {
-  if (auto known = partitions(record.topic); !known) {
+  auto known = known_topic(record.topic);
+  if (!known) {
     const Status& s = known.error();
     return s.code() == StatusCode::kNotFound ? refuse(config_, s) : s;
   }
@@ -112,7 +124,7 @@ Status KafkaProducer::send(ProducerRecord record) {
   const std::int64_t timestamp = record.timestamp.value();
   while (true) {
     const rd_kafka_resp_err_t code = rd_kafka_producev(
-        handle_.get(), RD_KAFKA_V_TOPIC(record.topic.c_str()), RD_KAFKA_V_PARTITION(partition),
+        handle_.get(), RD_KAFKA_V_RKT((*known)->handle.get()), RD_KAFKA_V_PARTITION(partition),
         RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_size),
         RD_KAFKA_V_VALUE(value, value_size), RD_KAFKA_V_TIMESTAMP(timestamp),
         RD_KAFKA_V_HEADERS(headers), RD_KAFKA_V_END);
@@ -130,7 +142,8 @@ Status KafkaProducer::send(ProducerRecord record) {
     }
     break;
   }
-  rd_kafka_poll(handle_.get(), 0);  // delivery reports
+  // Delivery reports (each frees its record) in batches: serving them takes librdkafka's lock.
+  if (++unpolled_ == kRecordsPerPoll) return dispatch();
   return take_failure();
 }
 
@@ -144,6 +157,7 @@ Status KafkaProducer::flush() {
 }
 
 Status KafkaProducer::dispatch() {
+  unpolled_ = 0;
   rd_kafka_poll(handle_.get(), 0);  // delivery reports
   return take_failure();
 }

@@ -33,11 +33,15 @@ struct QueueDeleter {
 struct MessageDeleter {
   void operator()(rd_kafka_message_t* message) const { rd_kafka_message_destroy(message); }
 };
+struct TopicDeleter {
+  void operator()(rd_kafka_topic_t* topic) const { rd_kafka_topic_destroy(topic); }
+};
 using KafkaHandle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
 using PartitionList = std::unique_ptr<rd_kafka_topic_partition_list_t, PartitionListDeleter>;
 using KafkaEvent = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
 using KafkaQueue = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
 using KafkaMessage = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
+using KafkaTopic = std::unique_ptr<rd_kafka_topic_t, TopicDeleter>;
 
 // Where the clients of one backend connect, and how long a blocking call may take.
 struct KafkaClientSettings {

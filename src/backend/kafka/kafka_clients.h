@@ -86,7 +86,7 @@ class KafkaProducer final : public Producer {
   KafkaHandle handle_;
   std::map<std::string, KnownTopic, std::less<>> known_topics_;  // destroyed before handle_
   std::chrono::milliseconds timeout_;
-  Status failure_;       // the first record the cluster refused, until reported
+  Status failure_;         // the first record the cluster refused, until reported
   unsigned unpolled_ = 0;  // records sent since delivery reports were last served
 };
 

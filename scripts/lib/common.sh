@@ -5,7 +5,7 @@
 BROOK_APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev
+  nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev libjemalloc-dev
   kcat maven openjdk-17-jdk-headless
   libcpp-httplib-dev chromium python3-prometheus-client
   clang-format-16 clang-tidy-16

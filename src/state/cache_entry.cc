@@ -8,6 +8,8 @@
 #include <new>
 #include <string>
 
+#include "core/allocator.h"
+
 namespace brook::internal {
 namespace {
 
@@ -83,14 +85,9 @@ void write(char* block, std::uint8_t flags, std::string_view key,
   append(headers);
 }
 
-// What charge() adds to a block's size at most: glibc's malloc rounds a chunk up to 16 bytes
-// with its 8-byte header (the usable size is at most 15 bytes more), charge() the header;
-// AddressSanitizer's allocator gives exactly the size asked for.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr std::size_t kMallocSlack = sizeof(std::size_t);
-#else
-constexpr std::size_t kMallocSlack = 15 + sizeof(std::size_t);
-#endif
+// What the cache charges for a block beyond the bytes malloc made usable: the allocator's own
+// bookkeeping (glibc's chunk header; jemalloc keeps less per block, counted the same).
+constexpr std::size_t kBookkeeping = sizeof(std::size_t);
 
 // Blocks this much larger than their content are shrunk.
 constexpr std::size_t kShrinkSlack = 64;
@@ -162,11 +159,11 @@ void CacheEntry::destroy(char* block) { std::free(block); }
 std::size_t CacheEntry::estimate(std::string_view key, KnownBelow below,
                                  std::optional<std::string_view> value, std::string_view headers,
                                  bool dirty) {
-  return block_size(key, stored_below(below, dirty), value, headers) + kMallocSlack;
+  return usable_size(block_size(key, stored_below(below, dirty), value, headers)) + kBookkeeping;
 }
 
 std::size_t CacheEntry::charge(const char* block) {
-  return malloc_usable_size(const_cast<char*>(block)) + sizeof(std::size_t);
+  return malloc_usable_size(const_cast<char*>(block)) + kBookkeeping;
 }
 
 CacheEntry::View CacheEntry::view(const char* block) {

@@ -9,7 +9,7 @@
 // (a dirty tombstone: absent); `headers` are those of the record that wrote the entry last
 // (brook/internal/headers_codec.h). Absent values are encoded as size 0, present ones as
 // size + 1. A block is charged to the cache budget at its real size: what malloc gave it plus
-// its chunk header. Not thread-safe.
+// 8 bytes of the allocator's bookkeeping. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -40,9 +40,9 @@ class CacheEntry {
                        std::string_view headers, bool dirty);
   static void destroy(char* block);
 
-  // The bytes the block costs: its allocation and malloc's chunk header.
+  // The bytes the block costs: its allocation and the allocator's bookkeeping.
   static std::size_t charge(const char* block);
-  // At least charge() of the block make() would allocate for this content.
+  // charge() of the block make() would allocate for this content (core/allocator.h).
   static std::size_t estimate(std::string_view key, KnownBelow below,
                               std::optional<std::string_view> value, std::string_view headers,
                               bool dirty);

@@ -1,0 +1,35 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+
+#if defined(BROOK_MALLOC_JEMALLOC) && !defined(__SANITIZE_ADDRESS__)
+#include <jemalloc/jemalloc.h>
+#endif
+
+namespace brook::internal {
+
+#if defined(__SANITIZE_ADDRESS__)
+
+std::size_t usable_size(std::size_t requested) { return requested; }
+std::string_view allocator_name() { return "sanitizer"; }
+
+#elif defined(BROOK_MALLOC_JEMALLOC)
+
+std::size_t usable_size(std::size_t requested) {
+  return nallocx(std::max<std::size_t>(requested, 1), 0);
+}
+std::string_view allocator_name() { return "jemalloc"; }
+
+#else
+
+// A glibc chunk: the request and an 8-byte size field, rounded up to 16 bytes, at least 32.
+std::size_t usable_size(std::size_t requested) {
+  constexpr std::size_t kSizeField = 8, kAlignment = 16, kMinChunk = 32;
+  const std::size_t chunk = (requested + kSizeField + kAlignment - 1) & ~(kAlignment - 1);
+  return std::max(chunk, kMinChunk) - kSizeField;
+}
+std::string_view allocator_name() { return "glibc"; }
+
+#endif
+
+}  // namespace brook::internal

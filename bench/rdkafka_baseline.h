@@ -73,6 +73,16 @@ inline void check(rd_kafka_error_t* error, std::string_view what) {
   throw std::runtime_error(message);
 }
 
+// `settings` with the prefetch Brook's consumers use (src/backend/kafka/kafka_consumer.cc):
+// with librdkafka 2.0's defaults a reader stops for up to a second each time 100 000 records
+// are queued, which would make the baselines wait where Brook does not.
+inline std::map<std::string, std::string> with_prefetch(
+    std::map<std::string, std::string> settings) {
+  settings.emplace("queued.min.messages", "500000");
+  settings.emplace("queued.max.messages.kbytes", "32768");
+  return settings;
+}
+
 // A client of the broker with `settings` (librdkafka names); `configure` may set callbacks.
 inline RdKafka make_client(rd_kafka_type_t type, const std::map<std::string, std::string>& settings,
                            void (*configure)(rd_kafka_conf_t*) = nullptr, void* opaque = nullptr) {
@@ -293,10 +303,11 @@ double consume_transform_produce(const LoopOptions& options, Process process) {
   Clock::time_point assigned{};
   auto consumer = make_client(
       RD_KAFKA_CONSUMER,
-      {{"group.id", unique_name("bench-loop")},
-       {"enable.auto.commit", "false"},
-       {"auto.offset.reset", "earliest"},
-       {"isolation.level", options.transactional ? "read_committed" : "read_uncommitted"}},
+      with_prefetch(
+          {{"group.id", unique_name("bench-loop")},
+           {"enable.auto.commit", "false"},
+           {"auto.offset.reset", "earliest"},
+           {"isolation.level", options.transactional ? "read_committed" : "read_uncommitted"}}),
       [](rd_kafka_conf_t* conf) {
         rd_kafka_conf_set_rebalance_cb(conf, [](rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                                 rd_kafka_topic_partition_list_t* partitions,
@@ -386,8 +397,9 @@ struct ReadResult {
 template <class OnBatch>
 ReadResult read_partitions(const std::string& topic, std::map<std::int32_t, std::int64_t> ends,
                            OnBatch on_batch, std::size_t batch = 10'000) {
-  auto consumer = make_client(RD_KAFKA_CONSUMER, {{"group.id", unique_name("bench-reader")},
-                                                  {"enable.auto.commit", "false"}});
+  auto consumer = make_client(
+      RD_KAFKA_CONSUMER,
+      with_prefetch({{"group.id", unique_name("bench-reader")}, {"enable.auto.commit", "false"}}));
   PartitionList assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
   for (auto [p, end] : ends) {
     rd_kafka_topic_partition_list_add(assignment.get(), topic.c_str(), p)->offset =

@@ -10,7 +10,8 @@ namespace brook::internal {
 
 #if defined(__SANITIZE_ADDRESS__)
 
-std::size_t usable_size(std::size_t requested) { return requested; }
+// malloc(0) gives a 1-byte block.
+std::size_t usable_size(std::size_t requested) { return std::max<std::size_t>(requested, 1); }
 std::string_view allocator_name() { return "sanitizer"; }
 
 #elif defined(BROOK_MALLOC_JEMALLOC)

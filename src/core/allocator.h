@@ -10,7 +10,7 @@ namespace brook::internal {
 
 // malloc_usable_size() of the block malloc(requested) returns, for requests below the
 // allocator's direct-mapping threshold (128 KiB with glibc): jemalloc's size class, a glibc
-// chunk less its 8-byte size field, or exactly `requested` under AddressSanitizer.
+// chunk less its 8-byte size field, or exactly `requested` (at least 1) under AddressSanitizer.
 std::size_t usable_size(std::size_t requested);
 
 // "jemalloc", "glibc" or "sanitizer": the allocator usable_size() describes.

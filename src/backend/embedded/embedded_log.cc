@@ -439,6 +439,7 @@ std::vector<ConsumerRecord> EmbeddedConsumer::fetch() {
     // Nothing left below the end (a compacted tail): the position moves to the end.
     if (records && records->empty() && a.position < end) a.position = end;
     if (!records) continue;
+    out.reserve(std::min(config_.max_poll_records, out.size() + records->size()));
     for (auto& r : *records) {
       if (out.size() >= config_.max_poll_records) break;
       a.position = Offset(r.offset.value() + 1);

@@ -123,10 +123,12 @@ Result<RecordView> decode_body(std::string_view body) {
   // A length-prefixed key or value; a set null bit requires length 0.
   auto take_nullable = [&](std::uint8_t null_bit, std::string_view what,
                            std::optional<std::string_view>& out) -> Status {
-    const std::string past_end = std::string(what) + " length past the end of the record";
-    if (!in.has(4)) return malformed(past_end);
+    auto past_end = [&] {
+      return malformed(std::string(what) + " length past the end of the record");
+    };
+    if (!in.has(4)) return past_end();
     const auto size = in.take<std::uint32_t>();
-    if (!in.has(size)) return malformed(past_end);
+    if (!in.has(size)) return past_end();
     const std::string_view bytes = in.take_bytes(size);
     if (attributes & null_bit) {
       if (size != 0) return malformed("null " + std::string(what) + " with a length");

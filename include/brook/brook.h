@@ -2,6 +2,7 @@
 #pragma once
 
 #include "brook/avro_serde.h"
+#include "brook/change_event.h"
 #include "brook/error_handling.h"
 #include "brook/global_ktable.h"
 #include "brook/headers.h"

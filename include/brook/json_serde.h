@@ -2,6 +2,7 @@
 // and the default serde of such types.
 #pragma once
 
+#include <expected>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -30,6 +31,25 @@ namespace internal {
 // floating-point number may be rounded to the precision of a floating-point field, as long as
 // it stays finite.
 std::optional<std::string> changed_number(const nlohmann::json& input, const nlohmann::json& read);
+
+// `json` read as T by from_json, with the checks JsonSerde::deserialize documents; on failure,
+// why (from_json's exception, or the number that did not fit).
+template <class T>
+std::expected<T, std::string> json_as(const nlohmann::json& json) {
+  try {
+    if constexpr (std::is_same_v<T, nlohmann::json>) {
+      return json;  // nothing converted
+    } else {
+      T value = json.template get<T>();
+      if (auto changed = changed_number(json, nlohmann::json(value))) {
+        return std::unexpected(std::move(*changed));
+      }
+      return value;
+    }
+  } catch (const std::exception& e) {
+    return std::unexpected(std::string(e.what()));
+  }
+}
 }  // namespace internal
 
 // deserialize() fails with kCorruption, naming the type and quoting the start of the bytes, when
@@ -61,19 +81,9 @@ class JsonSerde final : public Serde<T> {
     if (json.is_discarded()) {
       return error(Status::corruption("json serde: not valid JSON: " + excerpt(bytes)));
     }
-    try {
-      if constexpr (std::is_same_v<T, nlohmann::json>) {
-        return json;  // nothing converted
-      } else {
-        T value = json.template get<T>();
-        if (auto changed = internal::changed_number(json, nlohmann::json(value))) {
-          return cannot_read(bytes, *changed);
-        }
-        return value;
-      }
-    } catch (const std::exception& e) {
-      return cannot_read(bytes, e.what());
-    }
+    auto value = internal::json_as<T>(json);
+    if (!value) return cannot_read(bytes, value.error());
+    return std::move(*value);
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "brook/change_event.h"
 #include "brook/global_ktable.h"
 #include "brook/kstream.h"
 #include "brook/options.h"
@@ -51,6 +52,31 @@ class StreamsBuilder {
         },
         {store});
     return KTable<K, V>(graph_, node, store);
+  }
+
+  // A table of the rows of `topic`, a topic of Debezium change events (brook/change_event.h):
+  // each key's row is the `after` image of its latest event; a delete, and the tombstone
+  // Debezium writes after it, delete the key. Values are read with DebeziumSerde<V>, keys by
+  // default with DebeziumKeySerde<K> when K defaults to JSON (the object of the primary key's
+  // columns, with or without its `schema` part). A record with a null key is dropped, counted
+  // and logged, as for table(): Debezium's truncate events have none, so a truncate does not
+  // empty the table. A malformed event goes to the deserialisation exception handler. The
+  // table is materialised with a changelog of its own (the topic holds events, not rows).
+  template <class K, class V>
+  KTable<K, V> table_from_changes(std::string topic,
+                                  Consumed<K, std::optional<ChangeEvent<V>>> consumed = {},
+                                  Materialized<K, V> materialized = {}) {
+    static_assert(!internal::kIsOptional<K>,
+                  "StreamsBuilder::table_from_changes<K, V>: a table's key type must not be "
+                  "std::optional (records with a null key are dropped: a row needs a key)");
+    if constexpr (JsonByDefault<K>) {
+      if (!consumed.key_serde) consumed.key_serde = std::make_shared<const DebeziumKeySerde<K>>();
+    }
+    using Event = std::optional<ChangeEvent<V>>;
+    auto source = add_source<K, Event>({topic}, consumed, internal::NullKeys::kDrop);
+    return KStream<K, Event>(graph_, source)
+        .map_values([](const Event& event) { return event ? event->row() : std::optional<V>(); })
+        .to_table(std::move(materialized));
   }
 
   // Global tables (brook/global_ktable.h): a table of the latest value per key of every

@@ -6,9 +6,10 @@
 #
 # Installs the missing apt packages first (scripts/lib/common.sh). Before ctest, starts a
 # local Apache Kafka broker for the Kafka tests (scripts/kafka.sh, one KRaft node on
-# 127.0.0.1:$BROOK_KAFKA_PORT, default 19092), exports its address as BROOK_KAFKA_BOOTSTRAP,
-# and stops it on exit, whatever happens. Exits non-zero if the build, the broker's start,
-# any test or the format check fails.
+# 127.0.0.1:$BROOK_KAFKA_PORT, default 19092) and a PostgreSQL server for the CDC tests
+# (scripts/postgres.sh, 127.0.0.1:$BROOK_POSTGRES_PORT, default 15432), exports their addresses
+# as BROOK_KAFKA_BOOTSTRAP and BROOK_POSTGRES_DSN, and stops both on exit, whatever happens.
+# Exits non-zero if the build, a server's start, any test or the format check fails.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 
@@ -54,11 +55,15 @@ else
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 fi
 
-# A real broker for the Kafka tests, stopped (and its data deleted) however this script ends.
-trap '"$BROOK_ROOT/scripts/kafka.sh" stop || true' EXIT
+# A real broker for the Kafka tests and a real PostgreSQL for the CDC tests, both stopped (and
+# their data deleted) however this script ends.
+trap '"$BROOK_ROOT/scripts/kafka.sh" stop || true; "$BROOK_ROOT/scripts/postgres.sh" stop || true' EXIT
 BROOK_KAFKA_BOOTSTRAP="$("$BROOK_ROOT/scripts/kafka.sh" start | tail -1)"
 export BROOK_KAFKA_BOOTSTRAP
 echo "Kafka broker at $BROOK_KAFKA_BOOTSTRAP"
+BROOK_POSTGRES_DSN="$("$BROOK_ROOT/scripts/postgres.sh" start | tail -1)"
+export BROOK_POSTGRES_DSN
+echo "PostgreSQL at $BROOK_POSTGRES_DSN"
 
 # CI reads ctest's closing lines: leave its output alone. A test that hangs fails after
 # 300 s (a test's own TIMEOUT property overrides this) instead of eating CI's time.

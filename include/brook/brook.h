@@ -13,6 +13,7 @@
 #include "brook/ktable.h"
 #include "brook/metrics.h"
 #include "brook/options.h"
+#include "brook/postgres_source.h"
 #include "brook/processor.h"
 #include "brook/record.h"
 #include "brook/restore_listener.h"

@@ -8,6 +8,7 @@ BROOK_APT_PACKAGES=(
   nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev libjemalloc-dev
   kcat maven openjdk-17-jdk-headless
   libcpp-httplib-dev chromium python3-prometheus-client
+  postgresql-15 libpq-dev
   clang-format-16 clang-tidy-16
 )
 # LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins

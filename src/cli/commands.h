@@ -13,5 +13,7 @@ int run_topics(std::span<const std::string> args);
 int run_produce(std::span<const std::string> args);
 // `brook consume TOPIC ...`: args after "consume".
 int run_consume(std::span<const std::string> args);
+// `brook cdc postgres ...`: args after "cdc".
+int run_cdc(std::span<const std::string> args);
 
 }  // namespace brook::cli

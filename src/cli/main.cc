@@ -1,4 +1,4 @@
-// The `brook` command: topics, produce and consume on an embedded data dir or a Kafka cluster,
+// The `brook` command: topics, produce, consume and cdc on an embedded data dir or a Kafka cluster,
 // and the demo.
 #include <fmt/format.h>
 
@@ -18,8 +18,8 @@ constexpr std::string_view kUsage = R"(usage: brook <command> [options]
 
 Works on an embedded data dir: --data-dir DIR, default ./brook-data. One process at a time
 may open a data dir; while another holds it, a command fails with "... is locked by another
-process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, topics, produce and
-consume work on that Kafka cluster (giving both options is a usage error).
+process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, topics, produce,
+consume and cdc work on that Kafka cluster (giving both options is a usage error).
 
 commands:
   topics list                       list topics
@@ -29,6 +29,8 @@ commands:
   topics delete NAME                delete a topic
   produce TOPIC                     write lines of stdin (KEY<TAB>VALUE or VALUE) as records
   consume TOPIC                     print records, one per line
+  cdc postgres --dsn DSN --publication NAME --slot NAME --topic-prefix PREFIX
+                                    write a PostgreSQL database's changes as Debezium events
   demo [--data-dir DIR]             run the main demo (default data dir ./brook-demo-data)
 
 Run 'brook <command> --help' for the options of a command.
@@ -54,6 +56,7 @@ int run(int argc, char** argv) {
   if (command == "topics") return run_topics(rest);
   if (command == "produce") return run_produce(rest);
   if (command == "consume") return run_consume(rest);
+  if (command == "cdc") return run_cdc(rest);
   if (command == "demo") {
     if (wants_help(rest)) return print_help(kDemoUsage);
     return run_demo(argc - 1, argv + 1);  // argv[0] is "demo", its options follow

@@ -1,0 +1,49 @@
+// A PostgreSQL row change as the records Debezium's PostgreSQL connector writes for it: the
+// change event (brook/change_event.h's envelope, without the schema part) keyed by the row's
+// primary key, to the topic `<prefix>.<schema>.<table>`, and after a delete the tombstone
+// that lets compaction forget the key.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "brook/change_event.h"
+#include "brook/record.h"
+#include "cdc/pgoutput.h"
+
+namespace brook::internal {
+
+// One row change. `before`: the old row of an update or delete (only the key columns when
+// `before_is_key`: the table's replica identity is not FULL), or null. `after`: the new row
+// of a create, read or update, or null. `source` names the change's origin except its
+// schema and table, which come from `relation`.
+struct RowChange {
+  ChangeOp op = ChangeOp::kCreate;
+  const PgTuple* before = nullptr;
+  bool before_is_key = false;
+  const PgTuple* after = nullptr;
+  ChangeSource source;
+};
+
+class ChangeRecords {
+ public:
+  // Topics are named `<topic_prefix>.<schema>.<table>`.
+  explicit ChangeRecords(std::string topic_prefix) : topic_prefix_(std::move(topic_prefix)) {}
+
+  // `<prefix>.<schema>.<table>`, with every character a topic name cannot hold (anything but
+  // ASCII letters, digits, '.', '_' and '-') replaced by '_', as Debezium does.
+  std::string topic(const PgRelation& relation) const;
+
+  // Appends the records of `change` to `out`, dated `timestamp`: the event, and after a
+  // delete its tombstone. An update that changes the primary key is, as in Debezium, a delete
+  // of the old key, its tombstone, and a create under the new one. The key is the object of
+  // the relation's key columns (`PgColumn::key`), null when it has none (a truncate, a table
+  // without a primary key). kCorruption if a value cannot be read as its column's type.
+  Status append(const PgRelation& relation, const RowChange& change, Timestamp timestamp,
+                std::vector<ProducerRecord>& out) const;
+
+ private:
+  std::string topic_prefix_;
+};
+
+}  // namespace brook::internal

@@ -1,0 +1,243 @@
+#include "cdc/pg_value.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+
+namespace brook::internal {
+namespace {
+
+using Json = nlohmann::json;
+
+// Type OIDs of pg_type.dat.
+enum Oid : std::uint32_t {
+  kBool = 16,
+  kBytea = 17,
+  kInt8 = 20,
+  kInt2 = 21,
+  kInt4 = 23,
+  kOid = 26,
+  kFloat4 = 700,
+  kFloat8 = 701,
+  kDate = 1082,
+  kTime = 1083,
+  kTimestamp = 1114,
+  kTimestampTz = 1184,
+};
+
+constexpr std::int64_t kMicrosPerDay = 86'400'000'000;
+
+template <class Number>
+std::optional<Number> parse(std::string_view text) {
+  Number value{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// Days since 1970-01-01 of "YYYY-MM-DD".
+std::optional<std::int64_t> parse_date(std::string_view text) {
+  const auto first = text.find('-', 1);
+  const auto second = first == std::string_view::npos ? first : text.find('-', first + 1);
+  if (second == std::string_view::npos) return std::nullopt;
+  auto y = parse<int>(text.substr(0, first));
+  auto m = parse<unsigned>(text.substr(first + 1, second - first - 1));
+  auto d = parse<unsigned>(text.substr(second + 1));
+  if (!y || !m || !d) return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(*m),
+                                         std::chrono::day(*d)};
+  if (!date.ok()) return std::nullopt;
+  return std::chrono::sys_days(date).time_since_epoch().count();
+}
+
+// Microseconds since midnight of "HH:MM:SS[.f{1,6}]" (24:00:00 included, as PostgreSQL has it).
+std::optional<std::int64_t> parse_time(std::string_view text) {
+  if (text.size() < 8 || text[2] != ':' || text[5] != ':') return std::nullopt;
+  auto h = parse<int>(text.substr(0, 2));
+  auto m = parse<int>(text.substr(3, 2));
+  auto s = parse<int>(text.substr(6, 2));
+  if (!h || !m || !s || *h > 24 || *m > 59 || *s > 60) return std::nullopt;
+  std::int64_t micros = 0;
+  if (text.size() > 8) {
+    const auto fraction = text.substr(9);
+    if (text[8] != '.' || fraction.empty() || fraction.size() > 6) return std::nullopt;
+    auto digits = parse<std::int64_t>(fraction);
+    if (!digits || fraction.front() == '-' || fraction.front() == '+') return std::nullopt;
+    micros = *digits;
+    for (auto i = fraction.size(); i < 6; ++i) micros *= 10;
+  }
+  const std::int64_t total = ((*h * 60 + *m) * 60 + *s) * 1'000'000LL + micros;
+  return total <= kMicrosPerDay ? std::optional(total) : std::nullopt;
+}
+
+// Microseconds since the epoch of "YYYY-MM-DD HH:MM:SS[.f]".
+std::optional<std::int64_t> parse_timestamp(std::string_view text) {
+  const auto space = text.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  auto days = parse_date(text.substr(0, space));
+  auto time = parse_time(text.substr(space + 1));
+  if (!days || !time) return std::nullopt;
+  return *days * kMicrosPerDay + *time;
+}
+
+// Seconds east of UTC of "+HH", "-HH:MM" or "+HH:MM:SS".
+std::optional<std::int64_t> parse_offset(std::string_view text) {
+  if (text.size() < 3 || (text[0] != '+' && text[0] != '-')) return std::nullopt;
+  std::int64_t seconds = 0;
+  int parts = 0;
+  for (std::size_t at = 1; at < text.size(); at += 3, ++parts) {
+    if (parts > 2 || (at > 1 && text[at - 1] != ':')) return std::nullopt;
+    auto part = parse<int>(text.substr(at, 2));
+    if (!part || text.substr(at, 2).size() != 2) return std::nullopt;
+    seconds = seconds * 60 + *part;
+  }
+  for (; parts < 3; ++parts) seconds *= 60;
+  return text[0] == '-' ? -seconds : seconds;
+}
+
+// "YYYY-MM-DDTHH:MM:SS[.f]Z" of microseconds since the epoch (the fraction without trailing
+// zeros), as Debezium writes a ZonedTimestamp.
+std::string iso_utc(std::int64_t micros) {
+  const auto days = std::chrono::floor<std::chrono::days>(std::chrono::microseconds(micros));
+  const std::chrono::year_month_day date{std::chrono::sys_days(days)};
+  std::int64_t in_day = micros - std::chrono::microseconds(days).count();
+  const std::int64_t fraction = in_day % 1'000'000;
+  in_day /= 1'000'000;
+  std::string text =
+      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", int(date.year()), unsigned(date.month()),
+                  unsigned(date.day()), in_day / 3600, in_day / 60 % 60, in_day % 60);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:06}", fraction);
+    while (digits.back() == '0') digits.pop_back();
+    text += "." + digits;
+  }
+  return text + "Z";
+}
+
+std::optional<std::string> base64_of_hex(std::string_view text) {
+  constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (text.size() < 2 || text.substr(0, 2) != "\\x" || text.size() % 2 != 0) return std::nullopt;
+  std::string bytes;
+  for (std::size_t i = 2; i < text.size(); i += 2) {
+    unsigned value = 0;
+    auto [end, ec] = std::from_chars(text.data() + i, text.data() + i + 2, value, 16);
+    if (ec != std::errc() || end != text.data() + i + 2) return std::nullopt;
+    bytes.push_back(static_cast<char>(value));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    std::uint32_t group = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      group = (group << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0);
+    }
+    for (std::size_t j = 0; j < 4; ++j) {
+      out += j <= n ? kAlphabet[(group >> (18 - 6 * j)) & 63] : '=';
+    }
+  }
+  return out;
+}
+
+bool is_special_time(std::string_view text) {
+  return text == "infinity" || text == "-infinity" || text.ends_with(" BC");
+}
+
+std::optional<Json> read_value(std::uint32_t type_oid, std::string_view text) {
+  switch (type_oid) {
+    case kBool:
+      if (text == "t") return Json(true);
+      if (text == "f") return Json(false);
+      return std::nullopt;
+    case kInt2:
+    case kInt4:
+    case kInt8: {
+      auto value = parse<std::int64_t>(text);
+      return value ? std::optional(Json(*value)) : std::nullopt;
+    }
+    case kOid: {
+      auto value = parse<std::uint32_t>(text);
+      return value ? std::optional(Json(*value)) : std::nullopt;
+    }
+    case kFloat4:
+    case kFloat8: {
+      if (text == "NaN" || text == "Infinity" || text == "-Infinity") return Json(text);
+      auto value = parse<double>(text);
+      return value && std::isfinite(*value) ? std::optional(Json(*value)) : std::nullopt;
+    }
+    case kBytea: {
+      auto encoded = base64_of_hex(text);
+      return encoded ? std::optional(Json(*encoded)) : std::nullopt;
+    }
+    case kDate: {
+      if (is_special_time(text)) return Json(text);
+      auto days = parse_date(text);
+      return days ? std::optional(Json(*days)) : std::nullopt;
+    }
+    case kTime: {
+      auto micros = parse_time(text);
+      return micros ? std::optional(Json(*micros)) : std::nullopt;
+    }
+    case kTimestamp: {
+      if (is_special_time(text)) return Json(text);
+      auto micros = parse_timestamp(text);
+      return micros ? std::optional(Json(*micros)) : std::nullopt;
+    }
+    case kTimestampTz: {
+      if (is_special_time(text)) return Json(text);
+      // The offset starts at the last '+' or '-' after the time.
+      const auto sign = text.find_last_of("+-");
+      if (sign == std::string_view::npos || sign < 11) return std::nullopt;
+      auto micros = parse_timestamp(text.substr(0, sign));
+      auto offset = parse_offset(text.substr(sign));
+      if (!micros || !offset) return std::nullopt;
+      return Json(iso_utc(*micros - *offset * 1'000'000));
+    }
+    default:  // numeric, text, json, uuid, arrays, enums, ...: as PostgreSQL writes them
+      return Json(text);
+  }
+}
+
+}  // namespace
+
+Result<Json> pg_value_to_json(std::uint32_t type_oid, std::string_view text) {
+  auto value = read_value(type_oid, text);
+  if (!value) {
+    return error(Status::corruption(
+        fmt::format("cdc: '{}' is not a value of PostgreSQL type oid {}", text, type_oid)));
+  }
+  return std::move(*value);
+}
+
+Result<Json> pg_row_to_json(const PgRelation& relation, const PgTuple& tuple, bool key_only) {
+  if (tuple.size() != relation.columns.size()) {
+    return error(Status::corruption(
+        fmt::format("cdc: a row of {}.{} with {} values for its {} columns", relation.schema,
+                    relation.table, tuple.size(), relation.columns.size())));
+  }
+  Json row = Json::object();
+  for (std::size_t i = 0; i < tuple.size(); ++i) {
+    const PgColumn& column = relation.columns[i];
+    if (key_only && !column.key) continue;
+    const PgValue& value = tuple[i];
+    switch (value.kind) {
+      case PgValue::Kind::kNull: row[column.name] = nullptr; break;
+      case PgValue::Kind::kUnchangedToast: row[column.name] = "__debezium_unavailable_value"; break;
+      case PgValue::Kind::kText: {
+        auto json = pg_value_to_json(column.type_oid, value.text);
+        if (!json) {
+          return error(Status::corruption(fmt::format("cdc: column {} of {}.{}: {}", column.name,
+                                                      relation.schema, relation.table,
+                                                      json.error().message())));
+        }
+        row[column.name] = std::move(*json);
+        break;
+      }
+    }
+  }
+  return row;
+}
+
+}  // namespace brook::internal

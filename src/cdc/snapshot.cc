@@ -1,0 +1,128 @@
+#include "cdc/snapshot.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "cdc/pg_catalog.h"
+#include "cdc/replication_stream.h"
+#include "core/log.h"
+
+namespace brook::internal {
+namespace {
+
+constexpr int kFetchRows = 5'000;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Writes every row of `relation` as of the transaction's snapshot, counting them in `rows`;
+// stops early when a stop is requested.
+Status read_table(PgConnection& sql, const PgRelation& relation, const ChangeSource& source,
+                  const PostgresSourceConfig& config, const ChangeRecords& records,
+                  ChangeLogWriter& writer, const std::stop_token& stop, std::int64_t& rows) {
+  std::string columns;
+  for (const auto& column : relation.columns) {
+    columns += (columns.empty() ? "" : ", ") + sql.quote_identifier(column.name);
+  }
+  const std::string table =
+      sql.quote_identifier(relation.schema) + "." + sql.quote_identifier(relation.table);
+  if (auto s = sql.execute("read " + table,
+                           fmt::format("DECLARE brook_snapshot NO SCROLL CURSOR FOR SELECT {} FROM "
+                                       "ONLY {}",
+                                       columns, table));
+      !s.ok()) {
+    return s;
+  }
+  const Timestamp timestamp(source.ts_ms);
+  std::vector<ProducerRecord> out;
+  while (!stop.stop_requested()) {
+    auto batch =
+        sql.query("read " + table, fmt::format("FETCH FORWARD {} FROM brook_snapshot", kFetchRows));
+    if (!batch) return batch.error();
+    if (batch->rows.empty()) break;
+    for (const auto& row : batch->rows) {
+      PgTuple tuple;
+      tuple.reserve(row.size());
+      for (const auto& value : row) {
+        tuple.push_back(value ? PgValue{.kind = PgValue::Kind::kText, .text = *value}
+                              : PgValue{.kind = PgValue::Kind::kNull});
+      }
+      out.clear();
+      if (auto s = records.append(
+              relation, {.op = ChangeOp::kRead, .after = &tuple, .source = source}, timestamp, out);
+          !s.ok()) {
+        return s;
+      }
+      SourcePosition position = writer.written();
+      if (auto s = writer.write(out, 1, position); !s.ok()) return s;
+      ++rows;
+      if (writer.batch_changes() >= config.max_batch_changes) {
+        if (auto s = writer.commit(); !s.ok()) return s;
+      }
+    }
+  }
+  return sql.execute("read " + table, "CLOSE brook_snapshot");
+}
+
+}  // namespace
+
+Status take_snapshot(PgConnection& sql, PgConnection& replication,
+                     const PostgresSourceConfig& config, const ChangeRecords& records,
+                     ChangeLogWriter& writer, std::stop_token stop) {
+  auto slot = replication.query(
+      "create the replication slot",
+      fmt::format("CREATE_REPLICATION_SLOT {} LOGICAL pgoutput (SNAPSHOT 'export')",
+                  replication.quote_identifier(config.slot)));
+  if (!slot) return slot.error();
+  const auto& created = slot->rows.at(0);
+  auto consistent_point = parse_lsn(created.at(1).value_or(""));
+  if (!consistent_point) return consistent_point.error();
+  const std::string snapshot_name = created.at(2).value_or("");
+  log(LogLevel::kInfo, "cdc: created slot {} at {}; snapshot {}", config.slot,
+      lsn_text(*consistent_point), snapshot_name);
+
+  if (auto s =
+          sql.execute("begin the snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = sql.execute("import the snapshot",
+                           "SET TRANSACTION SNAPSHOT " + sql.quote_literal(snapshot_name));
+      !s.ok()) {
+    return s;
+  }
+  auto tables = publication_tables(sql, config.publication);
+  if (!tables) return tables.error();
+  const ChangeSource source{.connector = "postgresql",
+                            .name = config.topic_prefix,
+                            .db = sql.database(),
+                            .snapshot = "true",
+                            .ts_ms = now_ms(),
+                            .lsn = static_cast<std::int64_t>(*consistent_point)};
+  std::int64_t rows = 0;
+  for (const auto& table : *tables) {
+    auto relation = describe_relation(sql, table.oid);
+    if (!relation) return relation.error();
+    if (auto s = read_table(sql, *relation, source, config, records, writer, stop, rows); !s.ok()) {
+      return s;
+    }
+    if (stop.stop_requested()) return writer.abort();
+  }
+  if (auto s = sql.execute("end the snapshot", "COMMIT"); !s.ok()) return s;
+  std::vector<ProducerRecord> none;
+  if (auto s = writer.write(
+          none, 0,
+          SourcePosition{.snapshot_done = true, .commit_lsn = *consistent_point, .complete = true});
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = writer.commit(); !s.ok()) return s;
+  log(LogLevel::kInfo, "cdc: snapshot of {} tables, {} rows, written", tables->size(), rows);
+  return Status();
+}
+
+}  // namespace brook::internal

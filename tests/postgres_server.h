@@ -1,0 +1,143 @@
+// The PostgreSQL server the CDC tests run against: scripts/test.sh starts one
+// (scripts/postgres.sh) and exports its connection string as BROOK_POSTGRES_DSN. Tests share
+// it, so each works in a database of its own (PostgresFixture).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace brook::testing {
+
+// The server's connection string. Fails the test (with what to do) when no server was
+// started.
+inline std::string postgres_dsn() {
+  const char* dsn = std::getenv("BROOK_POSTGRES_DSN");
+  if (dsn == nullptr || *dsn == '\0') {
+    ADD_FAILURE() << "BROOK_POSTGRES_DSN is not set: run the tests with scripts/test.sh, or "
+                     "start a server with scripts/postgres.sh start (needs the Debian packages "
+                     "postgresql-15 and libpq-dev) and export BROOK_POSTGRES_DSN=<the connection "
+                     "string it prints>";
+    return "";
+  }
+  return dsn;
+}
+
+using SqlRows = std::vector<std::vector<std::optional<std::string>>>;
+
+// A plain SQL connection; every error fails the test, naming the statement.
+class PgSession {
+ public:
+  explicit PgSession(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK) {
+      ADD_FAILURE() << "cannot connect to PostgreSQL (" << dsn
+                    << "): " << PQerrorMessage(conn_.get());
+    }
+  }
+
+  // Runs `sql`; returns its rows (nullopt for NULL).
+  SqlRows exec(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const auto status = PQresultStatus(result.get());
+    SqlRows rows;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      ADD_FAILURE() << "SQL failed: " << sql << ": " << PQerrorMessage(conn_.get());
+      return rows;
+    }
+    for (int r = 0; r < PQntuples(result.get()); ++r) {
+      auto& row = rows.emplace_back();
+      for (int c = 0; c < PQnfields(result.get()); ++c) {
+        if (PQgetisnull(result.get(), r, c)) {
+          row.emplace_back();
+        } else {
+          row.emplace_back(PQgetvalue(result.get(), r, c));
+        }
+      }
+    }
+    return rows;
+  }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
+// A test in a fresh database of its own (dropped at the end, with its replication slots).
+class PostgresFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_dsn_ = postgres_dsn();
+    ASSERT_FALSE(server_dsn_.empty());
+    database_ = "brook_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++);
+    PgSession(server_dsn_).exec("CREATE DATABASE " + database_);
+    reconnect();
+  }
+
+  void TearDown() override {
+    session_.reset();
+    if (database_.empty()) return;  // SetUp failed
+    PgSession server(server_dsn_);
+    // A slot still in use cannot be dropped: end its walsender first.
+    server.exec(
+        "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE "
+        "database = '" +
+        database_ + "' AND active_pid IS NOT NULL");
+    wait_until_slots_idle(server);
+    server.exec(
+        "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE "
+        "database = '" +
+        database_ + "'");
+    server.exec("DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)");
+  }
+
+  // The test's database, and its connection string.
+  const std::string& database() const { return database_; }
+  std::string dsn() const { return server_dsn_ + " dbname=" + database_; }
+  // Runs `sql` in the test's database.
+  SqlRows exec(const std::string& sql) { return session_->exec(sql); }
+  // Opens the test's session again (after restart_postgres()).
+  void reconnect() { session_ = std::make_unique<PgSession>(dsn()); }
+
+  // Stops the server (fast: sessions are ended) and starts it again with the same data.
+  void restart_postgres() {
+    session_.reset();
+    const std::string command = std::string(BROOK_POSTGRES_SCRIPT) + " restart >/dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+
+  // Waits until no replication slot of the test's database is in use (a stopped source's
+  // walsender ends a moment after its connection does).
+  void wait_until_slots_idle(PgSession& session) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!session
+                .exec("SELECT 1 FROM pg_replication_slots WHERE active AND database = '" +
+                      database_ + "'")
+                .empty()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "a replication slot of " << database_ << " stayed in use";
+        return;
+      }
+      usleep(10'000);
+    }
+  }
+  void wait_until_slots_idle() { wait_until_slots_idle(*session_); }
+
+ private:
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+
+  std::string server_dsn_;
+  std::string database_;
+  std::unique_ptr<PgSession> session_;
+};
+
+}  // namespace brook::testing

@@ -28,8 +28,12 @@ class ChangeStreamer {
   // log holds is skipped), anything else for good. `sql` reads the catalog (primary keys).
   Status stream(PgConnection& sql, ReplicationStream& stream, const std::stop_token& stop);
 
-  // Forgets the transaction being read (after a broken connection).
-  void reset() { transaction_.reset(); }
+  // Forgets the transaction being read and what waited for the log's aborted transaction
+  // (after a broken connection: the server sends it again).
+  void reset() {
+    transaction_.reset();
+    on_commit_ = 0;
+  }
 
  private:
   struct Transaction {

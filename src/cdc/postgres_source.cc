@@ -17,6 +17,9 @@
 namespace brook::internal {
 namespace {
 
+// How long the source waits for its slot to be free before it gives up.
+constexpr std::chrono::seconds kSlotInUseWait{30};
+
 Status check_config(const PostgresSourceConfig& config) {
   std::vector<std::string> problems;
   for (auto [name, value] :
@@ -48,11 +51,24 @@ void pause(std::chrono::milliseconds delay, const std::stop_token& stop) {
   woken.wait_for(lock, stop, delay, [] { return false; });
 }
 
-// Checks the slot against what the log says: where the source starts. Drops a slot whose
-// snapshot never reached the log (it is taken again).
+// Checks the slot against what the log says, once no connection uses it: where the source
+// starts. Drops a slot whose snapshot never reached the log (it is taken again).
 Status check_slot(PgConnection& sql, const PostgresSourceConfig& config,
-                  const std::optional<SourcePosition>& position) {
+                  const std::optional<SourcePosition>& position, const std::stop_token& stop) {
   auto slot = find_slot(sql, config.slot);
+  // A slot in use: a source killed a moment ago (its walsender has not noticed yet), or
+  // another source of the same slot.
+  const auto deadline = std::chrono::steady_clock::now() + kSlotInUseWait;
+  while (slot && *slot && (*slot)->active && !stop.stop_requested()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return Status::failed_precondition(fmt::format(
+          "cdc: replication slot {} is in use by another connection (another source of the "
+          "same slot?) for over {} s",
+          config.slot, kSlotInUseWait.count()));
+    }
+    pause(std::chrono::milliseconds(100), stop);
+    slot = find_slot(sql, config.slot);
+  }
   if (!slot) return slot.error();
   const bool snapshot_done = position && position->snapshot_done;
   if (!*slot) {
@@ -124,7 +140,7 @@ Status run_postgres_source(const PostgresSourceConfig& config, LogBackend& log,
   if (auto s = check_source_preconditions(*sql, config.publication); !s.ok()) return s;
   auto position = read_position(log, offsets_topic(config), config.slot);
   if (!position) return position.error();
-  if (auto s = check_slot(*sql, config, *position); !s.ok()) return s;
+  if (auto s = check_slot(*sql, config, *position, stop); !s.ok()) return s;
   auto writer = ChangeLogWriter::open(log, config, position->value_or(SourcePosition{}));
   if (!writer) return writer.error();
   const ChangeRecords records(config.topic_prefix);

@@ -69,8 +69,12 @@ Result<ReplicationStream> ReplicationStream::start(PgConnection connection, cons
       return error(pg_error(connection.raw(), "start replication"));
     }
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    return error(Status::failed_precondition(
-        fmt::format("postgres: cannot stream slot {}: {}", slot, message)));
+    std::string text = fmt::format("postgres: cannot stream slot {}: {}", slot, message);
+    // A killed source's walsender holds the slot until it notices: a moment.
+    if (message.find("is active for PID") != std::string::npos) {
+      return error(Status::unavailable(std::move(text)));
+    }
+    return error(Status::failed_precondition(std::move(text)));
   }
   return ReplicationStream(std::move(connection));
 }

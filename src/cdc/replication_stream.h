@@ -40,8 +40,9 @@ class ReplicationStream {
  public:
   // Starts streaming `slot` from `from` (the server starts at the slot's confirmed LSN if that
   // is later) with pgoutput protocol 1 and `publication`, on a connection of kind
-  // kReplication. kFailedPrecondition with the server's message if the slot is missing or in
-  // use.
+  // kReplication. kFailedPrecondition with the server's message if the slot is missing;
+  // kUnavailable while another connection streams it (a killed source's, until the server
+  // notices).
   static Result<ReplicationStream> start(PgConnection connection, const std::string& slot, Lsn from,
                                          const std::string& publication);
 

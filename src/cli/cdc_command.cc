@@ -32,6 +32,7 @@ the publication, and a user that may replicate and read the tables (docs/pattern
   --topic-prefix PREFIX the topics' prefix (Debezium's topic.prefix)
   --partitions N        partitions of the topics created (default 1)
   --offsets-topic NAME  where the source keeps its position (default PREFIX.cdc-offsets)
+  --max-batch-changes N the most changes one log transaction holds (default 10000)
   --data-dir DIR        the embedded data dir (default ./brook-data)
   --bootstrap-servers HOST:PORT[,HOST:PORT...]
                         the Kafka cluster to write to instead
@@ -50,6 +51,7 @@ constexpr OptionSpec kOptions[] = {
     {.name = "topic-prefix", .takes_value = true},
     {.name = "partitions", .takes_value = true},
     {.name = "offsets-topic", .takes_value = true},
+    {.name = "max-batch-changes", .takes_value = true},
 };
 
 Result<PostgresSourceConfig> source_config(const ParsedArgs& args) {
@@ -68,17 +70,25 @@ Result<PostgresSourceConfig> source_config(const ParsedArgs& args) {
   auto partitions = args.int_value("partitions", 1, std::numeric_limits<std::int32_t>::max());
   if (!partitions) return error(partitions.error());
   config.partitions = static_cast<std::int32_t>(partitions->value_or(1));
+  auto batch = args.int_value("max-batch-changes", 1, std::numeric_limits<std::int64_t>::max());
+  if (!batch) return error(batch.error());
+  config.max_batch_changes = batch->value_or(config.max_batch_changes);
   config.offsets_topic = args.value_or("offsets-topic", "");
   return config;
 }
 
-// Runs the source until SIGINT or SIGTERM (then it commits what it read and stops) or an error.
-Status run_source(internal::LogBackend& log, const PostgresSourceConfig& config) {
+// SIGINT and SIGTERM, which stop the source.
+sigset_t stop_signals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // the source's thread inherits the mask
+  return signals;
+}
+
+// Runs the source until SIGINT or SIGTERM (then it commits what it read and stops) or an error.
+Status run_source(internal::LogBackend& log, const PostgresSourceConfig& config) {
+  const sigset_t signals = stop_signals();
   std::stop_source stop;
   auto source = std::async(std::launch::async, [&] {
     return internal::run_postgres_source(config, log, stop.get_token());
@@ -98,6 +108,10 @@ int run_cdc(std::span<const std::string> args) {
     return usage_error(
         "cdc", Status::invalid_argument("the only source is postgres: brook cdc postgres --help"));
   }
+  // Blocked from the start, so a signal that comes while the log opens still stops the source
+  // cleanly (sigtimedwait sees it pending); the source's thread inherits the mask.
+  const sigset_t signals = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   return run_command(kCommand, kUsage, args.subspan(1), kOptions, /*create_dir=*/true,
                      source_config, run_source);
 }

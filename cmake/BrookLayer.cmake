@@ -14,10 +14,16 @@ function(brook_layer name)
   target_link_libraries(${name} PUBLIC brook_headers PRIVATE brook_warnings ${ARG_DEPS})
 endfunction()
 
-# brook_test(<name> <sources...>): a GoogleTest binary linked against libbrook.
+# brook_test(<name> <sources...> [RESOURCE_LOCK <lock>]): a GoogleTest binary linked against
+# libbrook. Its tests run in parallel with others, but not with tests holding the same lock.
 function(brook_test name)
-  add_executable(${name} ${ARGN})
+  cmake_parse_arguments(ARG "" "RESOURCE_LOCK" "" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_link_libraries(${name} PRIVATE brook brook_warnings GTest::gtest_main GTest::gmock fmt::fmt)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  if(ARG_RESOURCE_LOCK)
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES RESOURCE_LOCK ${ARG_RESOURCE_LOCK})
+  else()
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

@@ -33,7 +33,7 @@ class PostgresSourceKillTest : public testing::PostgresFixture {
     return std::make_unique<testing::ChildProcess>(
         BROOK_CLI_PATH,
         std::vector<std::string>{"cdc", "postgres", "--dsn", dsn(), "--publication", "brook",
-                                 "--slot", "brook_kill", "--topic-prefix", "pg", "--data-dir",
+                                 "--slot", database(), "--topic-prefix", "pg", "--data-dir",
                                  data_dir_.string(), "--max-batch-changes", "7"});
   }
 
@@ -99,12 +99,14 @@ TEST_F(PostgresSourceKillTest, EveryChangeIsInTheLogOnceAfterKillsAtRandomPoints
     // Caught up: streaming (so past its start, where a signal would end it), and the slot
     // confirmed past the WAL's insert position after the last commit (the write position may
     // lag behind the commit records).
-    const std::string last_commit = *exec("SELECT pg_current_wal_insert_lsn()")[0][0];
+    const auto insert_lsn = exec("SELECT pg_current_wal_insert_lsn()");
+    ASSERT_EQ(insert_lsn.size(), 1u);
+    const std::string last_commit = insert_lsn[0][0].value_or("");
     auto caught_up = [&] {
       const auto rows = exec(
           fmt::format("SELECT active AND confirmed_flush_lsn >= '{}' FROM pg_replication_slots "
-                      "WHERE slot_name = 'brook_kill'",
-                      last_commit));
+                      "WHERE slot_name = '{}'",
+                      last_commit, database()));
       return !rows.empty() && rows[0][0] == "t";
     };
     while (!caught_up()) {

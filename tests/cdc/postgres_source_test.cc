@@ -14,6 +14,7 @@
 #include "backend/embedded/embedded_log.h"
 #include "brook/change_event.h"
 #include "integration/topic_reader.h"
+#include "kafka_cluster.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
 
@@ -35,17 +36,25 @@ class PostgresSourceTest : public testing::PostgresFixture {
  protected:
   void SetUp() override {
     PostgresFixture::SetUp();
-    auto log = internal::open_embedded_log({.data_dir = scratch_.path() / "log"});
+    auto log = open_log();
     ASSERT_TRUE(log) << log.error().to_string();
     log_ = std::move(*log);
+  }
+  // The log the source writes to: the embedded log, by default.
+  virtual Result<std::unique_ptr<internal::LogBackend>> open_log() {
+    auto log = internal::open_embedded_log({.data_dir = scratch_.path() / "log"});
+    if (!log) return error(log.error());
+    return std::unique_ptr<internal::LogBackend>(std::move(*log));
   }
   void TearDown() override {
     EXPECT_TRUE(stop_source().ok()) << source_status_.to_string();
     PostgresFixture::TearDown();
   }
 
+  // Slots belong to the server, which the tests share: each test's is named after its
+  // database.
   PostgresSourceConfig config() const {
-    return {.dsn = dsn(), .publication = "brook", .slot = "brook_test", .topic_prefix = "pg"};
+    return {.dsn = dsn(), .publication = "brook", .slot = database(), .topic_prefix = prefix_};
   }
 
   // Runs the source on the log in a thread until stop_source().
@@ -95,8 +104,9 @@ class PostgresSourceTest : public testing::PostgresFixture {
     return out;
   }
 
+  std::string prefix_ = "pg";  // of the topics
   testing::ScratchDir scratch_{"brook-cdc"};
-  std::unique_ptr<internal::EmbeddedLog> log_;
+  std::unique_ptr<internal::LogBackend> log_;
   std::jthread source_;
   Status source_status_;
 };
@@ -144,6 +154,49 @@ TEST_F(PostgresSourceTest, ASnapshotThenEveryChangeAsDebeziumWritesIt) {
   ASSERT_TRUE(event) << event.error().to_string();
   EXPECT_EQ(event->op, ChangeOp::kUpdate);
   EXPECT_EQ(event->source.table, "customers");
+}
+
+TEST_F(PostgresSourceTest, TypesAreWrittenAsDebeziumWritesThemInTheSnapshotAndTheStream) {
+  exec("CREATE TYPE mood AS ENUM ('ok', 'happy')");
+  exec(R"(CREATE TABLE typed (
+      id bigint PRIMARY KEY, small smallint, flag boolean, ratio double precision,
+      price numeric(12, 2), label varchar(20), doc jsonb, uid uuid, raw bytea, day date,
+      at_time time, at timestamp, at_tz timestamptz, tags text[], feeling mood, big text))");
+  exec("ALTER TABLE typed ALTER COLUMN big SET STORAGE EXTERNAL");  // TOASTed, uncompressed
+  const std::string row =
+      "32767, true, 0.25, 1234567890.12, 'café', '{\"a\": [1, 2]}', "
+      "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff10', '2024-02-29', '13:45:07.5', "
+      "'2024-05-01 10:00:00.123456', '2024-05-01 12:00:00+02', '{x,\"y z\"}', 'happy', "
+      "repeat('long ', 2000)";
+  exec("INSERT INTO typed VALUES (1, " + row + ")");
+  exec("CREATE PUBLICATION brook FOR TABLE typed");
+  start_source();
+  changes("pg.public.typed", 1);
+  exec("INSERT INTO typed VALUES (2, " + row + ")");
+  // An update that leaves the TOASTed text alone: PostgreSQL does not send it.
+  exec("UPDATE typed SET small = 1 WHERE id = 2");
+  auto all = changes("pg.public.typed", 3);
+  ASSERT_THAT(ops(all), ElementsAre("r", "c", "u"));
+  for (const auto* change : {&all[0], &all[1]}) {
+    const Json& after = change->value["after"];
+    EXPECT_EQ(after["small"], 32767);
+    EXPECT_EQ(after["flag"], true);
+    EXPECT_EQ(after["ratio"], 0.25);
+    EXPECT_EQ(after["price"], "1234567890.12");
+    EXPECT_EQ(after["label"], "café");
+    EXPECT_EQ(after["doc"], R"({"a": [1, 2]})");
+    EXPECT_EQ(after["uid"], "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+    EXPECT_EQ(after["raw"], "AP8Q");
+    EXPECT_EQ(after["day"], 19782);
+    EXPECT_EQ(after["at_time"], 49'507'500'000);
+    EXPECT_EQ(after["at"], 1'714'557'600'123'456);
+    EXPECT_EQ(after["at_tz"], "2024-05-01T10:00:00Z");
+    EXPECT_EQ(after["tags"], R"({x,"y z"})");
+    EXPECT_EQ(after["feeling"], "happy");
+    EXPECT_EQ(after["big"].get<std::string>().size(), 10'000u);
+  }
+  EXPECT_EQ(all[2].value["after"]["small"], 1);
+  EXPECT_EQ(all[2].value["after"]["big"], "__debezium_unavailable_value");
 }
 
 TEST_F(PostgresSourceTest, FullReplicaIdentityGivesTheOldRowAndAKeyChangeIsADeleteThenACreate) {
@@ -253,11 +306,11 @@ TEST_F(PostgresSourceTest, ASlotLostAfterTheSnapshotIsAnErrorNotANewSnapshot) {
   changes("pg.public.t", 1);
   ASSERT_TRUE(stop_source().ok());
   wait_until_slots_idle();
-  exec("SELECT pg_drop_replication_slot('brook_test')");
+  exec("SELECT pg_drop_replication_slot('" + database() + "')");
   std::stop_source never;
   Status status = internal::run_postgres_source(config(), *log_, never.get_token());
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
-  EXPECT_THAT(status.message(), HasSubstr("replication slot brook_test is gone"));
+  EXPECT_THAT(status.message(), HasSubstr("replication slot " + database() + " is gone"));
 }
 
 TEST_F(PostgresSourceTest, EveryReasonTheServerRefusesIsNamedBeforeAnythingRuns) {
@@ -308,6 +361,46 @@ TEST_F(PostgresSourceTest, TheSourceSurvivesAServerRestart) {
   all = changes("pg.public.t", 2);
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[1].key, Json({{"id", 2}}));
+}
+
+// The same source on a real Kafka broker: Kafka transactions carry the changes and the
+// position together.
+class KafkaPostgresSourceTest : public PostgresSourceTest {
+ protected:
+  Result<std::unique_ptr<internal::LogBackend>> open_log() override {
+    prefix_ = testing::unique_name("pg");  // the broker is shared
+    const std::string bootstrap = testing::kafka_bootstrap();
+    if (bootstrap.empty()) return error(Status::failed_precondition("no Kafka broker"));
+    return internal::open_kafka_backend({.bootstrap_servers = bootstrap});
+  }
+};
+
+TEST_F(KafkaPostgresSourceTest, EveryChangeReachesKafkaOnceAcrossARestart) {
+  exec("CREATE TABLE t (id int PRIMARY KEY, n int)");
+  exec("INSERT INTO t SELECT g, 0 FROM generate_series(1, 100) g");
+  exec("CREATE PUBLICATION brook FOR TABLE t");
+  const std::string topic = prefix_ + ".public.t";
+  auto small_batches = config();
+  small_batches.max_batch_changes = 30;
+  start_source(small_batches);
+  changes(topic, 100);
+  exec("UPDATE t SET n = 1 WHERE id <= 50");
+  changes(topic, 150);
+  ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
+  exec("UPDATE t SET n = n + 1");
+  exec("DELETE FROM t WHERE id = 100");
+  start_source(small_batches);
+  auto all = changes(topic, 252);
+  ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
+  all = changes(topic, 252);
+  EXPECT_EQ(all.size(), 252u);
+  std::map<int, int> updates;
+  for (const auto& change : all) {
+    if (change.op() == "u") ++updates[change.key["id"].get<int>()];
+  }
+  EXPECT_EQ(updates[1], 2);
+  EXPECT_EQ(updates[60], 1);
+  EXPECT_EQ(all.back().op(), "tombstone");
 }
 
 }  // namespace

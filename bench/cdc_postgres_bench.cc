@@ -1,0 +1,145 @@
+// The PostgreSQL source's throughput: rows/s of one UPDATE of every row of a table (1 M rows,
+// one transaction) from the COMMIT until the source has written every change event to the
+// embedded log and confirmed it, next to pg_recvlogical (PostgreSQL's own client) reading the
+// same changes from a slot of its own to /dev/null, with the ratio. Also the initial snapshot's
+// rows/s. Both sides decode through the server's pgoutput, so the baseline is what the server
+// and the protocol allow; the difference is the source's own work (decoding the messages,
+// building Debezium's JSON envelopes, writing them in log transactions with its position).
+//
+// Needs a PostgreSQL server with wal_level=logical: BROOK_POSTGRES_DSN, as printed by
+// scripts/postgres.sh start. BROOK_CDC_ROWS changes the table's size (default 1000000). Files go
+// to $BROOK_BENCH_DIR, else the system temporary directory.
+#include <fmt/format.h>
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "backend/embedded/embedded_log.h"
+#include "cdc/postgres_source.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void fail(const std::string& what) {
+  fmt::print(stderr, "cdc_postgres_bench: {}\n", what);
+  std::exit(1);
+}
+
+// A plain SQL connection; any error ends the run.
+class Sql {
+ public:
+  explicit Sql(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK) fail(PQerrorMessage(conn_.get()));
+  }
+  // The first column of the first row, or "" for none.
+  std::string run(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const auto status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      fail(sql + ": " + PQerrorMessage(conn_.get()));
+    }
+    return PQntuples(result.get()) > 0 && !PQgetisnull(result.get(), 0, 0)
+               ? PQgetvalue(result.get(), 0, 0)
+               : "";
+  }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
+// Runs the source on `log` until the slot has confirmed `until` (an LSN); returns the seconds.
+double run_source_until(const brook::PostgresSourceConfig& config, brook::internal::LogBackend& log,
+                        Sql& sql, const std::string& until) {
+  const auto start = Clock::now();
+  brook::Status status;
+  std::jthread source([&](std::stop_token stop) {
+    status = brook::internal::run_postgres_source(config, log, stop);
+  });
+  const std::string reached = fmt::format(
+      "SELECT active AND confirmed_flush_lsn >= '{}' FROM pg_replication_slots WHERE "
+      "slot_name = '{}'",
+      until, config.slot);
+  while (sql.run(reached) != "t") {
+    if (!status.ok()) fail(status.to_string());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // polls the server
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  source.request_stop();
+  source.join();
+  if (!status.ok()) fail(status.to_string());
+  return seconds;
+}
+
+}  // namespace
+
+int main() {
+  const char* server = std::getenv("BROOK_POSTGRES_DSN");
+  if (server == nullptr) {
+    fail("BROOK_POSTGRES_DSN is not set: start a server with scripts/postgres.sh start");
+  }
+  const char* rows_env = std::getenv("BROOK_CDC_ROWS");
+  const std::int64_t rows = rows_env ? std::atoll(rows_env) : 1'000'000;
+  const char* bench_dir = std::getenv("BROOK_BENCH_DIR");
+  const fs::path dir = fs::path(bench_dir ? bench_dir : fs::temp_directory_path().string()) /
+                       fmt::format("brook-cdc-bench-{}", ::getpid());
+  const std::string database = fmt::format("brook_bench_{}", ::getpid());
+  const std::string dsn = std::string(server) + " dbname=" + database;
+
+  Sql(server).run("CREATE DATABASE " + database);
+  Sql sql(dsn);
+  sql.run("CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL, label text NOT NULL)");
+  sql.run(
+      fmt::format("INSERT INTO t SELECT g, 0, 'row ' || g FROM generate_series(1, {}) g", rows));
+  sql.run("CREATE PUBLICATION brook FOR TABLE t");
+
+  fs::remove_all(dir);
+  auto log = brook::internal::open_embedded_log({.data_dir = dir});
+  if (!log) fail(log.error().to_string());
+  const brook::PostgresSourceConfig config{
+      .dsn = dsn, .publication = "brook", .slot = database, .topic_prefix = "pg"};
+
+  // The snapshot: from the start until the source streams (its slot is then active).
+  const double snapshot =
+      run_source_until(config, **log, sql, sql.run("SELECT pg_current_wal_insert_lsn()"));
+
+  // The burst: one transaction, read by the source and by pg_recvlogical from its own slot.
+  const std::string baseline_slot = database + "_baseline";
+  sql.run(
+      fmt::format("SELECT pg_create_logical_replication_slot('{}', 'pgoutput')", baseline_slot));
+  sql.run("UPDATE t SET n = n + 1");
+  const std::string end = sql.run("SELECT pg_current_wal_insert_lsn()");
+  const double brook_seconds = run_source_until(config, **log, sql, end);
+
+  const auto start = Clock::now();
+  const std::string recvlogical = fmt::format(
+      "/usr/lib/postgresql/15/bin/pg_recvlogical -d '{}' --slot {} --start --no-loop "
+      "-o proto_version=1 -o publication_names=brook -E {} -f /dev/null",
+      dsn, baseline_slot, end);
+  if (std::system(recvlogical.c_str()) != 0) fail("pg_recvlogical failed: " + recvlogical);
+  const double baseline_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  fmt::print("PostgreSQL source, {} rows (one UPDATE of all of them, one transaction)\n", rows);
+  fmt::print("{:<44}{:>14}{:>16}{:>10}\n", "case", "brook rows/s", "baseline rows/s", "ratio");
+  fmt::print("{:<44}{:>14.0f}{:>16}{:>10}\n", "initial snapshot (no baseline)", rows / snapshot,
+             "-", "-");
+  fmt::print("{:<44}{:>14.0f}{:>16.0f}{:>10.2f}\n", "update burst vs pg_recvlogical to /dev/null",
+             rows / brook_seconds, rows / baseline_seconds, baseline_seconds / brook_seconds);
+
+  log->reset();
+  fs::remove_all(dir);
+  Sql(server).run(fmt::format(
+      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = "
+      "'{}'",
+      database));
+  Sql(server).run("DROP DATABASE " + database + " WITH (FORCE)");
+  return 0;
+}

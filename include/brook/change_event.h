@@ -72,8 +72,13 @@ struct DebeziumEnvelope {
 // what is wrong: not JSON, not an object, no or an unknown `op`, a row that is not an object,
 // a create/read/update without `after`, a field of the wrong type.
 Result<DebeziumEnvelope> parse_debezium_envelope(std::string_view bytes);
-// The payload alone (schemas.enable=false), as Debezium writes its fields.
-std::string write_debezium_envelope(const DebeziumEnvelope& envelope);
+// The payload alone (schemas.enable=false), as Debezium writes its fields. `before` and
+// `after` are rows already in JSON text, or empty for none (null).
+std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::string_view after,
+                                    const ChangeSource& source, std::optional<std::int64_t> ts_ms);
+// Appends `text` (UTF-8) to `out` as a JSON string: quoted, with '"', '\' and control
+// characters escaped.
+void append_json_string(std::string& out, std::string_view text);
 // A Debezium key: the object of the primary key's columns, with or without the `schema` part.
 // kCorruption if the bytes are not a JSON object (or a schema-wrapped one).
 Result<nlohmann::json> parse_debezium_key(std::string_view bytes);
@@ -93,11 +98,10 @@ class DebeziumSerde final : public Serde<ChangeEvent<V>> {
 
   Result<std::string> serialize(const ChangeEvent<V>& event) const override {
     try {
-      internal::DebeziumEnvelope envelope{
-          .op = event.op, .source = event.source, .ts_ms = event.ts_ms};
-      if (event.before) envelope.before = nlohmann::json(*event.before);
-      if (event.after) envelope.after = nlohmann::json(*event.after);
-      return internal::write_debezium_envelope(envelope);
+      return internal::write_debezium_envelope(
+          event.op, event.before ? nlohmann::json(*event.before).dump() : std::string(),
+          event.after ? nlohmann::json(*event.after).dump() : std::string(), event.source,
+          event.ts_ms);
     } catch (const std::exception& e) {
       return error(Status::invalid_argument(std::string("debezium serde: cannot encode a row: ") +
                                             e.what()));

@@ -37,60 +37,61 @@ std::string ChangeRecords::topic(const PgRelation& relation) const {
 
 Status ChangeRecords::append(const PgRelation& relation, const RowChange& change,
                              Timestamp timestamp, std::vector<ProducerRecord>& out) const {
-  DebeziumEnvelope envelope{.op = change.op, .source = change.source, .ts_ms = now_ms()};
-  envelope.source.schema = relation.schema;
-  envelope.source.table = relation.table;
+  ChangeSource source = change.source;
+  source.schema = relation.schema;
+  source.table = relation.table;
+  const std::int64_t handled_ms = now_ms();
+  // A row's JSON text, empty for none.
+  auto json_of = [&](const PgTuple* row, bool key_only) -> Result<std::string> {
+    if (row == nullptr) return std::string();
+    return pg_row_json(relation, *row, key_only);
+  };
   // The key of a row: the object of its key columns, or none.
   auto key_of = [&](const PgTuple* row) -> Result<std::optional<std::string>> {
     if (row == nullptr || !has_key(relation)) return std::optional<std::string>();
-    auto key = pg_row_to_json(relation, *row, /*key_only=*/true);
+    auto key = json_of(row, /*key_only=*/true);
     if (!key) return error(key.error());
-    return std::optional<std::string>(key->dump());
+    return std::optional<std::string>(std::move(*key));
   };
-  if (change.before != nullptr) {
-    auto before = pg_row_to_json(relation, *change.before, /*key_only=*/false);
-    if (!before) return before.error();
-    envelope.before = std::move(*before);
-  }
-  if (change.after != nullptr) {
-    auto after = pg_row_to_json(relation, *change.after, /*key_only=*/false);
-    if (!after) return after.error();
-    envelope.after = std::move(*after);
-  }
+  auto before = json_of(change.before, /*key_only=*/false);
+  if (!before) return before.error();
+  auto after = json_of(change.after, /*key_only=*/false);
+  if (!after) return after.error();
   auto old_key = key_of(change.before);
   if (!old_key) return old_key.error();
   auto new_key = key_of(change.after);
   if (!new_key) return new_key.error();
 
   const std::string topic = this->topic(relation);
-  auto emit = [&](const std::optional<std::string>& key, std::optional<std::string> value) {
-    out.push_back(ProducerRecord{
-        .topic = topic, .timestamp = timestamp, .key = key, .value = std::move(value)});
+  auto emit = [&](const std::optional<std::string>& key, ChangeOp op, std::string_view old_row,
+                  std::string_view new_row) {
+    out.push_back(
+        ProducerRecord{.topic = topic,
+                       .timestamp = timestamp,
+                       .key = key,
+                       .value = write_debezium_envelope(op, old_row, new_row, source, handled_ms)});
   };
-  // A delete: the event under the old key, then its tombstone.
-  auto emit_delete = [&](const std::optional<std::string>& key, const DebeziumEnvelope& event) {
-    emit(key, write_debezium_envelope(event));
-    if (key) emit(key, std::nullopt);
+  auto tombstone = [&](const std::optional<std::string>& key) {
+    if (key) out.push_back(ProducerRecord{.topic = topic, .timestamp = timestamp, .key = key});
   };
 
   switch (change.op) {
-    case ChangeOp::kDelete: emit_delete(*old_key, envelope); return Status();
+    case ChangeOp::kDelete:  // the event under the old key, then its tombstone
+      emit(*old_key, ChangeOp::kDelete, *before, "");
+      tombstone(*old_key);
+      return Status();
     case ChangeOp::kUpdate:
       if (change.before != nullptr && *old_key != *new_key) {
-        DebeziumEnvelope deleted = envelope;
-        deleted.op = ChangeOp::kDelete;
-        deleted.after = nullptr;
-        emit_delete(*old_key, deleted);
-        envelope.op = ChangeOp::kCreate;
-        envelope.before = nullptr;
+        emit(*old_key, ChangeOp::kDelete, *before, "");
+        tombstone(*old_key);
+        emit(*new_key, ChangeOp::kCreate, "", *after);
+      } else {
+        emit(*new_key, ChangeOp::kUpdate, *before, *after);
       }
-      emit(*new_key, write_debezium_envelope(envelope));
       return Status();
     case ChangeOp::kCreate:
-    case ChangeOp::kRead: emit(*new_key, write_debezium_envelope(envelope)); return Status();
-    case ChangeOp::kTruncate:
-      emit(std::nullopt, write_debezium_envelope(envelope));
-      return Status();
+    case ChangeOp::kRead:
+    case ChangeOp::kTruncate: emit(*new_key, change.op, *before, *after); return Status();
   }
   return Status();
 }

@@ -11,7 +11,8 @@ namespace {
 // Values come in PostgreSQL's text form; these settings make that form the one pg_value.h
 // reads, whatever the server's defaults.
 constexpr const char* kSessionOptions =
-    "-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=3";
+    "-c DateStyle=ISO,YMD -c TimeZone=UTC -c IntervalStyle=postgres -c extra_float_digits=3 "
+    "-c client_encoding=UTF8";
 
 std::string trimmed(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);

@@ -30,10 +30,10 @@ class PgConnection {
 
   // Connects to `dsn` (a libpq connection string or URI). kReplication adds
   // replication=database. Every connection's session uses the settings Brook reads values
-  // with (DateStyle ISO, TimeZone UTC, extra_float_digits 3). kUnavailable with libpq's
-  // message when the server cannot be reached (it may be restarting), kFailedPrecondition
-  // when it refuses the login (a wrong password, no such user or database, no replication
-  // permission in pg_hba.conf).
+  // with (DateStyle ISO, TimeZone UTC, extra_float_digits 3, client_encoding UTF8). kUnavailable
+  // with libpq's message when the server cannot be reached (it may be restarting),
+  // kFailedPrecondition when it refuses the login (a wrong password, no such user or database, no
+  // replication permission in pg_hba.conf).
   static Result<PgConnection> connect(const std::string& dsn, Kind kind);
 
   PgConnection(PgConnection&&) noexcept = default;

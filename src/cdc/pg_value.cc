@@ -5,11 +5,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <iterator>
+
+#include "brook/change_event.h"
 
 namespace brook::internal {
 namespace {
-
-using Json = nlohmann::json;
 
 // Type OIDs of pg_type.dat.
 enum Oid : std::uint32_t {
@@ -145,99 +146,91 @@ bool is_special_time(std::string_view text) {
   return text == "infinity" || text == "-infinity" || text.ends_with(" BC");
 }
 
-std::optional<Json> read_value(std::uint32_t type_oid, std::string_view text) {
+// Appends the JSON text of `text` of type `type_oid` to `out`; false if `text` is not a value
+// of that type (`out` may then hold part of it).
+bool append_value(std::string& out, std::uint32_t type_oid, std::string_view text) {
+  auto number = [&](auto value) {
+    if (value) fmt::format_to(std::back_inserter(out), "{}", *value);
+    return value.has_value();
+  };
+  auto string = [&](std::string_view value) {
+    append_json_string(out, value);
+    return true;
+  };
   switch (type_oid) {
     case kBool:
-      if (text == "t") return Json(true);
-      if (text == "f") return Json(false);
-      return std::nullopt;
+      if (text == "t" || text == "f") out += text == "t" ? "true" : "false";
+      return text == "t" || text == "f";
     case kInt2:
     case kInt4:
-    case kInt8: {
-      auto value = parse<std::int64_t>(text);
-      return value ? std::optional(Json(*value)) : std::nullopt;
-    }
-    case kOid: {
-      auto value = parse<std::uint32_t>(text);
-      return value ? std::optional(Json(*value)) : std::nullopt;
-    }
+    case kInt8: return number(parse<std::int64_t>(text));
+    case kOid: return number(parse<std::uint32_t>(text));
     case kFloat4:
     case kFloat8: {
-      if (text == "NaN" || text == "Infinity" || text == "-Infinity") return Json(text);
+      if (text == "NaN" || text == "Infinity" || text == "-Infinity") return string(text);
       auto value = parse<double>(text);
-      return value && std::isfinite(*value) ? std::optional(Json(*value)) : std::nullopt;
+      return number(value && std::isfinite(*value) ? value : std::nullopt);
     }
     case kBytea: {
       auto encoded = base64_of_hex(text);
-      return encoded ? std::optional(Json(*encoded)) : std::nullopt;
+      return encoded && string(*encoded);
     }
-    case kDate: {
-      if (is_special_time(text)) return Json(text);
-      auto days = parse_date(text);
-      return days ? std::optional(Json(*days)) : std::nullopt;
-    }
-    case kTime: {
-      auto micros = parse_time(text);
-      return micros ? std::optional(Json(*micros)) : std::nullopt;
-    }
-    case kTimestamp: {
-      if (is_special_time(text)) return Json(text);
-      auto micros = parse_timestamp(text);
-      return micros ? std::optional(Json(*micros)) : std::nullopt;
-    }
+    case kDate: return is_special_time(text) ? string(text) : number(parse_date(text));
+    case kTime: return number(parse_time(text));
+    case kTimestamp: return is_special_time(text) ? string(text) : number(parse_timestamp(text));
     case kTimestampTz: {
-      if (is_special_time(text)) return Json(text);
+      if (is_special_time(text)) return string(text);
       // The offset starts at the last '+' or '-' after the time.
       const auto sign = text.find_last_of("+-");
-      if (sign == std::string_view::npos || sign < 11) return std::nullopt;
+      if (sign == std::string_view::npos || sign < 11) return false;
       auto micros = parse_timestamp(text.substr(0, sign));
       auto offset = parse_offset(text.substr(sign));
-      if (!micros || !offset) return std::nullopt;
-      return Json(iso_utc(*micros - *offset * 1'000'000));
+      return micros && offset && string(iso_utc(*micros - *offset * 1'000'000));
     }
     default:  // numeric, text, json, uuid, arrays, enums, ...: as PostgreSQL writes them
-      return Json(text);
+      return string(text);
   }
 }
 
 }  // namespace
 
-Result<Json> pg_value_to_json(std::uint32_t type_oid, std::string_view text) {
-  auto value = read_value(type_oid, text);
-  if (!value) {
+Result<std::string> pg_value_json(std::uint32_t type_oid, std::string_view text) {
+  std::string out;
+  if (!append_value(out, type_oid, text)) {
     return error(Status::corruption(
         fmt::format("cdc: '{}' is not a value of PostgreSQL type oid {}", text, type_oid)));
   }
-  return std::move(*value);
+  return out;
 }
 
-Result<Json> pg_row_to_json(const PgRelation& relation, const PgTuple& tuple, bool key_only) {
+Result<std::string> pg_row_json(const PgRelation& relation, const PgTuple& tuple, bool key_only) {
   if (tuple.size() != relation.columns.size()) {
     return error(Status::corruption(
         fmt::format("cdc: a row of {}.{} with {} values for its {} columns", relation.schema,
                     relation.table, tuple.size(), relation.columns.size())));
   }
-  Json row = Json::object();
+  std::string out = "{";
   for (std::size_t i = 0; i < tuple.size(); ++i) {
     const PgColumn& column = relation.columns[i];
     if (key_only && !column.key) continue;
+    if (out.size() > 1) out += ',';
+    append_json_string(out, column.name);
+    out += ':';
     const PgValue& value = tuple[i];
     switch (value.kind) {
-      case PgValue::Kind::kNull: row[column.name] = nullptr; break;
-      case PgValue::Kind::kUnchangedToast: row[column.name] = "__debezium_unavailable_value"; break;
-      case PgValue::Kind::kText: {
-        auto json = pg_value_to_json(column.type_oid, value.text);
-        if (!json) {
-          return error(Status::corruption(fmt::format("cdc: column {} of {}.{}: {}", column.name,
-                                                      relation.schema, relation.table,
-                                                      json.error().message())));
+      case PgValue::Kind::kNull: out += "null"; break;
+      case PgValue::Kind::kUnchangedToast: out += "\"__debezium_unavailable_value\""; break;
+      case PgValue::Kind::kText:
+        if (!append_value(out, column.type_oid, value.text)) {
+          return error(Status::corruption(fmt::format(
+              "cdc: column {} of {}.{}: '{}' is not a value of PostgreSQL type oid {}", column.name,
+              relation.schema, relation.table, value.text, column.type_oid)));
         }
-        row[column.name] = std::move(*json);
         break;
-      }
     }
   }
-  return row;
+  out += '}';
+  return out;
 }
 
 }  // namespace brook::internal

@@ -11,11 +11,11 @@
 //   every other type -> the text as PostgreSQL writes it
 // Infinite dates and timestamps ('infinity', '-infinity') and dates before the common era
 // ('... BC') are kept as text. The text form is the one the source's connections ask for
-// (pg_connection.h): DateStyle ISO, TimeZone UTC, extra_float_digits 3.
+// (pg_connection.h): DateStyle ISO, TimeZone UTC, extra_float_digits 3, UTF-8.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 #include "brook/status.h"
@@ -23,15 +23,14 @@
 
 namespace brook::internal {
 
-// The JSON value of a column of type `type_oid` whose text form is `text`. kCorruption naming
+// The JSON text of a column of type `type_oid` whose text form is `text`. kCorruption naming
 // the type and the value if `text` is not a value of that type.
-Result<nlohmann::json> pg_value_to_json(std::uint32_t type_oid, std::string_view text);
+Result<std::string> pg_value_json(std::uint32_t type_oid, std::string_view text);
 
-// The row `tuple` of `relation` as an object of column name -> value: null for SQL NULL, and
-// for an unchanged TOASTed value (which PostgreSQL does not send) Debezium's placeholder
-// "__debezium_unavailable_value". With `key_only`, only the key columns. kCorruption if the
-// tuple has not one value per column, or a value cannot be read as its type.
-Result<nlohmann::json> pg_row_to_json(const PgRelation& relation, const PgTuple& tuple,
-                                      bool key_only);
+// The JSON text of the row `tuple` of `relation`: an object of column name -> value, null for
+// SQL NULL, and for an unchanged TOASTed value (which PostgreSQL does not send) Debezium's
+// placeholder "__debezium_unavailable_value". With `key_only`, only the key columns.
+// kCorruption if the tuple has not one value per column, or a value cannot be read as its type.
+Result<std::string> pg_row_json(const PgRelation& relation, const PgTuple& tuple, bool key_only);
 
 }  // namespace brook::internal

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <utility>
 
 #include "brook/change_event.h"
@@ -127,22 +128,55 @@ Result<DebeziumEnvelope> parse_debezium_envelope(std::string_view bytes) {
   return envelope;
 }
 
-std::string write_debezium_envelope(const DebeziumEnvelope& envelope) {
-  const auto& s = envelope.source;
-  Json source{{"connector", s.connector}, {"name", s.name},   {"db", s.db},
-              {"schema", s.schema},       {"table", s.table}, {"snapshot", s.snapshot},
-              {"ts_ms", s.ts_ms},         {"lsn", nullptr},   {"txId", nullptr}};
-  if (s.lsn) source["lsn"] = *s.lsn;
-  if (s.tx_id) source["txId"] = *s.tx_id;
-  const auto op = std::find_if(kOps.begin(), kOps.end(),
-                               [&](const auto& entry) { return entry.second == envelope.op; });
-  Json payload{{"before", envelope.before},
-               {"after", envelope.after},
-               {"source", std::move(source)},
-               {"op", std::string(1, op->first)},
-               {"ts_ms", nullptr}};
-  if (envelope.ts_ms) payload["ts_ms"] = *envelope.ts_ms;
-  return payload.dump();
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  std::size_t plain = 0;  // the start of the run of characters that need no escape
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(text, plain, i - plain);
+    plain = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
+    }
+  }
+  out.append(text, plain);
+  out += '"';
+}
+
+std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::string_view after,
+                                    const ChangeSource& source, std::optional<std::int64_t> ts_ms) {
+  const auto known =
+      std::find_if(kOps.begin(), kOps.end(), [&](const auto& entry) { return entry.second == op; });
+  auto optional_number = [](std::optional<std::int64_t> n) {
+    return n ? std::to_string(*n) : std::string("null");
+  };
+  std::string out;
+  out.reserve(before.size() + after.size() + 256);
+  out += "{\"before\":";
+  out += before.empty() ? "null" : before;
+  out += ",\"after\":";
+  out += after.empty() ? "null" : after;
+  out += ",\"source\":{";
+  const char* separator = "";
+  for (auto [name, value] :
+       {std::pair{"connector", &source.connector}, std::pair{"name", &source.name},
+        std::pair{"db", &source.db}, std::pair{"schema", &source.schema},
+        std::pair{"table", &source.table}, std::pair{"snapshot", &source.snapshot}}) {
+    fmt::format_to(std::back_inserter(out), "{}\"{}\":", separator, name);
+    append_json_string(out, *value);
+    separator = ",";
+  }
+  fmt::format_to(std::back_inserter(out),
+                 ",\"ts_ms\":{},\"lsn\":{},\"txId\":{}}},\"op\":\"{}\",\"ts_ms\":{}}}",
+                 source.ts_ms, optional_number(source.lsn), optional_number(source.tx_id),
+                 known->first, optional_number(ts_ms));
+  return out;
 }
 
 Result<nlohmann::json> parse_debezium_key(std::string_view bytes) {

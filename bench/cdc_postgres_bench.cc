@@ -64,9 +64,12 @@ double run_source_until(const brook::PostgresSourceConfig& config, brook::intern
   std::jthread source([&](std::stop_token stop) {
     status = brook::internal::run_postgres_source(config, log, stop);
   });
+  // Streaming (past the snapshot: its walsender is in catchup or streaming state) and
+  // confirmed up to `until`.
   const std::string reached = fmt::format(
-      "SELECT active AND confirmed_flush_lsn >= '{}' FROM pg_replication_slots WHERE "
-      "slot_name = '{}'",
+      "SELECT s.confirmed_flush_lsn >= '{}' FROM pg_replication_slots s JOIN "
+      "pg_stat_replication r ON r.pid = s.active_pid WHERE r.state IN ('catchup', 'streaming') "
+      "AND s.slot_name = '{}'",
       until, config.slot);
   while (sql.run(reached) != "t") {
     if (!status.ok()) fail(status.to_string());

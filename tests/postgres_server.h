@@ -112,6 +112,16 @@ class PostgresFixture : public ::testing::Test {
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
 
+  // Whether a source streams `slot` (past its snapshot: a walsender in catchup or streaming
+  // state holds it) and has confirmed it up to `lsn` (empty: any position).
+  bool slot_streams_past(const std::string& slot, const std::string& lsn = "") {
+    return !exec(
+                "SELECT 1 FROM pg_replication_slots s JOIN pg_stat_replication r ON r.pid = "
+                "s.active_pid WHERE r.state IN ('catchup', 'streaming') AND s.slot_name = '" +
+                slot + "'" + (lsn.empty() ? "" : " AND s.confirmed_flush_lsn >= '" + lsn + "'"))
+                .empty();
+  }
+
   // Waits until no replication slot of the test's database is in use (a stopped source's
   // walsender ends a moment after its connection does).
   void wait_until_slots_idle(PgSession& session) {

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <iterator>
 
 #include "brook/change_event.h"
 
@@ -150,8 +149,10 @@ bool is_special_time(std::string_view text) {
 // of that type (`out` may then hold part of it).
 bool append_value(std::string& out, std::uint32_t type_oid, std::string_view text) {
   auto number = [&](auto value) {
-    if (value) fmt::format_to(std::back_inserter(out), "{}", *value);
-    return value.has_value();
+    if (!value) return false;
+    char digits[32];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, *value).ptr);
+    return true;
   };
   auto string = [&](std::string_view value) {
     append_json_string(out, value);

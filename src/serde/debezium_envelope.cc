@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <iterator>
 #include <utility>
 
@@ -153,29 +154,39 @@ std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::s
                                     const ChangeSource& source, std::optional<std::int64_t> ts_ms) {
   const auto known =
       std::find_if(kOps.begin(), kOps.end(), [&](const auto& entry) { return entry.second == op; });
-  auto optional_number = [](std::optional<std::int64_t> n) {
-    return n ? std::to_string(*n) : std::string("null");
-  };
   std::string out;
   out.reserve(before.size() + after.size() + 256);
+  auto number = [&](std::optional<std::int64_t> n) {
+    if (!n) {
+      out += "null";
+      return;
+    }
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, *n).ptr);
+  };
   out += "{\"before\":";
   out += before.empty() ? "null" : before;
   out += ",\"after\":";
   out += after.empty() ? "null" : after;
   out += ",\"source\":{";
-  const char* separator = "";
   for (auto [name, value] :
-       {std::pair{"connector", &source.connector}, std::pair{"name", &source.name},
-        std::pair{"db", &source.db}, std::pair{"schema", &source.schema},
-        std::pair{"table", &source.table}, std::pair{"snapshot", &source.snapshot}}) {
-    fmt::format_to(std::back_inserter(out), "{}\"{}\":", separator, name);
+       {std::pair{"\"connector\":", &source.connector}, std::pair{",\"name\":", &source.name},
+        std::pair{",\"db\":", &source.db}, std::pair{",\"schema\":", &source.schema},
+        std::pair{",\"table\":", &source.table}, std::pair{",\"snapshot\":", &source.snapshot}}) {
+    out += name;
     append_json_string(out, *value);
-    separator = ",";
   }
-  fmt::format_to(std::back_inserter(out),
-                 ",\"ts_ms\":{},\"lsn\":{},\"txId\":{}}},\"op\":\"{}\",\"ts_ms\":{}}}",
-                 source.ts_ms, optional_number(source.lsn), optional_number(source.tx_id),
-                 known->first, optional_number(ts_ms));
+  out += ",\"ts_ms\":";
+  number(source.ts_ms);
+  out += ",\"lsn\":";
+  number(source.lsn);
+  out += ",\"txId\":";
+  number(source.tx_id);
+  out += "},\"op\":\"";
+  out += known->first;
+  out += "\",\"ts_ms\":";
+  number(ts_ms);
+  out += '}';
   return out;
 }
 

@@ -96,19 +96,13 @@ TEST_F(PostgresSourceKillTest, EveryChangeIsInTheLogOnceAfterKillsAtRandomPoints
   {
     auto source = start_source();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-    // Caught up: streaming (so past its start, where a signal would end it), and the slot
-    // confirmed past the WAL's insert position after the last commit (the write position may
-    // lag behind the commit records).
+    // Caught up: streaming (so past its start, where a signal would end it, and its
+    // snapshot), and the slot confirmed past the WAL's insert position after the last commit
+    // (the write position may lag behind the commit records).
     const auto insert_lsn = exec("SELECT pg_current_wal_insert_lsn()");
     ASSERT_EQ(insert_lsn.size(), 1u);
     const std::string last_commit = insert_lsn[0][0].value_or("");
-    auto caught_up = [&] {
-      const auto rows = exec(
-          fmt::format("SELECT active AND confirmed_flush_lsn >= '{}' FROM pg_replication_slots "
-                      "WHERE slot_name = '{}'",
-                      last_commit, database()));
-      return !rows.empty() && rows[0][0] == "t";
-    };
+    auto caught_up = [&] { return slot_streams_past(database(), last_commit); };
     while (!caught_up()) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
       ASSERT_FALSE(source->wait(std::chrono::milliseconds(50))) << "the source exited";

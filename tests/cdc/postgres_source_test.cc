@@ -345,6 +345,38 @@ TEST_F(PostgresSourceTest, EveryReasonTheServerRefusesIsNamedBeforeAnythingRuns)
   exec("DROP ROLE " + reader);
 }
 
+TEST_F(PostgresSourceTest, ThePublicEntryPointOpensTheLogItIsGiven) {
+  exec("CREATE TABLE t (id int PRIMARY KEY)");
+  exec("INSERT INTO t VALUES (1)");
+  exec("CREATE PUBLICATION brook FOR TABLE t");
+  std::stop_source stop;
+  Status status = run_postgres_source(config(), {{"data.dir", "x"}, {"bootstrap.servers", "y"}},
+                                      stop.get_token());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("not both"));
+  status = run_postgres_source(config(), {{"state.dir", "x"}}, stop.get_token());
+  EXPECT_THAT(status.message(), HasSubstr("unknown log setting 'state.dir'"));
+
+  // A data dir of its own: the snapshot's row is there once the source stops.
+  const auto dir = scratch_.path() / "own";
+  std::jthread source([&](std::stop_token token) {
+    status = run_postgres_source(config(), {{"data.dir", dir.string()}}, token);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!slot_streams_past(database())) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not start streaming";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
+  }
+  source.request_stop();
+  source.join();
+  ASSERT_TRUE(status.ok()) << status.to_string();
+  auto log = internal::open_embedded_log({.data_dir = dir});
+  ASSERT_TRUE(log) << log.error().to_string();
+  auto records = testing::read_topic(**log, "pg.public.t");
+  ASSERT_EQ(records[0].size(), 1u);
+  EXPECT_EQ(records[0][0].key, R"({"id":1})");
+}
+
 TEST_F(PostgresSourceTest, TheSourceSurvivesAServerRestart) {
   exec("CREATE TABLE t (id int PRIMARY KEY)");
   exec("CREATE PUBLICATION brook FOR TABLE t");

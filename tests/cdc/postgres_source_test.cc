@@ -13,6 +13,7 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "brook/change_event.h"
+#include "cdc/source_position.h"
 #include "integration/topic_reader.h"
 #include "kafka_cluster.h"
 #include "postgres_server.h"
@@ -278,6 +279,41 @@ TEST_F(PostgresSourceTest, ARestartedSourceWritesEveryChangeOnce) {
   EXPECT_EQ(n[1], 2);
   EXPECT_EQ(n[60], 1);
   EXPECT_EQ(all.back().op(), "tombstone");
+}
+
+// One transaction of a million rows (BROOK_CDC_LARGE_ROWS changes it) reaches the log whole,
+// over many log transactions, each with its position.
+TEST_F(PostgresSourceTest, ALargeTransactionIsWrittenWholeInBoundedLogTransactions) {
+  const char* rows_env = std::getenv("BROOK_CDC_LARGE_ROWS");
+  const std::int64_t rows = rows_env ? std::atoll(rows_env) : 1'000'000;
+  exec("CREATE TABLE t (id int PRIMARY KEY, n int)");
+  exec("INSERT INTO t VALUES (0, 0)");
+  exec("CREATE PUBLICATION brook FOR TABLE t");
+  start_source();
+  changes("pg.public.t", 1);  // streaming
+  exec(fmt::format("INSERT INTO t SELECT g, g FROM generate_series(1, {}) g", rows));
+  const std::string end = *exec("SELECT pg_current_wal_insert_lsn()")[0][0];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (!slot_streams_past(database(), end)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
+    ASSERT_TRUE(source_status_.ok()) << source_status_.to_string();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polls the server
+  }
+  ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
+  // Every row once: the snapshot's and the transaction's (counted by offsets, not read).
+  auto end_offset = log_->admin().list_offset({"pg.public.t", Partition(0)},
+                                              {.kind = internal::OffsetSpec::Kind::kLatest});
+  ASSERT_TRUE(end_offset) << end_offset.error().to_string();
+  EXPECT_EQ(end_offset->value(), rows + 1);
+  // The position: the transaction, complete, after rows / 10000 log transactions or more.
+  auto position = internal::read_position(*log_, "pg.cdc-offsets", database());
+  ASSERT_TRUE(position && *position) << (position ? "none" : position.error().to_string());
+  EXPECT_TRUE((*position)->complete);
+  EXPECT_EQ((*position)->changes, rows);
+  auto positions = log_->admin().list_offset({"pg.cdc-offsets", Partition(0)},
+                                             {.kind = internal::OffsetSpec::Kind::kLatest});
+  ASSERT_TRUE(positions);
+  EXPECT_GE(positions->value(), rows / config().max_batch_changes);
 }
 
 TEST_F(PostgresSourceTest, TenTablesOfOnePublication) {

@@ -55,9 +55,9 @@ struct PostgresSourceConfig {
 // be open in another process). Before anything runs, kInvalidArgument for a config field
 // missing or out of range, and kFailedPrecondition naming every reason the server refuses (a
 // wrong password, wal_level not logical, no such publication, no permission to replicate or
-// to read a table); the slot is lost (the log says the snapshot was taken, but the slot is
-// gone: its changes since are lost, so the source will not silently take a new snapshot).
-// While running it reconnects whenever the server or network goes away.
+// to read a table), or saying the slot is lost (the log says the snapshot was taken, but the
+// slot is gone: its changes since are lost, and the source does not silently take a new
+// snapshot). While running it reconnects whenever the server or network goes away.
 Status run_postgres_source(const PostgresSourceConfig& config,
                            const std::map<std::string, std::string>& log, std::stop_token stop);
 

@@ -413,6 +413,30 @@ TEST_F(PostgresSourceTest, ThePublicEntryPointOpensTheLogItIsGiven) {
   EXPECT_EQ(records[0][0].key, R"({"id":1})");
 }
 
+TEST_F(PostgresSourceTest, AConnectionEndedUnderTheSourceIsReopenedAndLosesNothing) {
+  exec("CREATE TABLE t (id int PRIMARY KEY)");
+  exec("CREATE PUBLICATION brook FOR TABLE t");
+  auto quick = config();
+  quick.reconnect_delay = std::chrono::milliseconds(50);
+  start_source(quick);
+  exec("INSERT INTO t VALUES (1)");
+  changes("pg.public.t", 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (!slot_streams_past(database())) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not stream";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
+  }
+  // The server ends the replication connection, as a network drop would.
+  exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" +
+       database() + "'");
+  exec("INSERT INTO t SELECT generate_series(2, 100)");
+  auto all = changes("pg.public.t", 100);
+  ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
+  all = changes("pg.public.t", 100);
+  ASSERT_EQ(all.size(), 100u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(all[i].key, Json({{"id", i + 1}}));
+}
+
 TEST_F(PostgresSourceTest, TheSourceSurvivesAServerRestart) {
   exec("CREATE TABLE t (id int PRIMARY KEY)");
   exec("CREATE PUBLICATION brook FOR TABLE t");

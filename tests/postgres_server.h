@@ -122,6 +122,18 @@ class PostgresFixture : public ::testing::Test {
                 .empty();
   }
 
+  // Waits until a source streams `slot` (fails the test after a minute).
+  void wait_until_streaming(const std::string& slot) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!slot_streams_past(slot)) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "no source streamed slot " << slot << " within a minute";
+        return;
+      }
+      usleep(20'000);  // polls the server
+    }
+  }
+
   // Waits until no replication slot of the test's database is in use (a stopped source's
   // walsender ends a moment after its connection does).
   void wait_until_slots_idle(PgSession& session) {

@@ -398,11 +398,7 @@ TEST_F(PostgresSourceTest, ThePublicEntryPointOpensTheLogItIsGiven) {
   std::jthread source([&](std::stop_token token) {
     status = run_postgres_source(config(), {{"data.dir", dir.string()}}, token);
   });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  while (!slot_streams_past(database())) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not start streaming";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
-  }
+  wait_until_streaming(database());
   source.request_stop();
   source.join();
   ASSERT_TRUE(status.ok()) << status.to_string();
@@ -421,11 +417,7 @@ TEST_F(PostgresSourceTest, AConnectionEndedUnderTheSourceIsReopenedAndLosesNothi
   start_source(quick);
   exec("INSERT INTO t VALUES (1)");
   changes("pg.public.t", 1);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-  while (!slot_streams_past(database())) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not stream";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
-  }
+  wait_until_streaming(database());
   // The server ends the replication connection, as a network drop would.
   exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" +
        database() + "'");

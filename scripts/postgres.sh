@@ -4,8 +4,8 @@
 #
 #   scripts/postgres.sh start     initdb + start, waits until it answers, prints the libpq
 #                                 connection string last, alone
-#   scripts/postgres.sh restart   stops (fast) and starts the same cluster, keeping its data;
-#                                 prints the connection string last (the CDC tests run this)
+#   scripts/postgres.sh restart   stops (fast) and starts the same cluster, keeping its data,
+#                                 prints the connection string last (the CDC tests run it)
 #   scripts/postgres.sh stop      stops the server and deletes the data
 #   scripts/postgres.sh status    "running <dsn>" (exit 0) or "not running" (1)
 #

@@ -7,11 +7,13 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace brook::testing {
@@ -30,17 +32,65 @@ inline std::string postgres_dsn() {
   return dsn;
 }
 
+// `dsn` with its dbname (if any) replaced by `database`: "host=... port=... dbname=<database>".
+// Values with spaces, quotes or backslashes are quoted as libpq reads them.
+inline std::string dsn_with_database(const std::string& dsn, const std::string& database) {
+  char* error = nullptr;
+  std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> options(
+      PQconninfoParse(dsn.c_str(), &error), &PQconninfoFree);
+  if (options == nullptr) {
+    ADD_FAILURE() << "not a libpq connection string (" << dsn
+                  << "): " << (error != nullptr ? error : "out of memory");
+    PQfreemem(error);
+    return dsn + " dbname=" + database;
+  }
+  const auto quoted = [](const std::string& value) {
+    if (!value.empty() && value.find_first_of(" \t\n\r\f\v'\\") == std::string::npos) return value;
+    std::string out = "'";
+    for (char c : value) {
+      if (c == '\'' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "'";
+  };
+  std::string out;
+  for (const PQconninfoOption* option = options.get(); option->keyword != nullptr; ++option) {
+    if (option->val == nullptr || std::string_view(option->keyword) == "dbname") continue;
+    out += std::string(option->keyword) + "=" + quoted(option->val) + " ";
+  }
+  return out + "dbname=" + quoted(database);
+}
+
+// "<prefix>_<pid>_<time>_<n>": a lowercase SQL identifier (at most 63 bytes for a prefix of
+// up to 30), unique across the test processes sharing the server and across runs (a database
+// a crashed test left behind does not clash).
+inline std::string unique_sql_name(const std::string& prefix) {
+  static std::atomic<int> counter = 0;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(now % 1'000'000'000) +
+         "_" + std::to_string(counter++);
+}
+
 using SqlRows = std::vector<std::vector<std::optional<std::string>>>;
 
 // A plain SQL connection; every error fails the test, naming the statement.
 class PgSession {
  public:
+  // Connects to `dsn`; fails the test with libpq's message if it cannot (the session's
+  // statements then fail too). The same as the constructor.
+  static std::unique_ptr<PgSession> connect(const std::string& dsn) {
+    return std::make_unique<PgSession>(dsn);
+  }
+
   explicit PgSession(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
-    if (PQstatus(conn_.get()) != CONNECTION_OK) {
+    if (!ok()) {
       ADD_FAILURE() << "cannot connect to PostgreSQL (" << dsn
                     << "): " << PQerrorMessage(conn_.get());
     }
   }
+
+  // Whether the session is connected.
+  bool ok() const { return PQstatus(conn_.get()) == CONNECTION_OK; }
 
   // Runs `sql`; returns its rows (nullopt for NULL).
   SqlRows exec(const std::string& sql) {
@@ -75,9 +125,14 @@ class PostgresFixture : public ::testing::Test {
   void SetUp() override {
     server_dsn_ = postgres_dsn();
     ASSERT_FALSE(server_dsn_.empty());
-    database_ = "brook_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++);
-    PgSession(server_dsn_).exec("CREATE DATABASE " + database_);
+    auto server = PgSession::connect(server_dsn_);
+    ASSERT_TRUE(server->ok());
+    const std::string database = unique_sql_name("brook");
+    server->exec("CREATE DATABASE " + database);
+    ASSERT_FALSE(HasFailure()) << "cannot create the test's database";
+    database_ = database;
     reconnect();
+    ASSERT_TRUE(session_->ok());
   }
 
   void TearDown() override {
@@ -97,15 +152,24 @@ class PostgresFixture : public ::testing::Test {
     server.exec("DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)");
   }
 
-  // The test's database, and its connection string.
+  // The test's database (a unique name, also good for the test's replication slot: slots
+  // belong to the server), and its connection string.
   const std::string& database() const { return database_; }
-  std::string dsn() const { return server_dsn_ + " dbname=" + database_; }
+  std::string dsn() const { return dsn_with_database(server_dsn_, database_); }
   // Runs `sql` in the test's database.
-  SqlRows exec(const std::string& sql) { return session_->exec(sql); }
+  SqlRows exec(const std::string& sql) {
+    if (session_ == nullptr) {
+      ADD_FAILURE() << "no session for " << sql << " (call reconnect() after restart_postgres())";
+      return {};
+    }
+    return session_->exec(sql);
+  }
   // Opens the test's session again (after restart_postgres()).
   void reconnect() { session_ = std::make_unique<PgSession>(dsn()); }
 
-  // Stops the server (fast: sessions are ended) and starts it again with the same data.
+  // Stops the server (fast: sessions are ended) and starts it again with the same data, with
+  // scripts/postgres.sh restart, which finds it by the BROOK_POSTGRES_PORT and
+  // BROOK_POSTGRES_DIR the tests inherit. Call reconnect() after it.
   void restart_postgres() {
     session_.reset();
     const std::string command = std::string(BROOK_POSTGRES_SCRIPT) + " restart >/dev/null";
@@ -152,11 +216,6 @@ class PostgresFixture : public ::testing::Test {
   void wait_until_slots_idle() { wait_until_slots_idle(*session_); }
 
  private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-
   std::string server_dsn_;
   std::string database_;
   std::unique_ptr<PgSession> session_;

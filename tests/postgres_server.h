@@ -73,15 +73,10 @@ inline std::string unique_sql_name(const std::string& prefix) {
 
 using SqlRows = std::vector<std::vector<std::optional<std::string>>>;
 
-// A plain SQL connection; every error fails the test, naming the statement.
+// A plain SQL connection; a failed connect and every error fail the test, naming the
+// statement.
 class PgSession {
  public:
-  // Connects to `dsn`; fails the test with libpq's message if it cannot (the session's
-  // statements then fail too). The same as the constructor.
-  static std::unique_ptr<PgSession> connect(const std::string& dsn) {
-    return std::make_unique<PgSession>(dsn);
-  }
-
   explicit PgSession(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
     if (!ok()) {
       ADD_FAILURE() << "cannot connect to PostgreSQL (" << dsn
@@ -125,7 +120,7 @@ class PostgresFixture : public ::testing::Test {
   void SetUp() override {
     server_dsn_ = postgres_dsn();
     ASSERT_FALSE(server_dsn_.empty());
-    auto server = PgSession::connect(server_dsn_);
+    auto server = std::make_unique<PgSession>(server_dsn_);
     ASSERT_TRUE(server->ok());
     const std::string database = unique_sql_name("brook");
     server->exec("CREATE DATABASE " + database);

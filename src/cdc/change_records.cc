@@ -36,10 +36,10 @@ std::string ChangeRecords::topic(const PgRelation& relation) const {
 }
 
 Status ChangeRecords::append(const PgRelation& relation, const RowChange& change,
-                             Timestamp timestamp, std::vector<ProducerRecord>& out) const {
-  ChangeSource source = change.source;
-  source.schema = relation.schema;
-  source.table = relation.table;
+                             ChangeSource& source, Timestamp timestamp,
+                             std::vector<ProducerRecord>& out) const {
+  source.schema.assign(relation.schema);
+  source.table.assign(relation.table);
   const std::int64_t handled_ms = now_ms();
   // A row's JSON text, empty for none.
   auto json_of = [&](const PgTuple* row, bool key_only) -> Result<std::string> {

@@ -15,14 +15,12 @@ namespace brook::internal {
 
 // One row change. `before`: the old row of an update or delete (only the key columns when
 // `before_is_key`: the table's replica identity is not FULL), or null. `after`: the new row
-// of a create, read or update, or null. `source` names the change's origin except its
-// schema and table, which come from `relation`.
+// of a create, read or update, or null.
 struct RowChange {
   ChangeOp op = ChangeOp::kCreate;
   const PgTuple* before = nullptr;
   bool before_is_key = false;
   const PgTuple* after = nullptr;
-  ChangeSource source;
 };
 
 class ChangeRecords {
@@ -34,13 +32,15 @@ class ChangeRecords {
   // ASCII letters, digits, '.', '_' and '-') replaced by '_', as Debezium does.
   std::string topic(const PgRelation& relation) const;
 
-  // Appends the records of `change` to `out`, dated `timestamp`: the event, and after a
+  // Appends the records of `change` to `out`, dated `timestamp`, with `source` (the change's
+  // origin; its schema and table are set here to the relation's, reusing its strings, so a
+  // caller keeps one source for every change): the event, and after a
   // delete its tombstone. An update that changes the primary key is, as in Debezium, a delete
   // of the old key, its tombstone, and a create under the new one. The key is the object of
   // the relation's key columns (`PgColumn::key`), null when it has none (a truncate, a table
   // without a primary key). kCorruption if a value cannot be read as its column's type.
-  Status append(const PgRelation& relation, const RowChange& change, Timestamp timestamp,
-                std::vector<ProducerRecord>& out) const;
+  Status append(const PgRelation& relation, const RowChange& change, ChangeSource& source,
+                Timestamp timestamp, std::vector<ProducerRecord>& out) const;
 
  private:
   std::string topic_prefix_;

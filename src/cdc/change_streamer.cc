@@ -18,11 +18,14 @@ constexpr std::chrono::milliseconds kLongestWait{200};
 }  // namespace
 
 ChangeStreamer::ChangeStreamer(const PostgresSourceConfig& config, const ChangeRecords& records,
-                               ChangeLogWriter& writer, std::string database)
+                               ChangeLogWriter& writer, const std::string& database)
     : config_(config),
       records_(records),
       writer_(writer),
-      database_(std::move(database)),
+      source_{.connector = "postgresql",
+              .name = config.topic_prefix,
+              .db = database,
+              .snapshot = "false"},
       last_status_(std::chrono::steady_clock::now()) {}
 
 Status ChangeStreamer::stream(PgConnection& sql, ReplicationStream& stream,
@@ -136,38 +139,31 @@ Status ChangeStreamer::on_change(const PgMessage& message, Lsn lsn) {
     }
     return &it->second;
   };
-  const ChangeSource source{.connector = "postgresql",
-                            .name = config_.topic_prefix,
-                            .db = database_,
-                            .snapshot = "false",
-                            .ts_ms = transaction_->commit_ms,
-                            .lsn = static_cast<std::int64_t>(lsn),
-                            .tx_id = transaction_->xid};
+  source_.ts_ms = transaction_->commit_ms;
+  source_.lsn = static_cast<std::int64_t>(lsn);
+  source_.tx_id = transaction_->xid;
   const Timestamp timestamp(transaction_->commit_ms);
   out_.clear();
   auto append = [&](std::uint32_t oid, const RowChange& change) -> Status {
     auto relation = relation_of(oid);
     if (!relation) return relation.error();
-    return records_.append(**relation, change, timestamp, out_);
+    return records_.append(**relation, change, source_, timestamp, out_);
   };
   Status appended;
   if (const auto* insert = std::get_if<PgInsert>(&message)) {
-    appended = append(insert->relation,
-                      {.op = ChangeOp::kCreate, .after = &insert->row, .source = source});
+    appended = append(insert->relation, {.op = ChangeOp::kCreate, .after = &insert->row});
   } else if (const auto* update = std::get_if<PgUpdate>(&message)) {
     appended = append(update->relation, {.op = ChangeOp::kUpdate,
                                          .before = update->old_row ? &*update->old_row : nullptr,
                                          .before_is_key = update->old_is_key,
-                                         .after = &update->row,
-                                         .source = source});
+                                         .after = &update->row});
   } else if (const auto* deleted = std::get_if<PgDelete>(&message)) {
     appended = append(deleted->relation, {.op = ChangeOp::kDelete,
                                           .before = &deleted->old_row,
-                                          .before_is_key = deleted->old_is_key,
-                                          .source = source});
+                                          .before_is_key = deleted->old_is_key});
   } else if (const auto* truncate = std::get_if<PgTruncate>(&message)) {
     for (auto oid : truncate->relations) {
-      appended = append(oid, {.op = ChangeOp::kTruncate, .source = source});
+      appended = append(oid, {.op = ChangeOp::kTruncate});
       if (!appended.ok()) break;
     }
   }

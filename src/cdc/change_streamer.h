@@ -20,7 +20,7 @@ namespace brook::internal {
 class ChangeStreamer {
  public:
   ChangeStreamer(const PostgresSourceConfig& config, const ChangeRecords& records,
-                 ChangeLogWriter& writer, std::string database);
+                 ChangeLogWriter& writer, const std::string& database);
 
   // Streams `stream` until `stop` is requested (commits what was read, confirms it, returns
   // OK) or an error: kUnavailable when the server or the network went away (abort the log's
@@ -52,7 +52,7 @@ class ChangeStreamer {
   const PostgresSourceConfig& config_;
   const ChangeRecords& records_;
   ChangeLogWriter& writer_;
-  std::string database_;
+  ChangeSource source_;  // of the change being written: one, its strings reused
   std::map<std::uint32_t, PgRelation> relations_;  // by oid, keyed by their primary keys
   std::optional<Transaction> transaction_;
   std::vector<ProducerRecord> out_;

@@ -21,7 +21,7 @@ std::int64_t now_ms() {
 
 // Writes every row of `relation` as of the transaction's snapshot, counting them in `rows`;
 // stops early when a stop is requested.
-Status read_table(PgConnection& sql, const PgRelation& relation, const ChangeSource& source,
+Status read_table(PgConnection& sql, const PgRelation& relation, ChangeSource& source,
                   const PostgresSourceConfig& config, const ChangeRecords& records,
                   ChangeLogWriter& writer, const std::stop_token& stop, std::int64_t& rows) {
   std::string columns;
@@ -52,8 +52,8 @@ Status read_table(PgConnection& sql, const PgRelation& relation, const ChangeSou
                               : PgValue{.kind = PgValue::Kind::kNull});
       }
       out.clear();
-      if (auto s = records.append(
-              relation, {.op = ChangeOp::kRead, .after = &tuple, .source = source}, timestamp, out);
+      if (auto s = records.append(relation, {.op = ChangeOp::kRead, .after = &tuple}, source,
+                                  timestamp, out);
           !s.ok()) {
         return s;
       }
@@ -97,12 +97,12 @@ Status take_snapshot(PgConnection& sql, PgConnection& replication,
   }
   auto tables = publication_tables(sql, config.publication);
   if (!tables) return tables.error();
-  const ChangeSource source{.connector = "postgresql",
-                            .name = config.topic_prefix,
-                            .db = sql.database(),
-                            .snapshot = "true",
-                            .ts_ms = now_ms(),
-                            .lsn = static_cast<std::int64_t>(*consistent_point)};
+  ChangeSource source{.connector = "postgresql",
+                      .name = config.topic_prefix,
+                      .db = sql.database(),
+                      .snapshot = "true",
+                      .ts_ms = now_ms(),
+                      .lsn = static_cast<std::int64_t>(*consistent_point)};
   std::int64_t rows = 0;
   for (const auto& table : *tables) {
     auto relation = describe_relation(sql, table.oid);

@@ -12,11 +12,12 @@
 //   });
 //
 // First a snapshot: the slot is created with an exported snapshot and every row of every table
-// of the publication is read in it (`r` events); then the changes committed after it, from the
-// slot. Exactly once: the changes and the source's position (the offsets topic) are written in
-// one log transaction, and the slot's confirmed LSN advances only after that transaction
-// commits, so a killed source, a restarted server or a broken network loses and repeats
-// nothing. See docs/patterns/cdc.md for the server's setup, the types and the limits.
+// of the publication is read in it (`r` events), written in one log transaction (whole or not
+// at all); then the changes committed after it, from the slot. Exactly once: the changes and the
+// source's position (the offsets topic) are written in one log transaction, and the slot's
+// confirmed LSN advances only after that transaction commits, so a killed source, a restarted
+// server or a broken network loses and repeats nothing. See docs/patterns/cdc.md for the server's
+// setup, the types and the limits.
 #pragma once
 
 #include <chrono>
@@ -38,8 +39,9 @@ struct PostgresSourceConfig {
   // The source's position: a compacted topic, one record per slot. Default
   // `<topic_prefix>.cdc-offsets`.
   std::string offsets_topic;
-  // A log transaction holds at most this many changes, and is committed at the latest this
-  // long after its first change (sooner when PostgreSQL has nothing more to send).
+  // A log transaction of changes holds at most this many, and is committed at the latest this
+  // long after its first change (sooner when PostgreSQL has nothing more to send). The
+  // snapshot is one transaction, whatever its size.
   std::int64_t max_batch_changes = 10'000;
   std::chrono::milliseconds max_batch_delay{100};
   // How often the source tells the server how far it got, at the least. Keep it well below

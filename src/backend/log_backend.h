@@ -69,6 +69,11 @@ struct ProducerConfig {
   // commit_transaction() become visible to read_committed consumers together, with the
   // offsets sent to the transaction; abort (or a crash) discards them.
   std::string transactional_id;
+  // How long a transaction may stay open before the log aborts it (Kafka's
+  // transaction.timeout.ms; its broker refuses more than transaction.max.timeout.ms, 15 min by
+  // default). Zero: the backend's default, 10 s on Kafka. The embedded log has no timeout: a
+  // crashed producer's open transaction is gone with its process.
+  std::chrono::milliseconds transaction_timeout{0};
   // Called with each record the log refuses (unknown topic or partition, too large, a write
   // that failed for good): ok drops the record and goes on; an error is returned by the
   // producer's current or next call. Unset: every refusal is an error.

@@ -17,9 +17,11 @@ ChangeLogWriter::ChangeLogWriter(LogBackend& log, const PostgresSourceConfig& co
       written_(committed) {}
 
 Result<ChangeLogWriter> ChangeLogWriter::open(LogBackend& log, const PostgresSourceConfig& config,
-                                              SourcePosition committed) {
-  auto producer = log.make_producer(
-      {.client_id = "brook-cdc-" + config.slot, .transactional_id = "brook-cdc-" + config.slot});
+                                              SourcePosition committed,
+                                              std::chrono::milliseconds transaction_timeout) {
+  auto producer = log.make_producer({.client_id = "brook-cdc-" + config.slot,
+                                     .transactional_id = "brook-cdc-" + config.slot,
+                                     .transaction_timeout = transaction_timeout});
   if (!producer) return error(producer.error());
   ChangeLogWriter writer(log, config, std::move(*producer), committed);
   auto created = log.admin().create_topic(NewTopic{

@@ -18,9 +18,11 @@ namespace brook::internal {
 class ChangeLogWriter {
  public:
   // A transactional producer (id "brook-cdc-<slot>": a newer source of the slot fences an
-  // older one out) and the offsets topic, created if missing (compacted, one partition).
-  static Result<ChangeLogWriter> open(LogBackend& log, const PostgresSourceConfig& config,
-                                      SourcePosition committed);
+  // older one out) whose transactions may stay open `transaction_timeout` (zero: the log's
+  // default), and the offsets topic, created if missing (compacted, one partition).
+  static Result<ChangeLogWriter> open(
+      LogBackend& log, const PostgresSourceConfig& config, SourcePosition committed,
+      std::chrono::milliseconds transaction_timeout = std::chrono::milliseconds(0));
 
   // Sends `records` (of `changes` changes) in the open transaction, beginning one if none is
   // open; `written` is the position once they are in. Creates each topic on its first use,

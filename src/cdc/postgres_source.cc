@@ -141,17 +141,16 @@ Status run_postgres_source(const PostgresSourceConfig& config, LogBackend& log,
   auto position = read_position(log, offsets_topic(config), config.slot);
   if (!position) return position.error();
   if (auto s = check_slot(*sql, config, *position, stop); !s.ok()) return s;
-  auto writer = ChangeLogWriter::open(log, config, position->value_or(SourcePosition{}));
-  if (!writer) return writer.error();
   const ChangeRecords records(config.topic_prefix);
-  if (!writer->committed().snapshot_done) {
-    auto replication = PgConnection::connect(config.dsn, PgConnection::Kind::kReplication);
-    if (!replication) return replication.error();
-    if (auto s = take_snapshot(*sql, *replication, config, records, *writer, stop); !s.ok()) {
-      return s;
-    }
+  SourcePosition start = position->value_or(SourcePosition{});
+  if (!start.snapshot_done) {
+    auto taken = take_snapshot(*sql, config, records, log, stop);
+    if (!taken) return taken.error();
     if (stop.stop_requested()) return Status();
+    start = *taken;
   }
+  auto writer = ChangeLogWriter::open(log, config, start);
+  if (!writer) return writer.error();
   return stream_changes(std::move(*sql), config, records, *writer, stop);
 }
 

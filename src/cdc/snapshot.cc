@@ -22,8 +22,8 @@ std::int64_t now_ms() {
 // Writes every row of `relation` as of the transaction's snapshot, counting them in `rows`;
 // stops early when a stop is requested.
 Status read_table(PgConnection& sql, const PgRelation& relation, ChangeSource& source,
-                  const PostgresSourceConfig& config, const ChangeRecords& records,
-                  ChangeLogWriter& writer, const std::stop_token& stop, std::int64_t& rows) {
+                  const ChangeRecords& records, ChangeLogWriter& writer,
+                  const std::stop_token& stop, std::int64_t& rows) {
   std::string columns;
   for (const auto& column : relation.columns) {
     columns += (columns.empty() ? "" : ", ") + sql.quote_identifier(column.name);
@@ -60,9 +60,6 @@ Status read_table(PgConnection& sql, const PgRelation& relation, ChangeSource& s
       SourcePosition position = writer.written();
       if (auto s = writer.write(out, 1, position); !s.ok()) return s;
       ++rows;
-      if (writer.batch_changes() >= config.max_batch_changes) {
-        if (auto s = writer.commit(); !s.ok()) return s;
-      }
     }
   }
   return sql.execute("read " + table, "CLOSE brook_snapshot");
@@ -70,17 +67,22 @@ Status read_table(PgConnection& sql, const PgRelation& relation, ChangeSource& s
 
 }  // namespace
 
-Status take_snapshot(PgConnection& sql, PgConnection& replication,
-                     const PostgresSourceConfig& config, const ChangeRecords& records,
-                     ChangeLogWriter& writer, std::stop_token stop) {
-  auto slot = replication.query(
+Result<SourcePosition> take_snapshot(PgConnection& sql, const PostgresSourceConfig& config,
+                                     const ChangeRecords& records, LogBackend& backend,
+                                     std::stop_token stop) {
+  auto writer =
+      ChangeLogWriter::open(backend, config, SourcePosition{}, kSnapshotTransactionTimeout);
+  if (!writer) return error(writer.error());
+  auto replication = PgConnection::connect(config.dsn, PgConnection::Kind::kReplication);
+  if (!replication) return error(replication.error());
+  auto slot = replication->query(
       "create the replication slot",
       fmt::format("CREATE_REPLICATION_SLOT {} LOGICAL pgoutput (SNAPSHOT 'export')",
-                  replication.quote_identifier(config.slot)));
-  if (!slot) return slot.error();
+                  replication->quote_identifier(config.slot)));
+  if (!slot) return error(slot.error());
   const auto& created = slot->rows.at(0);
   auto consistent_point = parse_lsn(created.at(1).value_or(""));
-  if (!consistent_point) return consistent_point.error();
+  if (!consistent_point) return error(consistent_point.error());
   const std::string snapshot_name = created.at(2).value_or("");
   log(LogLevel::kInfo, "cdc: created slot {} at {}; snapshot {}", config.slot,
       lsn_text(*consistent_point), snapshot_name);
@@ -88,15 +90,15 @@ Status take_snapshot(PgConnection& sql, PgConnection& replication,
   if (auto s =
           sql.execute("begin the snapshot", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       !s.ok()) {
-    return s;
+    return error(s);
   }
   if (auto s = sql.execute("import the snapshot",
                            "SET TRANSACTION SNAPSHOT " + sql.quote_literal(snapshot_name));
       !s.ok()) {
-    return s;
+    return error(s);
   }
   auto tables = publication_tables(sql, config.publication);
-  if (!tables) return tables.error();
+  if (!tables) return error(tables.error());
   ChangeSource source{.connector = "postgresql",
                       .name = config.topic_prefix,
                       .db = sql.database(),
@@ -106,23 +108,26 @@ Status take_snapshot(PgConnection& sql, PgConnection& replication,
   std::int64_t rows = 0;
   for (const auto& table : *tables) {
     auto relation = describe_relation(sql, table.oid);
-    if (!relation) return relation.error();
-    if (auto s = read_table(sql, *relation, source, config, records, writer, stop, rows); !s.ok()) {
-      return s;
+    if (!relation) return error(relation.error());
+    if (auto s = read_table(sql, *relation, source, records, *writer, stop, rows); !s.ok()) {
+      return error(s);
     }
-    if (stop.stop_requested()) return writer.abort();
+    if (stop.stop_requested()) {
+      if (auto s = writer->abort(); !s.ok()) return error(s);
+      return writer->committed();
+    }
   }
-  if (auto s = sql.execute("end the snapshot", "COMMIT"); !s.ok()) return s;
+  if (auto s = sql.execute("end the snapshot", "COMMIT"); !s.ok()) return error(s);
   std::vector<ProducerRecord> none;
-  if (auto s = writer.write(
+  if (auto s = writer->write(
           none, 0,
           SourcePosition{.snapshot_done = true, .commit_lsn = *consistent_point, .complete = true});
       !s.ok()) {
-    return s;
+    return error(s);
   }
-  if (auto s = writer.commit(); !s.ok()) return s;
+  if (auto s = writer->commit(); !s.ok()) return error(s);
   log(LogLevel::kInfo, "cdc: snapshot of {} tables, {} rows, written", tables->size(), rows);
-  return Status();
+  return writer->committed();
 }
 
 }  // namespace brook::internal

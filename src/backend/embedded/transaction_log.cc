@@ -230,6 +230,12 @@ Status TransactionLog::write(const TransactionEntry& entry) {
       out.append(committed.metadata.data(), committed.metadata.size());
     }
   }
+  if (out.size() - payload_at > std::numeric_limits<std::uint32_t>::max()) {
+    return Status::invalid_argument(
+        fmt::format("a transaction of producer '{}' holds {} bytes: at most 4 GiB fit the "
+                    "transaction log; commit smaller transactions",
+                    id, out.size() - payload_at));
+  }
   const auto size = static_cast<std::uint32_t>(out.size() - payload_at);
   const std::uint32_t crc = mask_crc(crc32c(out.data() + payload_at, size));
   const std::uint32_t id_crc = mask_crc(crc32c(id));

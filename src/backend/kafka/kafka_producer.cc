@@ -35,6 +35,9 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
     // readers of its partitions until this timeout aborts it.
     defaults["transaction.timeout.ms"] = "10000";
   }
+  if (config.transaction_timeout.count() > 0) {
+    defaults["transaction.timeout.ms"] = std::to_string(config.transaction_timeout.count());
+  }
   auto properties = settings.layered(std::move(defaults), settings.producer);
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
   if (!config.transactional_id.empty()) properties["transactional.id"] = config.transactional_id;

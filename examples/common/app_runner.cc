@@ -2,10 +2,13 @@
 
 #include <brook/serve.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string_view>
+#include <thread>
 
 namespace examples {
 namespace {
@@ -41,8 +44,8 @@ const char* config_key_of(std::string_view arg) {
 }  // namespace
 
 int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, std::map<std::string, std::string> config,
-            const std::function<void(const brook::Streams&)>& after_run) {
+            char** argv, AppOptions options) {
+  auto& config = options.config;
   config["application.id"] = application_id;
   config.emplace("num.stream.threads", "2");
   bool until_idle = false;
@@ -73,15 +76,28 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
   brook::Streams app(topology, config);
   int code = 0;
   std::unique_ptr<brook::Server> server;
-  if (config.contains("application.server")) {
-    // Started here, before run_until_signal(): its threads must not take the signals it waits
-    // for.
+  std::jthread beside;
+  std::atomic<bool> beside_failed = false;
+  if (config.contains("application.server") || options.beside) {
+    // Started here, before run_until_signal(): the threads started here must not take the
+    // signals it waits for.
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGINT);
     sigaddset(&signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
     if (auto s = app.start(); !s.ok()) return brook::report(s);
+  }
+  if (options.beside) {
+    beside = std::jthread([&](std::stop_token stop) {
+      if (auto s = options.beside(app, stop); !s.ok()) {
+        brook::report(s);
+        beside_failed = true;
+        kill(getpid(), SIGTERM);  // run_until_signal() closes the application
+      }
+    });
+  }
+  if (config.contains("application.server")) {
     auto served = brook::serve(app);
     if (!served) {
       (void)app.close();
@@ -96,7 +112,12 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
     code = brook::report(s);
   }
   if (server) server->stop();
-  if (after_run) after_run(app);
+  if (beside.joinable()) {
+    beside.request_stop();
+    beside.join();
+    if (beside_failed && code == 0) code = 1;
+  }
+  if (options.after_run) options.after_run(app);
   return code;
 }
 

@@ -17,9 +17,7 @@
 //                               (demos, tests); commits every 100 ms unless configured
 //                               otherwise
 // Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code: 2 for an
-// unknown or incomplete flag. `after_run`, if given, is called with the application once it
-// has stopped (closed, or failed to start or run), e.g. to read its metrics; not for a bad
-// flag.
+// unknown or incomplete flag.
 #pragma once
 
 #include <brook/brook.h>
@@ -27,12 +25,24 @@
 
 #include <functional>
 #include <map>
+#include <stop_token>
 #include <string>
 
 namespace examples {
 
+struct AppOptions {
+  // Configuration of the example's own, under the flags.
+  std::map<std::string, std::string> config;
+  // Called with the application once it has stopped (closed, or failed to start or run), e.g.
+  // to read its metrics; not for a bad flag.
+  std::function<void(const brook::Streams&)> after_run;
+  // Runs on a thread of its own from the application's start until it stops (then `stop` is
+  // requested), e.g. a source writing into its log. An error it returns is reported and stops
+  // the application, which then exits 1.
+  std::function<brook::Status(const brook::Streams&, std::stop_token stop)> beside;
+};
+
 int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, std::map<std::string, std::string> extra_config = {},
-            const std::function<void(const brook::Streams&)>& after_run = {});
+            char** argv, AppOptions options = {});
 
 }  // namespace examples

@@ -11,10 +11,10 @@ int main(int argc, char** argv) {
   auto topology = iot_late_events::build_topology();
   if (!topology) return brook::report(topology.error());
   return examples::run_app(
-      *topology, "iot-late-events", argc, argv, {}, [](const brook::Streams& app) {
+      *topology, "iot-late-events", argc, argv, {.after_run = [](const brook::Streams& app) {
         std::printf(
             "iot_late_events: %lld readings dropped, too late for their "
             "hour (dropped-records-total)\n",
             static_cast<long long>(app.metrics().total("dropped-records-total")));
-      });
+      }});
 }

@@ -91,9 +91,17 @@ Status debezium_error(std::string_view what, std::string_view bytes, std::string
 // read. A tombstone (the null value Debezium writes after a delete) is not an event: read the
 // topic with a std::optional value type, where it is nullopt. serialize() writes the payload
 // without the `schema` part.
+//
+// With PostgreSQL's default replica identity, a delete's `before` holds the key columns and
+// nulls for the others: V must read that (its other fields optional), or the table be
+// REPLICA IDENTITY FULL. A serde of Images::kAfterOnly (what table_from_changes uses) does not
+// read `before` at all: the event's `before` is always empty.
 template <JsonConvertible V>
 class DebeziumSerde final : public Serde<ChangeEvent<V>> {
  public:
+  enum class Images { kBeforeAndAfter, kAfterOnly };
+  explicit DebeziumSerde(Images images = Images::kBeforeAndAfter) : images_(images) {}
+
   std::string_view name() const override { return "debezium"; }
 
   Result<std::string> serialize(const ChangeEvent<V>& event) const override {
@@ -115,7 +123,7 @@ class DebeziumSerde final : public Serde<ChangeEvent<V>> {
         .op = envelope->op, .source = std::move(envelope->source), .ts_ms = envelope->ts_ms};
     for (auto [json, row, field] : {std::tuple{&envelope->before, &event.before, "before"},
                                     std::tuple{&envelope->after, &event.after, "after"}}) {
-      if (json->is_null()) continue;
+      if (json->is_null() || (row == &event.before && images_ == Images::kAfterOnly)) continue;
       auto value = internal::json_as<V>(*json);
       if (!value) {
         return error(internal::debezium_error(
@@ -126,6 +134,9 @@ class DebeziumSerde final : public Serde<ChangeEvent<V>> {
     }
     return event;
   }
+
+ private:
+  Images images_;
 };
 
 // A key as Debezium writes it: the object of the primary key's columns, with or without the

@@ -30,6 +30,8 @@
 
 namespace brook {
 
+class Streams;
+
 struct PostgresSourceConfig {
   std::string dsn;           // libpq connection string or URI: host, port, user, password, dbname
   std::string publication;   // CREATE PUBLICATION <publication> FOR TABLE ... | FOR ALL TABLES
@@ -62,5 +64,12 @@ struct PostgresSourceConfig {
 // snapshot). While running it reconnects whenever the server or network goes away.
 Status run_postgres_source(const PostgresSourceConfig& config,
                            const std::map<std::string, std::string>& log, std::stop_token stop);
+
+// The same, inside an application: writes to the log that `app` runs on (the way to feed an
+// application on the embedded log, whose data dir is one process's). `app` must be started;
+// kFailedPrecondition otherwise. The log stays open until the source returns, even if `app`
+// is closed first.
+Status run_postgres_source(const PostgresSourceConfig& config, const Streams& app,
+                           std::stop_token stop);
 
 }  // namespace brook

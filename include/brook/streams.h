@@ -60,6 +60,9 @@
 #include "brook/topology.h"
 
 namespace brook {
+namespace internal {
+class LogBackend;
+}  // namespace internal
 
 class Streams {
  public:
@@ -188,6 +191,10 @@ class Streams {
   // The untyped query of store `name` (errors as store()): for the serve layer, which finds
   // the types from the store's spec. Not for applications.
   Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name) const;
+  // The log this application runs on, from start() to close() (null otherwise): for a source
+  // in the same process that writes into it (brook/postgres_source.h), as the embedded log's
+  // data dir is one process's. Not for applications.
+  std::shared_ptr<internal::LogBackend> log_backend() const;
 
   // Records in the source topics, repartition topics included, not yet processed and
   // committed by this application: 0 once it has caught up with its input.

@@ -56,7 +56,8 @@ class StreamsBuilder {
 
   // A table of the rows of `topic`, a topic of Debezium change events (brook/change_event.h):
   // each key's row is the `after` image of its latest event; a delete, and the tombstone
-  // Debezium writes after it, delete the key. Values are read with DebeziumSerde<V>, keys by
+  // Debezium writes after it, delete the key. Values are read by default with
+  // DebeziumSerde<V>(kAfterOnly) (`before` is not needed, nor read), keys by
   // default with DebeziumKeySerde<K> when K defaults to JSON (the object of the primary key's
   // columns, with or without its `schema` part). A record with a null key is dropped, counted
   // and logged, as for table(): Debezium's truncate events have none, so a truncate does not
@@ -71,6 +72,10 @@ class StreamsBuilder {
                   "std::optional (records with a null key are dropped: a row needs a key)");
     if constexpr (JsonByDefault<K>) {
       if (!consumed.key_serde) consumed.key_serde = std::make_shared<const DebeziumKeySerde<K>>();
+    }
+    if (!consumed.value_serde) {
+      consumed.value_serde =
+          std::make_shared<const DebeziumSerde<V>>(DebeziumSerde<V>::Images::kAfterOnly);
     }
     using Event = std::optional<ChangeEvent<V>>;
     auto source = add_source<K, Event>({topic}, consumed, internal::NullKeys::kDrop);

@@ -9,6 +9,7 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
+#include "brook/streams.h"
 #include "cdc/change_streamer.h"
 #include "cdc/pg_catalog.h"
 #include "cdc/snapshot.h"
@@ -180,6 +181,16 @@ Status run_postgres_source(const PostgresSourceConfig& config,
         internal::open_embedded_log({.data_dir = dir == log.end() ? "brook-data" : dir->second});
     if (!embedded) return embedded.error();
     backend = std::move(*embedded);
+  }
+  return internal::run_postgres_source(config, *backend, std::move(stop));
+}
+
+Status run_postgres_source(const PostgresSourceConfig& config, const Streams& app,
+                           std::stop_token stop) {
+  auto backend = app.log_backend();
+  if (!backend) {
+    return Status::failed_precondition(
+        "cdc: the application the source writes into is not running (start() it first)");
   }
   return internal::run_postgres_source(config, *backend, std::move(stop));
 }

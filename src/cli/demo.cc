@@ -210,8 +210,9 @@ int run_example(const char* name, const Result<Topology>& topology,
   std::vector<char*> argv = {const_cast<char*>(name), const_cast<char*>("--data-dir"),
                              data_dir.data(), const_cast<char*>("--until-idle")};
   const auto start = Clock::now();
-  const int code = examples::run_app(*topology, application_id, static_cast<int>(argv.size()),
-                                     argv.data(), std::move(config), after_run);
+  const int code =
+      examples::run_app(*topology, application_id, static_cast<int>(argv.size()), argv.data(),
+                        {.config = std::move(config), .after_run = after_run});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   fmt::print("   done in {} ms (exit code {})\n", ms.count(), code);
   return code;

@@ -103,8 +103,8 @@ struct Streams::Impl {
   internal::StoreRegistry stores;
   std::shared_ptr<internal::RocksDbMemory> rocksdb_memory;
   std::shared_ptr<StateRestoreListener> restore_listener;
-  std::optional<internal::DirLock> state_lock;  // state.dir/<application.id>, while started
-  std::unique_ptr<internal::LogBackend> backend;
+  std::optional<internal::DirLock> state_lock;    // state.dir/<application.id>, while started
+  std::shared_ptr<internal::LogBackend> backend;  // shared with log_backend()'s callers
   std::vector<std::unique_ptr<StreamThread>> threads;
   std::unique_ptr<internal::GlobalStreamThread> global;    // if the topology has global stores
   std::unique_ptr<internal::InstanceDirectory> directory;  // with an application.server
@@ -489,7 +489,10 @@ Status Streams::start() {
   impl_->state_lock.emplace(std::move(*state_lock));
   auto backend = open_backend(impl_->config);
   if (!backend) return fail(backend.error());
-  impl_->backend = std::move(*backend);
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->backend = std::move(*backend);
+  }
   if (auto s = impl_->check_topics(); !s.ok()) return fail(s);
   impl_->resolved =
       internal::resolve_internal_topics(impl_->topology.data(), impl_->config.application_id);
@@ -602,10 +605,18 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     std::lock_guard lag(impl_->lag_mutex);
     impl_->lag_reader.reset();
   }
-  impl_->backend.reset();  // releases the data dir
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->backend.reset();  // releases the data dir, once no source shares it
+  }
   impl_->state_lock.reset();
   impl_->transition(State::kNotRunning);
   return impl_->first_failure();
+}
+
+std::shared_ptr<internal::LogBackend> Streams::log_backend() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->backend;
 }
 
 int Streams::run_until_signal() {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "brook/change_event.h"
 
 namespace brook {
@@ -114,6 +116,26 @@ TEST(DebeziumSerde, ADeleteLeavesNoRowAndKeepsWhatItDeleted) {
   EXPECT_EQ(key_only.after, std::nullopt);
   EXPECT_EQ(key_only.row(), std::nullopt);
   EXPECT_EQ(read(payload(kAnn, "null", "d")).before, kAnnRow);  // REPLICA IDENTITY FULL
+}
+
+// A row type without optional fields cannot read a default replica identity's delete:
+// kAfterOnly, what tables use, does not read `before`.
+TEST(DebeziumSerde, AfterOnlyDoesNotReadTheBeforeImage) {
+  const std::string key_only = R"({"before":{"id":1,"name":null},"after":null,"op":"d"})";
+  auto strict = DebeziumSerde<std::map<std::string, std::string>>().deserialize(key_only);
+  ASSERT_FALSE(strict);
+  EXPECT_THAT(strict.error().message(), HasSubstr("from 'before'"));
+  using AfterOnly = DebeziumSerde<std::map<std::string, std::string>>;
+  auto event = AfterOnly(AfterOnly::Images::kAfterOnly).deserialize(key_only);
+  ASSERT_TRUE(event) << event.error().to_string();
+  EXPECT_EQ(event->op, ChangeOp::kDelete);
+  EXPECT_EQ(event->before, std::nullopt);
+  EXPECT_EQ(event->row(), std::nullopt);
+  const auto update = AfterOnly(AfterOnly::Images::kAfterOnly)
+                          .deserialize(R"({"before":{"id":"1"},"after":{"id":"2"},"op":"u"})");
+  ASSERT_TRUE(update);
+  EXPECT_EQ(update->before, std::nullopt);
+  EXPECT_EQ(update->after, (std::map<std::string, std::string>{{"id", "2"}}));
 }
 
 TEST(DebeziumSerde, SnapshotReadsAndTruncatesAreTold) {

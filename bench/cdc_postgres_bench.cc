@@ -12,7 +12,6 @@
 // median ratio is printed last). Files go to $BROOK_BENCH_DIR, else the system temporary
 // directory.
 #include <fmt/format.h>
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,39 +25,16 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "cdc/postgres_source.h"
+#include "postgres_sql.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void fail(const std::string& what) {
-  fmt::print(stderr, "cdc_postgres_bench: {}\n", what);
-  std::exit(1);
-}
+[[noreturn]] void fail(const std::string& what) { bench::fail("cdc_postgres_bench", what); }
 
-// A plain SQL connection; any error ends the run.
-class Sql {
- public:
-  explicit Sql(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
-    if (PQstatus(conn_.get()) != CONNECTION_OK) fail(PQerrorMessage(conn_.get()));
-  }
-  // The first column of the first row, or "" for none.
-  std::string run(const std::string& sql) {
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
-                                                         &PQclear);
-    const auto status = PQresultStatus(result.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      fail(sql + ": " + PQerrorMessage(conn_.get()));
-    }
-    return PQntuples(result.get()) > 0 && !PQgetisnull(result.get(), 0, 0)
-               ? PQgetvalue(result.get(), 0, 0)
-               : "";
-  }
-
- private:
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
-};
+using bench::Sql;
 
 // Runs the source on `log` until the slot has confirmed `until` (an LSN); returns the seconds.
 double run_source_until(const brook::PostgresSourceConfig& config, brook::internal::LogBackend& log,

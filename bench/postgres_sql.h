@@ -1,0 +1,40 @@
+// A plain SQL connection for the PostgreSQL benchmarks; any error ends the run.
+#pragma once
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace bench {
+
+[[noreturn]] inline void fail(const std::string& program, const std::string& what) {
+  fmt::print(stderr, "{}: {}\n", program, what);
+  std::exit(1);
+}
+
+class Sql {
+ public:
+  explicit Sql(const std::string& dsn) : conn_(PQconnectdb(dsn.c_str()), &PQfinish) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK) fail("sql", PQerrorMessage(conn_.get()));
+  }
+  // The first column of the first row, or "" for none.
+  std::string run(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const auto status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      fail("sql", sql + ": " + PQerrorMessage(conn_.get()));
+    }
+    return PQntuples(result.get()) > 0 && !PQgetisnull(result.get(), 0, 0)
+               ? PQgetvalue(result.get(), 0, 0)
+               : "";
+  }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
+}  // namespace bench

@@ -10,6 +10,7 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
+#include "cli/produce_input.h"
 
 namespace brook::cli {
 namespace {
@@ -18,52 +19,73 @@ constexpr std::string_view kCommand = "produce";
 
 constexpr std::string_view kUsage = R"(usage: brook produce TOPIC [options] < lines
 
-Writes one record per line of stdin to TOPIC. A line is KEY<TAB>VALUE (split at the first
-separator) or just VALUE, which gets a null key. Lines end at '\n', which is not part of the
-record; every other byte is kept as is (a '\r' too). An empty line is a record with an empty
-value. Keyed records go to the partition murmur2(KEY) picks (as the Java client), the others
-round-robin, unless --partition is given. At the end prints "produced N records to TOPIC" to
-stderr.
+Writes one record per line of stdin to TOPIC. Lines end at '\n', which is not part of the
+record. Keyed records go to the partition murmur2(KEY) picks (as the Java client), the others
+round-robin, unless a partition is given. At the end prints "produced N records to TOPIC" to
+stderr. A line that cannot be read stops the command: the lines before it are written, it and
+the lines after it are not, and the message says so (exit 1).
 
-  --partition P         write every record to partition P
-  --timestamp MS        record timestamp, ms since the Unix epoch (default: the time of sending)
-  --key-separator SEP   what separates key from value (default a TAB; any non-empty string)
-  --null-marker STR     a key or value equal to STR is sent as null (a value: a tombstone)
+--format text (the default): a line is KEY<TAB>VALUE (split at the first separator) or just
+VALUE, which gets a null key; every other byte is kept as is (a '\r' too). An empty line is a
+record with an empty value.
+--format jsonl: a line is a JSON object
+  {"key": K, "value": V, "timestamp": MS, "headers": {"name": "text", ...}, "partition": P}
+where "value" is required (null for a tombstone) and the others optional; a key or value that
+is a JSON string is written as its text, null as null, any other JSON value as its JSON text.
+
+  --format text|jsonl   how a line describes a record (default text)
+  --partition P         write every record to partition P (a JSON line's "partition" wins)
+  --timestamp MS        record timestamp, ms since the Unix epoch (default: the time of sending;
+                        a JSON line's "timestamp" wins)
+  --timestamp-field F   take each record's timestamp (ms) from field F of its value, a JSON
+                        object (wins over the others)
+  --key-separator SEP   text: what separates key from value (default a TAB; any non-empty string)
+  --null-marker STR     text: a key or value equal to STR is sent as null (a value: a tombstone)
   --data-dir DIR        the embedded data dir (default ./brook-data)
   --bootstrap-servers HOST:PORT[,HOST:PORT...]
                         the Kafka cluster to write to instead
 
-example:
+examples:
   printf 'alice\t1\nbob\t2\nno key here\n' | brook produce scores
+  printf '{"key":"alice","value":{"score":1},"timestamp":1700000000000}\n' |
+      brook produce scores --format jsonl
 )";
 
 constexpr OptionSpec kOptions[] = {
     kDataDirOption,
     kBootstrapServersOption,
+    {.name = "format", .takes_value = true},
     {.name = "partition", .takes_value = true},
     {.name = "timestamp", .takes_value = true},
+    {.name = "timestamp-field", .takes_value = true},
     {.name = "key-separator", .takes_value = true},
     {.name = "null-marker", .takes_value = true},
 };
 constexpr std::string_view kTopic[] = {"TOPIC"};
 
-struct ProduceOptions {
-  std::string topic;
-  std::optional<Partition> partition;
-  std::optional<Timestamp> timestamp;
-  std::string key_separator = "\t";
-  std::optional<std::string> null_marker;
-};
-
-Result<ProduceOptions> produce_options(const ParsedArgs& args) {
+Result<ProduceInput> produce_options(const ParsedArgs& args) {
   if (auto s = check_positionals(args, kTopic, 1); !s.ok()) return error(s);
-  ProduceOptions options{.topic = args.positionals()[0]};
+  ProduceInput options{.topic = args.positionals()[0]};
+  const std::string format = args.value_or("format", "text");
+  if (format == "jsonl") {
+    options.format = ProduceInput::Format::kJsonl;
+    for (const char* text_only : {"key-separator", "null-marker"}) {
+      if (args.has(text_only)) {
+        return error(Status::invalid_argument(
+            fmt::format("--{} is for --format text (a JSON line has null)", text_only)));
+      }
+    }
+  } else if (format != "text") {
+    return error(
+        Status::invalid_argument(fmt::format("--format: '{}' is not text or jsonl", format)));
+  }
   auto partition = args.int_value("partition", 0, std::numeric_limits<std::int32_t>::max());
   if (!partition) return error(partition.error());
   if (*partition) options.partition = Partition(static_cast<std::int32_t>(**partition));
   auto timestamp = args.int_value("timestamp", 0, std::numeric_limits<std::int64_t>::max());
   if (!timestamp) return error(timestamp.error());
   if (*timestamp) options.timestamp = Timestamp(**timestamp);
+  options.timestamp_field = args.value("timestamp-field");
   options.key_separator = args.value_or("key-separator", "\t");
   if (options.key_separator.empty()) {
     return error(Status::invalid_argument("--key-separator must not be empty"));
@@ -78,45 +100,40 @@ Timestamp now() {
                        .count());
 }
 
-// The record a line of input describes.
-ProducerRecord to_record(const ProduceOptions& options, const std::string& line) {
-  ProducerRecord record{.topic = options.topic,
-                        .partition = options.partition,
-                        .timestamp = options.timestamp.value_or(now())};
-  const auto split = line.find(options.key_separator);
-  if (split == std::string::npos) {
-    record.value = line;
-  } else {
-    record.key = line.substr(0, split);
-    record.value = line.substr(split + options.key_separator.size());
-  }
-  if (options.null_marker) {
-    if (record.key == options.null_marker) record.key.reset();
-    if (record.value == options.null_marker) record.value.reset();
-  }
-  return record;
-}
-
-Status produce(internal::LogBackend& log, const ProduceOptions& options) {
+Status produce(internal::LogBackend& log, const ProduceInput& input) {
   // Unknown topic or partition: fail before reading any input.
-  auto description = log.admin().describe_topic(options.topic);
+  auto description = log.admin().describe_topic(input.topic);
   if (!description) return description.error();
-  if (options.partition && options.partition->value() >= description->partitions) {
+  if (input.partition && input.partition->value() >= description->partitions) {
     return Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
-                                                options.topic, options.partition->value(),
+                                                input.topic, input.partition->value(),
                                                 description->partitions));
   }
   auto producer = log.make_producer({.client_id = "brook-cli"});
   if (!producer) return producer.error();
   std::int64_t count = 0;
   std::string line;
+  // Stops at line `count + 1`: what came before is written (flushed), it and the rest are not.
+  auto stop_at = [&](const Status& problem) {
+    const Status flushed = (*producer)->flush();
+    return Status(problem.code(),
+                  fmt::format("line {}: {}; {} {} to {} (the lines before it), line {} and the "
+                              "lines after it not written",
+                              count + 1, problem.message(), flushed.ok() ? "produced" : "sent",
+                              count_of(count, "record"), input.topic, count + 1));
+  };
   while (std::getline(std::cin, line)) {
-    if (auto s = (*producer)->send(to_record(options, line)); !s.ok()) return s;
+    auto record = read_record(input, line, now());
+    if (!record) return stop_at(record.error());
+    if (auto s = (*producer)->send(std::move(*record)); !s.ok()) return stop_at(s);
     ++count;
   }
-  if (std::cin.bad()) return Status::io_error("cannot read stdin");
-  if (auto s = (*producer)->flush(); !s.ok()) return s;
-  fmt::print(stderr, "produced {} to {}\n", count_of(count, "record"), options.topic);
+  if (std::cin.bad()) return stop_at(Status::io_error("cannot read stdin"));
+  if (auto s = (*producer)->flush(); !s.ok()) {
+    return Status(s.code(), fmt::format("{}: the {} sent to {} may be written in part", s.message(),
+                                        count_of(count, "record"), input.topic));
+  }
+  fmt::print(stderr, "produced {} to {}\n", count_of(count, "record"), input.topic);
   return {};
 }
 

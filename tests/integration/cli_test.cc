@@ -129,6 +129,85 @@ TEST_F(CliTest, ProducesLinesWithAndWithoutKeysAndConsumesThemBack) {
   EXPECT_EQ(values.out, "1\n2\tx\nplain\n\n");
 }
 
+// One process writes any number of timestamps: --format jsonl, or --timestamp-field.
+TEST_F(CliTest, ProducesJsonLinesWithTheirOwnTimestampsHeadersAndPartitions) {
+  create("events", 2);
+  auto produced =
+      brook({"produce", "events", "--format", "jsonl", "--timestamp", "7"},
+            R"({"key":"a","value":{"n":1},"timestamp":1000,"headers":{"h":"x","z":null}})"
+            "\n"
+            R"({"key":{"id":7},"value":"text","partition":1})"
+            "\n"
+            R"({"key":"a","value":null})"
+            "\n");
+  ASSERT_EQ(produced.exit_code, 0) << produced.err;
+  EXPECT_EQ(produced.err, "produced 3 records to events\n");
+  auto records = read_all("events");
+  ASSERT_EQ(records.size(), 3u);
+  std::sort(records.begin(), records.end(),
+            [](const auto& a, const auto& b) { return a.timestamp < b.timestamp; });
+  EXPECT_EQ(records[0].timestamp, Timestamp(7));  // --timestamp where a line gives none
+  EXPECT_EQ(records[2].key, "a");
+  EXPECT_EQ(records[2].value, R"({"n":1})");  // a JSON value as its JSON text
+  EXPECT_EQ(records[2].timestamp, Timestamp(1000));
+  EXPECT_EQ(records[2].headers, (Headers{{"h", "x"}, {"z", std::nullopt}}));
+  const auto text =
+      std::find_if(records.begin(), records.end(), [](const auto& r) { return r.value == "text"; });
+  ASSERT_NE(text, records.end());
+  EXPECT_EQ(text->key, R"({"id":7})");
+  EXPECT_EQ(text->partition, Partition(1));
+  EXPECT_EQ(std::count_if(records.begin(), records.end(),
+                          [](const auto& r) { return r.key == "a" && !r.value; }),
+            1);  // the tombstone
+
+  create("trades", 1);
+  std::string lines;
+  for (int i = 0; i < 1000; ++i) lines += fmt::format("sym{}\t{{\"ts\":{}}}\n", i % 7, 5000 + i);
+  ASSERT_EQ(brook({"produce", "trades", "--timestamp-field", "ts"}, lines).exit_code, 0);
+  const auto trades = read_all("trades");
+  ASSERT_EQ(trades.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(trades[i].timestamp, Timestamp(5000 + i));
+}
+
+// A line that cannot be read stops the command; the lines before it are written and the
+// message says which line and how many records.
+TEST_F(CliTest, ABadLineNamesItselfAndWhatWasWritten) {
+  create("events", 1);
+  auto r = brook({"produce", "events", "--format", "jsonl"},
+                 "{\"value\":1}\n{\"value\":2}\n{\"value\":3,\"extra\":0}\n{\"value\":4}\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "brook: InvalidArgument: line 3: unknown field \"extra\" (a line has key, value, "
+            "timestamp, headers, partition); produced 2 records to events (the lines before it), "
+            "line 3 and the lines after it not written\n");
+  EXPECT_EQ(read_all("events").size(), 2u);
+  for (const auto& [args, input, problem] :
+       std::vector<std::tuple<std::vector<std::string>, std::string, std::string>>{
+           {{"--format", "jsonl"}, "{oops\n", "line 1: not valid JSON"},
+           {{"--format", "jsonl"}, "[1]\n", "line 1: not a JSON object"},
+           {{"--format", "jsonl"},
+            "{\"key\":\"k\"}\n",
+            "line 1: no \"value\" (write \"value\": null for a tombstone)"},
+           {{"--format", "jsonl"},
+            "{\"value\":1,\"timestamp\":-5}\n",
+            "line 1: \"timestamp\" is -5, not an integer >= 0 (ms since the Unix epoch)"},
+           {{"--format", "jsonl"},
+            "{\"value\":1,\"headers\":{\"h\":1}}\n",
+            "line 1: header \"h\" is 1, not a string or null"},
+           {{"--timestamp-field", "ts"},
+            "k\tnot json\n",
+            "line 1: the value has no field \"ts\" for --timestamp-field (it must be a JSON "
+            "object)"},
+       }) {
+    std::vector<std::string> command = {"produce", "events"};
+    command.insert(command.end(), args.begin(), args.end());
+    auto bad = brook(command, input);
+    EXPECT_EQ(bad.exit_code, 1) << input;
+    EXPECT_THAT(bad.err, HasSubstr(problem)) << input;
+  }
+  EXPECT_EQ(read_all("events").size(), 2u);
+}
+
 TEST_F(CliTest, ProducesWithNowAsTimestampByDefault) {
   create("events", 1);
   const auto before = std::chrono::system_clock::now();
@@ -295,6 +374,9 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"produce"}, "brook produce: missing TOPIC"},
       {{"produce", "t", "--timestamp", "-1"},
        "brook produce: --timestamp: '-1' is not an integer >= 0"},
+      {{"produce", "t", "--format", "csv"}, "brook produce: --format: 'csv' is not text or jsonl"},
+      {{"produce", "t", "--format", "jsonl", "--key-separator", ","},
+       "brook produce: --key-separator is for --format text (a JSON line has null)"},
       {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
       {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
       {{"consume", "t", "--max", "0"}, "brook consume: --max: '0' is not an integer >= 1"},

@@ -148,6 +148,26 @@ TEST_F(KafkaCliTest, ProducesLinesWithAndWithoutKeysAndConsumesThemBack) {
   EXPECT_THAT(all_fields.err, EndsWith(fmt::format("consumed 4 records from {}\n", topic)));
 }
 
+TEST_F(KafkaCliTest, ProducesJsonLinesWithTheirOwnTimestampsAndPartitions) {
+  const std::string topic = create("cli-jsonl", 2);
+  auto produced = brook({"produce", topic, "--format", "jsonl"},
+                        R"({"key":"a","value":{"n":1},"timestamp":1000,"partition":1})"
+                        "\n"
+                        R"({"key":"b","value":"two","timestamp":2000,"partition":0})"
+                        "\n"
+                        R"({"key":"a","value":null,"timestamp":3000,"partition":1})"
+                        "\n");
+  ASSERT_EQ(produced.exit_code, 0) << produced.err;
+  auto consumed = consume_all(topic, {"--print-partition", "--print-timestamp", "--print-key"});
+  EXPECT_EQ(consumed.exit_code, 0) << consumed.err;
+  std::vector<std::string> lines;
+  std::istringstream out(consumed.out);
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0\t2000\tb\ttwo", "1\t1000\ta\t{\"n\":1}",
+                                             "1\t3000\ta\tnull"}));
+}
+
 TEST_F(KafkaCliTest, ProducesToAPartitionWithNullMarkerAndConsumesOnePartition) {
   const std::string topic = create("cli-table", 2);
   auto produced =

@@ -21,23 +21,25 @@ int print_help(std::string_view text) {
   return kExitOk;
 }
 
-Status check_log_choice(const ParsedArgs& args) {
-  if (args.has("data-dir") && args.has("bootstrap-servers")) {
+Status check_log_choice(const ParsedArgs& args, std::string_view prefix) {
+  const std::string data_dir = fmt::format("{}data-dir", prefix);
+  const std::string servers = fmt::format("{}bootstrap-servers", prefix);
+  if (args.has(data_dir) && args.has(servers)) {
     return Status::invalid_argument(
-        "--data-dir and --bootstrap-servers name two logs: give one (the embedded data dir or "
-        "a Kafka cluster)");
+        fmt::format("--{} and --{} name two logs: give one (the embedded data dir or a Kafka "
+                    "cluster)",
+                    data_dir, servers));
   }
-  if (args.has("bootstrap-servers") && args.value_or("bootstrap-servers", "").empty()) {
-    return Status::invalid_argument("--bootstrap-servers must not be empty");
+  if (args.has(servers) && args.value_or(servers, "").empty()) {
+    return Status::invalid_argument(fmt::format("--{} must not be empty", servers));
   }
   return {};
 }
 
 namespace {
 
-Result<std::unique_ptr<internal::LogBackend>> open_data_dir(const ParsedArgs& args,
+Result<std::unique_ptr<internal::LogBackend>> open_data_dir(const std::filesystem::path& dir,
                                                             bool create_dir) {
-  const std::filesystem::path dir = args.value_or("data-dir", std::string(kDefaultDataDir));
   std::error_code ec;
   if (!create_dir && !std::filesystem::is_directory(dir, ec)) {
     return error(Status::not_found(
@@ -52,11 +54,13 @@ Result<std::unique_ptr<internal::LogBackend>> open_data_dir(const ParsedArgs& ar
 
 }  // namespace
 
-Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir) {
-  if (auto servers = args.value("bootstrap-servers")) {
+Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir,
+                                                       std::string_view prefix) {
+  if (auto servers = args.value(fmt::format("{}bootstrap-servers", prefix))) {
     return internal::open_kafka_backend({.bootstrap_servers = *servers});
   }
-  return open_data_dir(args, create_dir);
+  return open_data_dir(
+      args.value_or(fmt::format("{}data-dir", prefix), std::string(kDefaultDataDir)), create_dir);
 }
 
 }  // namespace brook::cli

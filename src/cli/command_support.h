@@ -32,14 +32,17 @@ int usage_error(std::string_view command, const Status& problem);
 int print_help(std::string_view text);
 
 // OK unless the command line names two logs (--data-dir and --bootstrap-servers) or an empty
-// --bootstrap-servers: kInvalidArgument saying so.
-Status check_log_choice(const ParsedArgs& args);
+// --bootstrap-servers: kInvalidArgument saying so. With a `prefix`, of the options
+// --<prefix>data-dir and --<prefix>bootstrap-servers (a second log).
+Status check_log_choice(const ParsedArgs& args, std::string_view prefix = "");
 
 // Opens the log the command line names: the Kafka cluster of --bootstrap-servers (kIoError
-// naming it if it does not answer), else the data dir of --data-dir (default ./brook-data).
-// Unless `create_dir` is set the data dir must exist: kNotFound otherwise, so a mistyped path
-// is not silently created. kFailedPrecondition if another process holds it.
-Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir);
+// naming it if it does not answer), else the data dir of --data-dir (default ./brook-data);
+// with a `prefix`, of --<prefix>bootstrap-servers and --<prefix>data-dir. Unless `create_dir`
+// is set the data dir must exist: kNotFound otherwise, so a mistyped path is not silently
+// created. kFailedPrecondition if another process holds it.
+Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir,
+                                                       std::string_view prefix = "");
 
 // Every command's shape: --help prints `usage`; otherwise parse `args` with `specs`, turn them
 // into options with `make_options` (Result<Options>; an error is a usage error, as is naming

@@ -16,6 +16,7 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
+#include "cli/topic_reader.h"
 
 namespace brook::cli {
 namespace {
@@ -149,59 +150,9 @@ std::string format_record(const ConsumeOptions& options, const ConsumerRecord& r
   return line;
 }
 
-// A consumer of the partitions to read, positioned where `options` says to start, and the end
-// of each: the last stable offset when the command started.
-struct Reader {
-  std::unique_ptr<internal::Consumer> consumer;
-  std::map<TopicPartition, Offset> end;
-};
-
-Result<Reader> make_reader(internal::LogBackend& log, const ConsumeOptions& options) {
-  auto description = log.admin().describe_topic(options.topic);
-  if (!description) return error(description.error());
-  Reader reader;
-  for (std::int32_t p = 0; p < description->partitions; ++p) {
-    if (options.partition && options.partition->value() != p) continue;
-    const TopicPartition tp{options.topic, Partition(p)};
-    auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-    if (!end) return error(end.error());
-    reader.end.emplace(tp, *end);
-  }
-  if (reader.end.empty()) {
-    return error(Status::invalid_argument(fmt::format("topic '{}' has no partition {} (it has {})",
-                                                      options.topic, options.partition->value(),
-                                                      description->partitions)));
-  }
-  // With a group id, assign() starts each partition at the group's committed offset.
-  auto consumer = log.make_consumer({.group_id = options.group, .client_id = "brook-cli"});
-  if (!consumer) return error(consumer.error());
-  reader.consumer = std::move(*consumer);
-  std::vector<TopicPartition> partitions;
-  for (const auto& [tp, end] : reader.end) partitions.push_back(tp);
-  if (auto s = reader.consumer->assign(partitions); !s.ok()) return error(s);
-  if (options.group.empty() && !options.from_beginning) {
-    for (const auto& [tp, end] : reader.end) {
-      if (auto s = reader.consumer->seek(tp, end); !s.ok()) return error(s);
-    }
-  }
-  return reader;
-}
-
-// Whether the consumer has read every partition up to its end. An empty poll does not say so
-// (on Kafka a fetch may still be on its way); the position does, once past the end's
-// transaction markers.
-Result<bool> reached_end(const Reader& reader) {
-  for (const auto& [tp, end] : reader.end) {
-    auto position = reader.consumer->position(tp);
-    if (!position && position.error().code() == StatusCode::kFailedPrecondition) return false;
-    if (!position) return error(position.error());
-    if (*position < end) return false;
-  }
-  return true;
-}
-
 Status consume(internal::LogBackend& log, const ConsumeOptions& options) {
-  auto reader = make_reader(log, options);
+  auto reader = open_topic_reader(log, options.topic, options.partition, options.group,
+                                  options.from_beginning);
   if (!reader) return reader.error();
   internal::Consumer& consumer = *reader->consumer;
   install_stop_handlers();
@@ -212,7 +163,7 @@ Status consume(internal::LogBackend& log, const ConsumeOptions& options) {
   std::optional<std::chrono::steady_clock::time_point> idle_since;
   while (!stop_requested && printed < options.max) {
     if (!idle_since) {
-      auto at_end = reached_end(*reader);
+      auto at_end = reader->reached_end();
       if (!at_end) return at_end.error();
       if (*at_end) idle_since = std::chrono::steady_clock::now();
     }

@@ -9,6 +9,7 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
+#include "cli/topic_diff.h"
 
 namespace brook::cli {
 namespace {
@@ -22,6 +23,7 @@ subcommands:
   create NAME           create a topic
   describe [NAME]       print a topic's partitions, configs and offsets (every topic without NAME)
   delete NAME           delete a topic and its records
+  diff TOPIC_A TOPIC_B  compare the final value per key of two topics
 
 options of every subcommand (one of them):
   --data-dir DIR                the embedded data dir (default ./brook-data)
@@ -197,10 +199,11 @@ int run_topics(std::span<const std::string> args) {
   if (sub == "create") return topics_create(rest);
   if (sub == "describe") return topics_describe(rest);
   if (sub == "delete") return topics_delete(rest);
+  if (sub == "diff") return topics_diff(rest);
   if (sub == "-h" || sub == "--help" || sub == "help") return print_help(kTopicsUsage);
-  return usage_error(
-      "topics", Status::invalid_argument(
-                    fmt::format("unknown subcommand '{}' (list, create, describe, delete)", sub)));
+  return usage_error("topics",
+                     Status::invalid_argument(fmt::format(
+                         "unknown subcommand '{}' (list, create, describe, delete, diff)", sub)));
 }
 
 }  // namespace brook::cli

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -208,6 +209,66 @@ TEST_F(CliTest, ABadLineNamesItselfAndWhatWasWritten) {
   EXPECT_EQ(read_all("events").size(), 2u);
 }
 
+// The final value per key of two topics: equal, only in one, different (as bytes, or as JSON
+// documents); exit 0 equal, 1 different, 2 could not compare.
+TEST_F(CliTest, TopicsDiffComparesTheFinalValuePerKey) {
+  create("v1", 2);
+  create("v2", 1);
+  ASSERT_EQ(
+      brook({"produce", "v1", "--null-marker", "NULL"},
+            "a\t{\"x\":1,\"y\":2}\nb\t{\"x\":1}\nb\t{\"x\":9}\nc\t{\"x\":3}\nd\t{}\nd\tNULL\n")
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      brook({"produce", "v2"}, "a\t{\"y\":2, \"x\":1}\nb\t{\"x\":2}\nc\t{\"x\":3}\ne\t{\"x\":5}\n")
+          .exit_code,
+      0);
+
+  auto bytes = brook({"topics", "diff", "v1", "v2"});
+  EXPECT_EQ(bytes.exit_code, 1) << bytes.err;
+  EXPECT_EQ(bytes.out,
+            "only in B (1 key):\n"
+            "  e\t{\"x\":5}\n"
+            "different (2 keys):\n"
+            "  a\n    A: {\"x\":1,\"y\":2}\n    B: {\"y\":2, \"x\":1}\n"
+            "  b\n    A: {\"x\":9}\n    B: {\"x\":2}\n"
+            "A: v1, 3 keys (6 records); B: v2, 4 keys (4 records)\n"
+            "equal: 1, only in A: 0, only in B: 1, different: 2\n");
+
+  auto json = brook({"topics", "diff", "v1", "v2", "--value-format", "json"});
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("different (1 key):\n  b\n    A: {\"x\":9}\n    B: {\"x\":2}\n"
+                                  "    replace /x: 9 -> 2\n"));
+  EXPECT_THAT(json.out, HasSubstr("equal: 2, only in A: 0, only in B: 1, different: 1\n"));
+
+  auto document = brook({"topics", "diff", "v1", "v2", "--value-format", "json", "--json"});
+  EXPECT_EQ(document.exit_code, 1) << document.err;
+  const auto parsed = nlohmann::json::parse(document.out);
+  EXPECT_EQ(parsed["equal"], false);
+  EXPECT_EQ(parsed["counts"],
+            nlohmann::json::parse(R"({"equal":2,"only_in_a":0,"only_in_b":1,"different":1})"));
+  EXPECT_EQ(parsed["only_in_b"][0], nlohmann::json::parse(R"({"key":"e","value":{"x":5}})"));
+  EXPECT_EQ(parsed["different"][0]["patch"],
+            nlohmann::json::parse(R"([{"op":"replace","path":"/x","value":2}])"));
+
+  auto same = brook({"topics", "diff", "v1", "v1"});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_THAT(same.out, HasSubstr("equal: 3, only in A: 0, only in B: 0, different: 0\n"));
+
+  auto limited = brook({"topics", "diff", "v1", "v2", "--limit", "1"});
+  EXPECT_THAT(limited.out, HasSubstr("  a\n    A: {\"x\":1,\"y\":2}\n    B: {\"y\":2, \"x\":1}\n"
+                                     "  ... and 1 more\n"));
+
+  auto unknown = brook({"topics", "diff", "v1", "nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "brook: NotFound: topic 'nope' does not exist\n");
+  ASSERT_EQ(brook({"produce", "v2"}, "f\tnot json\n").exit_code, 0);
+  auto not_json = brook({"topics", "diff", "v1", "v2", "--value-format", "json"});
+  EXPECT_EQ(not_json.exit_code, 2);
+  EXPECT_THAT(not_json.err,
+              HasSubstr("the value of key 'f' in topic 'v2' is not JSON (--value-format json)"));
+}
+
 TEST_F(CliTest, ProducesWithNowAsTimestampByDefault) {
   create("events", 1);
   const auto before = std::chrono::system_clock::now();
@@ -360,7 +421,7 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"bogus"}, "brook: unknown command 'bogus'"},
       {{"topics"}, "brook topics: missing subcommand"},
       {{"topics", "rename"},
-       "brook topics: unknown subcommand 'rename' (list, create, describe, delete)"},
+       "brook topics: unknown subcommand 'rename' (list, create, describe, delete, diff)"},
       {{"topics", "create", "t"}, "brook topics create: missing --partitions N"},
       {{"topics", "create", "--partitions", "1"}, "brook topics create: missing NAME"},
       {{"topics", "create", "t", "--partitions", "abc"},
@@ -371,6 +432,12 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
        "brook topics create: --config: 'retention.ms' is not KEY=VALUE"},
       {{"topics", "delete", "a", "b"}, "brook topics delete: unexpected argument 'b'"},
       {{"topics", "list", "--data-dir"}, "brook topics list: option '--data-dir' needs a value"},
+      {{"topics", "diff", "a"}, "brook topics diff: missing TOPIC_B"},
+      {{"topics", "diff", "a", "b", "--value-format", "xml"},
+       "brook topics diff: --value-format: 'xml' is not string, json or hex"},
+      {{"topics", "diff", "a", "b", "--b-data-dir", "x", "--b-bootstrap-servers", "y"},
+       "brook topics diff: --b-data-dir and --b-bootstrap-servers name two logs: give one (the "
+       "embedded data dir or a Kafka cluster)"},
       {{"produce"}, "brook produce: missing TOPIC"},
       {{"produce", "t", "--timestamp", "-1"},
        "brook produce: --timestamp: '-1' is not an integer >= 0"},

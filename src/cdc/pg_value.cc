@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "brook/change_event.h"
+#include "core/base64.h"
 
 namespace brook::internal {
 namespace {
@@ -116,9 +117,8 @@ std::string iso_utc(std::int64_t micros) {
   return text + "Z";
 }
 
+// bytea's hex form ("\\x0aff") as base64.
 std::optional<std::string> base64_of_hex(std::string_view text) {
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   if (text.size() < 2 || text.substr(0, 2) != "\\x" || text.size() % 2 != 0) return std::nullopt;
   std::string bytes;
   for (std::size_t i = 2; i < text.size(); i += 2) {
@@ -127,18 +127,7 @@ std::optional<std::string> base64_of_hex(std::string_view text) {
     if (ec != std::errc() || end != text.data() + i + 2) return std::nullopt;
     bytes.push_back(static_cast<char>(value));
   }
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    std::uint32_t group = 0;
-    for (std::size_t j = 0; j < 3; ++j) {
-      group = (group << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0);
-    }
-    for (std::size_t j = 0; j < 4; ++j) {
-      out += j <= n ? kAlphabet[(group >> (18 - 6 * j)) & 63] : '=';
-    }
-  }
-  return out;
+  return base64_encode(bytes);
 }
 
 bool is_special_time(std::string_view text) {

@@ -16,6 +16,7 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
+#include "cli/json_record.h"
 #include "cli/topic_reader.h"
 
 namespace brook::cli {
@@ -55,6 +56,10 @@ written while it waits are printed.
   --max N               stop after printing N records
   --timeout-ms MS       once at the end, stop after MS milliseconds without a new record
                         (default 1000; 0: stop as soon as the end is reached)
+  --format text|jsonl   text (default): as above; jsonl: one JSON object a record, every
+                        field: {"partition", "offset", "timestamp", "key", "value", "headers":
+                        [{"key", "value"}]}, a key or value that is not UTF-8 text as base64 in
+                        "key_base64" / "value_base64" (what brook produce --format jsonl reads)
   --print-partition     print the partition number
   --print-offset        print the offset
   --print-timestamp     print the timestamp (ms since the Unix epoch)
@@ -75,6 +80,7 @@ constexpr OptionSpec kOptions[] = {
     {.name = "partition", .takes_value = true},
     {.name = "max", .takes_value = true},
     {.name = "timeout-ms", .takes_value = true},
+    {.name = "format", .takes_value = true},
     {.name = "print-partition"},
     {.name = "print-offset"},
     {.name = "print-timestamp"},
@@ -94,6 +100,7 @@ struct ConsumeOptions {
   bool print_offset = false;
   bool print_timestamp = false;
   bool print_key = false;
+  bool jsonl = false;
 };
 
 Result<ConsumeOptions> consume_options(const ParsedArgs& args) {
@@ -105,6 +112,18 @@ Result<ConsumeOptions> consume_options(const ParsedArgs& args) {
                          .print_offset = args.has("print-offset"),
                          .print_timestamp = args.has("print-timestamp"),
                          .print_key = args.has("print-key")};
+  const std::string format = args.value_or("format", "text");
+  options.jsonl = format == "jsonl";
+  if (format != "text" && format != "jsonl") {
+    return error(
+        Status::invalid_argument(fmt::format("--format: '{}' is not text or jsonl", format)));
+  }
+  for (const char* print : {"print-partition", "print-offset", "print-timestamp", "print-key"}) {
+    if (options.jsonl && args.has(print)) {
+      return error(Status::invalid_argument(
+          fmt::format("--{} is for --format text (a JSON line has every field)", print)));
+    }
+  }
   if (args.has("group") && options.group.empty()) {
     return error(Status::invalid_argument("--group must not be empty"));
   }
@@ -137,6 +156,7 @@ void append_field(std::string& line, const std::optional<std::string>& field) {
 }
 
 std::string format_record(const ConsumeOptions& options, const ConsumerRecord& record) {
+  if (options.jsonl) return json_line(record) + '\n';
   std::string line;
   if (options.print_partition) line += fmt::format("{}\t", record.partition.value());
   if (options.print_offset) line += fmt::format("{}\t", record.offset.value());

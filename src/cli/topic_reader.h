@@ -13,7 +13,8 @@ namespace brook::cli {
 
 struct TopicReader {
   std::unique_ptr<internal::Consumer> consumer;
-  std::map<internal::TopicPartition, Offset> end;  // the last stable offset when the reader was opened
+  std::map<internal::TopicPartition, Offset>
+      end;  // the last stable offset when the reader was opened
 
   // Whether every partition is read up to its end. An empty poll does not say so (on Kafka a
   // fetch may still be on its way); the position does, once past the end's transaction markers.

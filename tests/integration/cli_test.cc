@@ -170,6 +170,44 @@ TEST_F(CliTest, ProducesJsonLinesWithTheirOwnTimestampsHeadersAndPartitions) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(trades[i].timestamp, Timestamp(5000 + i));
 }
 
+// consume --format jsonl writes what produce --format jsonl reads: binary keys, values and
+// headers (base64), repeated header names, tombstones, partitions and timestamps survive the
+// round trip.
+TEST_F(CliTest, ConsumedJsonLinesProduceTheSameRecordsAgain) {
+  create("a", 2);
+  create("b", 2);
+  ASSERT_EQ(brook({"produce", "a", "--format", "jsonl"},
+                  R"({"key":"k1","value":{"n":1},"timestamp":5,"headers":{"h":"x","z":null}})"
+                  "\n"
+                  R"({"key_base64":"AP8=","value_base64":"gIE=","timestamp":6,"partition":1,)"
+                  R"("headers":[{"key":"r","value":"1"},{"key":"r","value_base64":"/w=="}]})"
+                  "\n"
+                  R"({"key":"k2","value":null,"timestamp":7})"
+                  "\n")
+                .exit_code,
+            0);
+  auto consumed = brook({"consume", "a", "--from-beginning", "--timeout-ms", "0", "--format",
+                         "jsonl", "--partition", "1"});
+  ASSERT_EQ(consumed.exit_code, 0) << consumed.err;
+  EXPECT_THAT(consumed.out,
+              HasSubstr(R"({"headers":[{"key":"r","value":"1"},{"key":"r","value_base64":"/w=="}],)"
+                        R"("key_base64":"AP8=","offset":1,"partition":1,"timestamp":6,)"
+                        R"("value_base64":"gIE="})"));
+  auto all = brook({"consume", "a", "--from-beginning", "--timeout-ms", "0", "--format", "jsonl"});
+  ASSERT_EQ(brook({"produce", "b", "--format", "jsonl"}, all.out).exit_code, 0);
+  auto again =
+      brook({"consume", "b", "--from-beginning", "--timeout-ms", "0", "--format", "jsonl"});
+  EXPECT_EQ(again.out, all.out);
+  const auto records = read_all("b");
+  ASSERT_EQ(records.size(), 3u);
+  const auto binary = std::find_if(records.begin(), records.end(),
+                                   [](const auto& r) { return r.timestamp == Timestamp(6); });
+  ASSERT_NE(binary, records.end());
+  EXPECT_EQ(binary->key, std::string("\x00\xff", 2));
+  EXPECT_EQ(binary->value, std::string("\x80\x81", 2));
+  EXPECT_EQ(binary->headers, (Headers{{"r", "1"}, {"r", std::string("\xff", 1)}}));
+}
+
 // A line that cannot be read stops the command; the lines before it are written and the
 // message says which line and how many records.
 TEST_F(CliTest, ABadLineNamesItselfAndWhatWasWritten) {
@@ -444,6 +482,9 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"produce", "t", "--format", "csv"}, "brook produce: --format: 'csv' is not text or jsonl"},
       {{"produce", "t", "--format", "jsonl", "--key-separator", ","},
        "brook produce: --key-separator is for --format text (a JSON line has null)"},
+      {{"consume", "t", "--format", "jsonl", "--print-key"},
+       "brook consume: --print-key is for --format text (a JSON line has every field)"},
+      {{"consume", "t", "--format", "csv"}, "brook consume: --format: 'csv' is not text or jsonl"},
       {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
       {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
       {{"consume", "t", "--max", "0"}, "brook consume: --max: '0' is not an integer >= 1"},

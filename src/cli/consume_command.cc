@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/byte_format.h"
 #include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/json_record.h"
@@ -60,6 +61,11 @@ written while it waits are printed.
                         field: {"partition", "offset", "timestamp", "key", "value", "headers":
                         [{"key", "value"}]}, a key or value that is not UTF-8 text as base64 in
                         "key_base64" / "value_base64" (what brook produce --format jsonl reads)
+  --key-format F, --value-format F
+                        text: how keys / values print: string (default: the bytes as they
+                        are), int32, int64, double (Kafka's big-endian serializers), hex,
+                        base64, windowed:<F> ([key@window start]), session:<F>
+                        ([key@start/end]); a record that does not fit is an error naming it
   --print-partition     print the partition number
   --print-offset        print the offset
   --print-timestamp     print the timestamp (ms since the Unix epoch)
@@ -81,6 +87,8 @@ constexpr OptionSpec kOptions[] = {
     {.name = "max", .takes_value = true},
     {.name = "timeout-ms", .takes_value = true},
     {.name = "format", .takes_value = true},
+    {.name = "key-format", .takes_value = true},
+    {.name = "value-format", .takes_value = true},
     {.name = "print-partition"},
     {.name = "print-offset"},
     {.name = "print-timestamp"},
@@ -101,6 +109,8 @@ struct ConsumeOptions {
   bool print_timestamp = false;
   bool print_key = false;
   bool jsonl = false;
+  ByteFormat key_format;
+  ByteFormat value_format;
 };
 
 Result<ConsumeOptions> consume_options(const ParsedArgs& args) {
@@ -118,7 +128,19 @@ Result<ConsumeOptions> consume_options(const ParsedArgs& args) {
     return error(
         Status::invalid_argument(fmt::format("--format: '{}' is not text or jsonl", format)));
   }
-  for (const char* print : {"print-partition", "print-offset", "print-timestamp", "print-key"}) {
+  for (auto [name, target] : {std::pair{"key-format", &options.key_format},
+                              std::pair{"value-format", &options.value_format}}) {
+    if (auto text = args.value(name)) {
+      auto parsed = parse_byte_format(*text);
+      if (!parsed) {
+        return error(
+            Status::invalid_argument(fmt::format("--{}: {}", name, parsed.error().message())));
+      }
+      *target = *parsed;
+    }
+  }
+  for (const char* print : {"print-partition", "print-offset", "print-timestamp", "print-key",
+                            "key-format", "value-format"}) {
     if (options.jsonl && args.has(print)) {
       return error(Status::invalid_argument(
           fmt::format("--{} is for --format text (a JSON line has every field)", print)));
@@ -151,21 +173,40 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-void append_field(std::string& line, const std::optional<std::string>& field) {
-  line += field ? std::string_view(*field) : std::string_view("null");
+// Appends `field` as `format` prints it, or "null"; kInvalidArgument naming the record if
+// the bytes are not of the format.
+Status append_field(std::string& line, const std::optional<std::string>& field,
+                    const ByteFormat& format, std::string_view what, const ConsumerRecord& record) {
+  if (!field) {
+    line += "null";
+    return Status();
+  }
+  auto text = format_bytes(format, *field);
+  if (!text) {
+    return Status::invalid_argument(fmt::format("{} of {}-{}@{}: {}", what, record.topic,
+                                                record.partition.value(), record.offset.value(),
+                                                text.error().message()));
+  }
+  line += *text;
+  return Status();
 }
 
-std::string format_record(const ConsumeOptions& options, const ConsumerRecord& record) {
+Result<std::string> format_record(const ConsumeOptions& options, const ConsumerRecord& record) {
   if (options.jsonl) return json_line(record) + '\n';
   std::string line;
   if (options.print_partition) line += fmt::format("{}\t", record.partition.value());
   if (options.print_offset) line += fmt::format("{}\t", record.offset.value());
   if (options.print_timestamp) line += fmt::format("{}\t", record.timestamp.value());
   if (options.print_key) {
-    append_field(line, record.key);
+    if (auto s = append_field(line, record.key, options.key_format, "the key", record); !s.ok()) {
+      return error(s);
+    }
     line += '\t';
   }
-  append_field(line, record.value);
+  if (auto s = append_field(line, record.value, options.value_format, "the value", record);
+      !s.ok()) {
+    return error(s);
+  }
   line += '\n';
   return line;
 }
@@ -196,8 +237,9 @@ Status consume(internal::LogBackend& log, const ConsumeOptions& options) {
     auto records = consumer.poll(wait);
     if (!records) return records.error();
     for (const auto& record : *records) {
-      const std::string line = format_record(options, record);
-      if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
+      auto line = format_record(options, record);
+      if (!line) return line.error();
+      if (std::fwrite(line->data(), 1, line->size(), stdout) != line->size()) {
         return Status::io_error("cannot write to stdout");
       }
       next[{record.topic, record.partition}] = Offset(record.offset.value() + 1);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/byte_format.h"
 #include "cli/command_support.h"
 #include "cli/topic_reader.h"
 
@@ -31,7 +32,8 @@ that is not JSON with --value-format json).
   --value-format F      string (default: compare bytes, print them as text), json (compare as
                         JSON documents, so key order and spacing do not count; print the
                         differences as a JSON Patch) or hex
-  --key-format F        string (default) or hex: how keys are printed
+  --key-format F        how keys print: string (default), int32, int64, double, hex, base64,
+                        windowed:<F>, session:<F> (as brook consume --key-format)
   --json                print one JSON document instead of text
   --limit N             text: print at most N keys of each kind (default 20; the counts are
                         always whole)
@@ -61,19 +63,18 @@ enum class Format { kString, kJson, kHex };
 struct DiffOptions {
   std::string topic_a, topic_b;
   Format value_format = Format::kString;
-  Format key_format = Format::kString;
+  ByteFormat key_format;
   bool json_output = false;
   std::int64_t limit = 20;
 };
 
-Result<Format> format_option(const ParsedArgs& args, std::string_view name, bool json_allowed) {
-  const std::string value = args.value_or(std::string(name), "string");
+Result<Format> value_format(const ParsedArgs& args) {
+  const std::string value = args.value_or("value-format", "string");
   if (value == "string") return Format::kString;
   if (value == "hex") return Format::kHex;
-  if (value == "json" && json_allowed) return Format::kJson;
+  if (value == "json") return Format::kJson;
   return error(Status::invalid_argument(
-      fmt::format("--{}: '{}' is not {}", name, value,
-                  json_allowed ? "string, json or hex" : "string or hex")));
+      fmt::format("--value-format: '{}' is not string, json or hex", value)));
 }
 
 Result<DiffOptions> diff_options(const ParsedArgs& args) {
@@ -82,12 +83,17 @@ Result<DiffOptions> diff_options(const ParsedArgs& args) {
   DiffOptions options{.topic_a = args.positionals()[0],
                       .topic_b = args.positionals()[1],
                       .json_output = args.has("json")};
-  auto value_format = format_option(args, "value-format", true);
-  if (!value_format) return error(value_format.error());
-  options.value_format = *value_format;
-  auto key_format = format_option(args, "key-format", false);
-  if (!key_format) return error(key_format.error());
-  options.key_format = *key_format;
+  auto values = value_format(args);
+  if (!values) return error(values.error());
+  options.value_format = *values;
+  if (auto text = args.value("key-format")) {
+    auto keys = parse_byte_format(*text);
+    if (!keys) {
+      return error(
+          Status::invalid_argument(fmt::format("--key-format: {}", keys.error().message())));
+    }
+    options.key_format = *keys;
+  }
   auto limit = args.int_value("limit", 0, std::numeric_limits<std::int64_t>::max());
   if (!limit) return error(limit.error());
   if (*limit) options.limit = **limit;
@@ -137,9 +143,15 @@ std::string shown(std::string_view bytes, Format format) {
   return format == Format::kHex ? hex(bytes) : std::string(bytes);
 }
 
+// A key as --key-format prints it, or "0x" and its hex if it is not of that format.
+std::string shown(std::string_view key, const ByteFormat& format) {
+  auto text = format_bytes(format, key);
+  return text ? *text : "0x" + hex(key);
+}
+
 // The JSON document a value holds (--value-format json); kInvalidArgument naming it if none.
 Result<Json> parse_value(const std::string& topic, const std::string& key, const std::string& value,
-                         Format key_format) {
+                         const ByteFormat& key_format) {
   Json json = Json::parse(value, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     return error(Status::invalid_argument(

@@ -208,6 +208,45 @@ TEST_F(CliTest, ConsumedJsonLinesProduceTheSameRecordsAgain) {
   EXPECT_EQ(binary->headers, (Headers{{"r", "1"}, {"r", std::string("\xff", 1)}}));
 }
 
+// Binary keys and values print as what they encode: Kafka's big-endian numbers, windowed and
+// session keys ([key@start], [key@start/end]); bytes that do not fit are an error naming the
+// record.
+TEST_F(CliTest, ConsumePrintsNumbersAndWindowedKeysInTheFormatsGiven) {
+  create("stats", 1);
+  // Key: int64 7 in the window starting at 1000; value: int64 42. Key: "key" in the session
+  // 1000..2000; value: the double 3.141592653589793. Key and value of 2 bytes.
+  ASSERT_EQ(brook({"produce", "stats", "--format", "jsonl"},
+                  R"({"key_base64":"AAAAAAAAAAcAAAAAAAAD6A==","value_base64":"AAAAAAAAACo="})"
+                  "\n"
+                  R"({"key_base64":"a2V5AAAAAAAAB9AAAAAAAAAD6A==","value_base64":"QAkh+1RELRg="})"
+                  "\n"
+                  R"({"key_base64":"AP8=","value_base64":"AP8="})"
+                  "\n")
+                .exit_code,
+            0);
+  auto consume = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"consume",      "stats", "--from-beginning",
+                                     "--timeout-ms", "0",     "--print-key"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return brook(args);
+  };
+  EXPECT_EQ(
+      consume({"--max", "1", "--key-format", "windowed:int64", "--value-format", "int64"}).out,
+      "[7@1000]\t42\n");
+  auto session = consume({"--key-format", "session:string", "--value-format", "double"});
+  EXPECT_THAT(session.out, HasSubstr("[key@1000/2000]\t3.141592653589793\n"));
+  EXPECT_EQ(session.exit_code, 1);
+  EXPECT_THAT(session.err, HasSubstr("the key of stats-0@2: 2 bytes are too short for a session "
+                                     "key (16 bytes of window after the key)"));
+  EXPECT_EQ(consume({"--key-format", "hex", "--value-format", "base64"}).out,
+            "000000000000000700000000000003e8\tAAAAAAAAACo=\n"
+            "6b657900000000000007d000000000000003e8\tQAkh+1RELRg=\n"
+            "00ff\tAP8=\n");
+  auto int32 = consume({"--value-format", "int32"});
+  EXPECT_EQ(int32.exit_code, 1);
+  EXPECT_THAT(int32.err, HasSubstr("the value of stats-0@0: "));
+}
+
 // A line that cannot be read stops the command; the lines before it are written and the
 // message says which line and how many records.
 TEST_F(CliTest, ABadLineNamesItselfAndWhatWasWritten) {
@@ -485,6 +524,9 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"consume", "t", "--format", "jsonl", "--print-key"},
        "brook consume: --print-key is for --format text (a JSON line has every field)"},
       {{"consume", "t", "--format", "csv"}, "brook consume: --format: 'csv' is not text or jsonl"},
+      {{"consume", "t", "--key-format", "int16"},
+       "brook consume: --key-format: 'int16' is not a format (string, int32, int64, double, hex, "
+       "base64, or windowed:<one of them>, session:<one of them>)"},
       {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
       {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
       {{"consume", "t", "--max", "0"}, "brook consume: --max: '0' is not an integer >= 1"},

@@ -133,9 +133,7 @@ Result<TopicRows> read_rows(internal::LogBackend& log, const std::string& topic)
 }
 
 std::string hex(std::string_view bytes) {
-  std::string out;
-  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
-  return out;
+  return *format_bytes({.kind = ByteFormat::Kind::kHex}, bytes);
 }
 
 // Bytes as the format prints them.
@@ -287,11 +285,14 @@ void print_text(const DiffOptions& options, const TopicRows& a, const TopicRows&
                  shown(d.a, options.value_format), shown(d.b, options.value_format));
       const Json before = d.patch.empty() ? Json() : Json::parse(d.a);
       for (const auto& op : d.patch) {
-        // "replace /price: 1 -> 2", "add /note: "x"", "remove /old: 3"
+        // "replace /price: 1 -> 2", "add /note: "x"", "remove /old: 3". The old value is A's
+        // at the path, when A has one there (an earlier operation on an array may have moved
+        // its elements).
         const std::string path = op["path"].get<std::string>();
         const std::string name = op["op"].get<std::string>();
+        const Json::json_pointer pointer(path);
         const std::string old_value =
-            name == "add" ? "" : before.at(Json::json_pointer(path)).dump();
+            name != "add" && before.contains(pointer) ? before.at(pointer).dump() : "";
         const std::string new_value = op.contains("value") ? op["value"].dump() : "";
         fmt::print("    {} {}: {}{}{}\n", name, path, old_value,
                    !old_value.empty() && !new_value.empty() ? " -> " : "", new_value);

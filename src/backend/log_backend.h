@@ -61,6 +61,9 @@ class Admin {
   virtual Result<TopicDescription> describe_topic(const std::string& name) = 0;
   virtual Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) = 0;
   virtual Status delete_records_before(const TopicPartition& partition, Offset offset) = 0;
+  // The active members of consumer group `group`, by client id (on Kafka "client-id@host");
+  // empty if it has none or does not exist.
+  virtual Result<std::vector<std::string>> group_members(const std::string& group) = 0;
 };
 
 struct ProducerConfig {

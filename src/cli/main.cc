@@ -31,6 +31,8 @@ commands:
   consume TOPIC                     print records, one per line
   cdc postgres --dsn DSN --publication NAME --slot NAME --topic-prefix PREFIX
                                     write a PostgreSQL database's changes as Debezium events
+  app reset --application-id ID [--input-topics T,...]
+                                    reset an application to reprocess its input
   demo [--data-dir DIR]             run the main demo (default data dir ./brook-demo-data)
 
 Run 'brook <command> --help' for the options of a command.
@@ -57,6 +59,7 @@ int run(int argc, char** argv) {
   if (command == "produce") return run_produce(rest);
   if (command == "consume") return run_consume(rest);
   if (command == "cdc") return run_cdc(rest);
+  if (command == "app") return run_app_command(rest);
   if (command == "demo") {
     if (wants_help(rest)) return print_help(kDemoUsage);
     return run_demo(argc - 1, argv + 1);  // argv[0] is "demo", its options follow

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "backend/log_backend.h"
+#include "brook/brook.h"
+#include "brook/streams.h"
 #include "embedded_fixture.h"
 #include "run_process.h"
 
@@ -245,6 +247,71 @@ TEST_F(CliTest, ConsumePrintsNumbersAndWindowedKeysInTheFormatsGiven) {
   auto int32 = consume({"--value-format", "int32"});
   EXPECT_EQ(int32.exit_code, 1);
   EXPECT_THAT(int32.err, HasSubstr("the value of stats-0@0: "));
+}
+
+// Reprocessing in place: an application counting words runs, is reset (input offsets to the
+// start, internal topics and local state deleted) and runs again: its second run writes the
+// same final counts (without the reset's state deletion they would double), and a dry run
+// changes nothing.
+TEST_F(CliTest, AppResetThenRerunGivesTheSameOutputs) {
+  create("words", 2);
+  create("counts", 2);
+  std::string lines;
+  for (int i = 0; i < 200; ++i) lines += fmt::format("{}\tw{}\n", i, i * 7 % 13);
+  ASSERT_EQ(brook({"produce", "words"}, lines).exit_code, 0);
+  auto run = [&] {
+    StreamsBuilder builder;
+    builder.stream<std::string, std::string>("words")
+        .group_by([](const std::string&, const std::string& word) { return word; })
+        .count({.name = "word-counts"})
+        .to_stream()
+        .to("counts");
+    Streams app(*builder.build(), config({{"application.id", "wc"}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  };
+  // The latest count per word in the records at or past `from` (per partition), and the end of
+  // each partition.
+  using Ends = std::map<Partition, std::int64_t>;
+  auto final_counts = [&](const Ends& from) {
+    std::map<std::string, std::int64_t> counts;
+    Ends ends;
+    for (const auto& record : read_all("counts")) {
+      ends[record.partition] = record.offset.value() + 1;
+      auto start = from.find(record.partition);
+      if (start != from.end() && record.offset.value() < start->second) continue;
+      counts[*record.key] = *Int64Serde().deserialize(*record.value);
+    }
+    return std::pair(counts, ends);
+  };
+  run();
+  const auto [first, first_ends] = final_counts({});
+  ASSERT_EQ(first.size(), 13u);
+  std::int64_t total = 0;
+  for (const auto& [word, count] : first) total += count;
+  EXPECT_EQ(total, 200);
+
+  const std::string state = (dir_ / "state").string();
+  auto dry = brook({"app", "reset", "--application-id", "wc", "--input-topics", "words",
+                    "--local-state-dir", state, "--dry-run"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_THAT(dry.out, HasSubstr("would reset the offset of words-0 to 0\n"));
+  EXPECT_THAT(dry.out, HasSubstr("would delete internal topic wc-word-counts-changelog\n"));
+  EXPECT_THAT(dry.out, HasSubstr("would delete internal topic wc-word-counts-repartition\n"));
+  EXPECT_THAT(dry.out, HasSubstr("would delete local state " + state + "/wc\n"));
+  EXPECT_THAT(brook({"topics", "list"}).out, HasSubstr("wc-word-counts-changelog"));
+
+  auto reset = brook({"app", "reset", "--application-id", "wc", "--input-topics", "words",
+                      "--local-state-dir", state});
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  EXPECT_THAT(reset.out, HasSubstr("reset application wc\n"));
+  EXPECT_EQ(brook({"topics", "list"}).out, "counts\nwords\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "wc"));
+
+  run();
+  const auto [second, second_ends] = final_counts(first_ends);
+  EXPECT_EQ(second, first);
 }
 
 // A line that cannot be read stops the command; the lines before it are written and the
@@ -527,6 +594,11 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"consume", "t", "--key-format", "int16"},
        "brook consume: --key-format: 'int16' is not a format (string, int32, int64, double, hex, "
        "base64, or windowed:<one of them>, session:<one of them>)"},
+      {{"app", "reset"}, "brook app reset: missing --application-id ID"},
+      {{"app", "reset", "--application-id", "a", "--to-latest", "--by-duration", "60"},
+       "brook app reset: give one of --to-earliest, --to-latest, --to-offset, --to-datetime, "
+       "--by-duration"},
+      {{"app", "rewind"}, "brook app: unknown subcommand 'rewind' (reset)"},
       {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
       {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
       {{"consume", "t", "--max", "0"}, "brook consume: --max: '0' is not an integer >= 1"},

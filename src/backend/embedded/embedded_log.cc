@@ -187,7 +187,8 @@ Status EmbeddedAdmin::delete_topic(const std::string& name) {
   // A transaction the next open must complete may need the topic.
   std::lock_guard transaction(state_.transaction_mutex);
   if (auto s = state_.check_writable(); !s.ok()) return s;
-  return state_.topics->remove(name);
+  if (auto s = state_.topics->remove(name); !s.ok()) return s;
+  return state_.offsets->forget_topic(name);
 }
 
 Result<TopicDescription> EmbeddedAdmin::describe_topic(const std::string& name) {

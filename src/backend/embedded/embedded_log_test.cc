@@ -288,6 +288,21 @@ TEST_F(EmbeddedLogTest, CommittedMetadataSurvivesAReopen) {
                                       std::pair{one, OffsetAndMetadata{Offset(2), ""}}));
 }
 
+// As on Kafka: a deleted topic's committed offsets go with it, so a group reads a topic
+// created again under the name from its start; other topics' offsets stay.
+TEST_F(EmbeddedLogTest, DeletingATopicForgetsItsCommittedOffsets) {
+  create("t", 1);
+  create("u", 1);
+  const TopicPartition t{"t", Partition(0)}, u{"u", Partition(0)};
+  ASSERT_TRUE(consumer("g")->commit({{t, Offset(5)}, {u, Offset(3)}}).ok());
+  ASSERT_TRUE(log_->admin().delete_topic("t").ok());
+  create("t", 1);
+  reopen();
+  auto committed = consumer("g")->committed_with_metadata({t, u});
+  ASSERT_TRUE(committed) << committed.error().to_string();
+  EXPECT_THAT(*committed, ElementsAre(std::pair{u, OffsetAndMetadata{Offset(3), ""}}));
+}
+
 TEST_F(EmbeddedLogTest, MetadataThatIsNotUtf8IsRefusedAndChangesNothing) {
   create("t", 1);
   const TopicPartition tp{"t", Partition(0)};

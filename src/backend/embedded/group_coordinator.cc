@@ -23,6 +23,15 @@ void GroupCoordinator::leave(const std::string& group, std::uint64_t member) {
   changed_.notify_all();
 }
 
+std::vector<std::string> GroupCoordinator::members(const std::string& group) {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  if (auto g = groups_.find(group); g != groups_.end()) {
+    for (const auto& [id, member] : g->second.members) out.push_back(member.client_id);
+  }
+  return out;
+}
+
 void GroupCoordinator::rebalance(Group& group) {
   ++group.generation;
   std::vector<Member*> members;

@@ -38,6 +38,8 @@ class GroupCoordinator {
   std::uint64_t join(const std::string& group, const std::string& client_id,
                      std::vector<std::string> topics);
   void leave(const std::string& group, std::uint64_t member);
+  // The client ids of the group's members.
+  std::vector<std::string> members(const std::string& group);
 
   // Step 1 of each poll: what `member`, owning `owned`, must give up.
   Revocation to_revoke(const std::string& group, std::uint64_t member,

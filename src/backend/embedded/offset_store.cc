@@ -98,6 +98,18 @@ Status OffsetStore::commit(const std::string& group, const CommittedOffsets& off
   return {};
 }
 
+Status OffsetStore::forget_topic(const std::string& topic) {
+  std::lock_guard lock(mutex_);
+  for (auto& [group, offsets] : groups_) {
+    CommittedOffsets kept = offsets;
+    std::erase_if(kept, [&](const auto& entry) { return entry.first.topic == topic; });
+    if (kept.size() == offsets.size()) continue;
+    if (auto s = persist(group, kept); !s.ok()) return s;
+    offsets = std::move(kept);
+  }
+  return {};
+}
+
 std::optional<OffsetAndMetadata> OffsetStore::committed(const std::string& group,
                                                         const TopicPartition& tp) const {
   std::lock_guard lock(mutex_);

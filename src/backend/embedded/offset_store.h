@@ -28,6 +28,9 @@ class OffsetStore {
   Status commit(const std::string& group, const CommittedOffsets& offsets);
   std::optional<OffsetAndMetadata> committed(const std::string& group,
                                              const TopicPartition& tp) const;
+  // Drops every group's offsets of `topic` (deleted: as Kafka does, so that a topic created
+  // again under the name is read from its start).
+  Status forget_topic(const std::string& topic);
 
  private:
   explicit OffsetStore(std::filesystem::path dir) : dir_(std::move(dir)) {}

@@ -115,6 +115,31 @@ Result<std::vector<std::string>> KafkaAdmin::list_topics() {
   return names;
 }
 
+Result<std::vector<std::string>> KafkaAdmin::group_members(const std::string& group) {
+  const std::string what = "describing consumer group " + group;
+  const char* groups[] = {group.c_str()};
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_DescribeConsumerGroups(handle_.get(), groups, 1, options, queue);
+  });
+  if (!event) return error(event.error());
+  const auto* result = rd_kafka_event_DescribeConsumerGroups_result(event->get());
+  std::size_t count = 0;
+  const auto* const* descriptions = rd_kafka_DescribeConsumerGroups_result_groups(result, &count);
+  if (count != 1) return error(Status::io_error(fmt::format("{}: no result", what)));
+  if (const rd_kafka_error_t* problem = rd_kafka_ConsumerGroupDescription_error(descriptions[0])) {
+    return error(kafka_status(rd_kafka_error_code(problem),
+                              fmt::format("{} ({})", what, rd_kafka_error_string(problem))));
+  }
+  std::vector<std::string> members;
+  for (std::size_t i = 0; i < rd_kafka_ConsumerGroupDescription_member_count(descriptions[0]);
+       ++i) {
+    const auto* member = rd_kafka_ConsumerGroupDescription_member(descriptions[0], i);
+    members.push_back(fmt::format("{}@{}", rd_kafka_MemberDescription_client_id(member),
+                                  rd_kafka_MemberDescription_host(member)));
+  }
+  return members;
+}
+
 Result<std::int32_t> KafkaAdmin::partition_count(const std::string& topic) {
   return topic_partitions(handle_.get(), topic, timeout_);
 }

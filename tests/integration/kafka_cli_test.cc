@@ -9,9 +9,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "app_waits.h"
 #include "backend/log_backend.h"
+#include "brook/brook.h"
+#include "brook/streams.h"
 #include "kafka_cluster.h"
 #include "kafka_tools.h"
 #include "run_process.h"
@@ -190,6 +194,72 @@ TEST_F(KafkaCliTest, TopicsDiffComparesATopicOnTheEmbeddedLogWithOneOnKafka) {
   EXPECT_EQ(different.exit_code, 1) << different.err;
   EXPECT_THAT(different.out, HasSubstr("  b\n    A: {\"n\":2}\n    B: {\"n\":20}\n"
                                        "    replace /n: 2 -> 20\n"));
+}
+
+// On Kafka: a running application's group refuses the reset, naming its member; once it is
+// closed, the reset and a second run give the same final counts.
+TEST_F(KafkaCliTest, AppResetRefusesARunningAppThenRerunGivesTheSameOutputs) {
+  const std::string words = create("cli-words", 2);
+  const std::string counts = create("cli-counts", 2);
+  const std::string application_id = unique_name("cli-wc");
+  std::string lines;
+  for (int i = 0; i < 200; ++i) lines += fmt::format("{}\tw{}\n", i, i * 7 % 13);
+  ASSERT_EQ(brook({"produce", words}, lines).exit_code, 0);
+  auto start = [&] {
+    StreamsBuilder builder;
+    builder.stream<std::string, std::string>(words)
+        .group_by([](const std::string&, const std::string& word) { return word; })
+        .count({.name = "word-counts"})
+        .to_stream()
+        .to(counts);
+    auto app = std::make_unique<Streams>(
+        *builder.build(),
+        std::map<std::string, std::string>{{"application.id", application_id},
+                                           {"bootstrap.servers", bootstrap_},
+                                           {"commit.interval.ms", "50"},
+                                           {"state.dir", (io_.path() / "state").string()}});
+    EXPECT_TRUE(app->start().ok());
+    wait_until_idle(*app);
+    return app;
+  };
+  // The latest count per word of the records printed by `brook consume --print-key`.
+  auto final_counts = [&](const std::string& printed) {
+    std::map<std::string, std::string> out;
+    for (const auto& line : lines_of(printed)) {
+      const auto tab = line.find('\t');
+      out[line.substr(0, tab)] = line.substr(tab + 1);
+    }
+    return out;
+  };
+  auto app = start();
+  auto refused =
+      brook({"app", "reset", "--application-id", application_id, "--input-topics", words});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr(fmt::format("application {} is running: its group has 1 "
+                                                 "active member(s): ",
+                                                 application_id)));
+  ASSERT_TRUE(app->close().ok());
+  app.reset();
+  auto first = consume_all(counts, {"--print-key", "--value-format", "int64"});
+  ASSERT_EQ(final_counts(first.out).size(), 13u);
+
+  auto reset = brook({"app", "reset", "--application-id", application_id, "--input-topics", words,
+                      "--local-state-dir", (io_.path() / "state").string()});
+  ASSERT_EQ(reset.exit_code, 0) << reset.err;
+  EXPECT_THAT(reset.out, HasSubstr(fmt::format("delete internal topic {}-word-counts-changelog\n",
+                                               application_id)));
+  // Kafka deletes in the background: the second run must not find the old topics.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (brook({"topics", "list"}).out.find(application_id) != std::string::npos) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "internal topics still listed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  app = start();
+  ASSERT_TRUE(app->close().ok());
+  auto both = consume_all(counts, {"--print-key", "--value-format", "int64"});
+  // Every word's latest count is the same after the second run, which wrote them all again.
+  EXPECT_EQ(final_counts(both.out), final_counts(first.out));
+  EXPECT_EQ(lines_of(both.out).size(), 2 * lines_of(first.out).size());
 }
 
 TEST_F(KafkaCliTest, ProducesToAPartitionWithNullMarkerAndConsumesOnePartition) {

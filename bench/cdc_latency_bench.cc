@@ -250,11 +250,7 @@ bool run_guarantee(const std::string& server, const std::string& guarantee, std:
   log.reset();
   if (auto s = app.close(); !s.ok()) fail(s.to_string());
   fs::remove_all(dir);
-  bench::Sql(server).run(fmt::format(
-      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = "
-      "'{}'",
-      database));
-  bench::Sql(server).run("DROP DATABASE " + database + " WITH (FORCE)");
+  bench::drop_database(server, database);
   return all_shown;
 }
 

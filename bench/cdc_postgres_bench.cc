@@ -136,10 +136,6 @@ int main() {
 
   log->reset();
   fs::remove_all(dir);
-  Sql(server).run(fmt::format(
-      "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = "
-      "'{}'",
-      database));
-  Sql(server).run("DROP DATABASE " + database + " WITH (FORCE)");
+  bench::drop_database(server, database);
   return 0;
 }

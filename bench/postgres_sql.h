@@ -37,4 +37,14 @@ class Sql {
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
 };
 
+// Drops `database` of the server at `server_dsn`, with its replication slots.
+inline void drop_database(const std::string& server_dsn, const std::string& database) {
+  Sql(server_dsn)
+      .run(fmt::format(
+          "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = "
+          "'{}'",
+          database));
+  Sql(server_dsn).run("DROP DATABASE " + database + " WITH (FORCE)");
+}
+
 }  // namespace bench

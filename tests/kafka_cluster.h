@@ -6,18 +6,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "backend/kafka/kafka_backend.h"
 #include "scratch_dir.h"
+#include "unique_name.h"
 
 namespace brook::testing {
 
@@ -34,12 +35,22 @@ inline std::string kafka_bootstrap() {
   return address;
 }
 
-// "<prefix>-<pid>-<time>-<n>": unique across the test processes sharing the broker.
-inline std::string unique_name(const std::string& prefix) {
-  static std::atomic<int> counter = 0;
-  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(now % 1'000'000'000) +
-         "-" + std::to_string(counter++);
+// Creates `topics` on `log` anew and empty: deletes any of the same name first. Kafka deletes in
+// the background, so creating the name again fails until that is done: waits up to a minute.
+inline void create_topics_anew(internal::LogBackend& log,
+                               const std::vector<internal::NewTopic>& topics) {
+  for (const auto& topic : topics) (void)log.admin().delete_topic(topic.name);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (const auto& topic : topics) {
+    while (true) {
+      const Status s = log.admin().create_topic(topic);
+      if (s.ok()) break;
+      ASSERT_EQ(s.code(), StatusCode::kAlreadyExists) << s.to_string();
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+          << topic.name << " is still being deleted after 60 s";
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
 }
 
 // Records to write: key, and value or std::nullopt for a tombstone.

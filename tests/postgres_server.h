@@ -7,7 +7,6 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -15,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "unique_name.h"
 
 namespace brook::testing {
 
@@ -59,16 +60,6 @@ inline std::string dsn_with_database(const std::string& dsn, const std::string& 
     out += std::string(option->keyword) + "=" + quoted(option->val) + " ";
   }
   return out + "dbname=" + quoted(database);
-}
-
-// "<prefix>_<pid>_<time>_<n>": a lowercase SQL identifier (at most 63 bytes for a prefix of
-// up to 30), unique across the test processes sharing the server and across runs (a database
-// a crashed test left behind does not clash).
-inline std::string unique_sql_name(const std::string& prefix) {
-  static std::atomic<int> counter = 0;
-  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-  return prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(now % 1'000'000'000) +
-         "_" + std::to_string(counter++);
 }
 
 using SqlRows = std::vector<std::vector<std::optional<std::string>>>;
@@ -122,7 +113,7 @@ class PostgresFixture : public ::testing::Test {
     ASSERT_FALSE(server_dsn_.empty());
     auto server = std::make_unique<PgSession>(server_dsn_);
     ASSERT_TRUE(server->ok());
-    const std::string database = unique_sql_name("brook");
+    const std::string database = unique_name("brook", '_');
     server->exec("CREATE DATABASE " + database);
     ASSERT_FALSE(HasFailure()) << "cannot create the test's database";
     database_ = database;

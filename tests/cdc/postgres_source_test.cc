@@ -65,6 +65,16 @@ class PostgresSourceTest : public testing::PostgresFixture {
     });
   }
   void start_source() { start_source(config()); }
+  // A table t with one row in the log, written by a source that reconnects after `delay`.
+  void start_reconnecting_source_with_a_row(std::chrono::milliseconds delay) {
+    exec("CREATE TABLE t (id int PRIMARY KEY)");
+    exec("CREATE PUBLICATION brook FOR TABLE t");
+    auto quick = config();
+    quick.reconnect_delay = delay;
+    start_source(quick);
+    exec("INSERT INTO t VALUES (1)");
+    changes("pg.public.t", 1);
+  }
   // Stops the source and returns what it ended with.
   Status stop_source() {
     if (source_.joinable()) {
@@ -410,13 +420,7 @@ TEST_F(PostgresSourceTest, ThePublicEntryPointOpensTheLogItIsGiven) {
 }
 
 TEST_F(PostgresSourceTest, AConnectionEndedUnderTheSourceIsReopenedAndLosesNothing) {
-  exec("CREATE TABLE t (id int PRIMARY KEY)");
-  exec("CREATE PUBLICATION brook FOR TABLE t");
-  auto quick = config();
-  quick.reconnect_delay = std::chrono::milliseconds(50);
-  start_source(quick);
-  exec("INSERT INTO t VALUES (1)");
-  changes("pg.public.t", 1);
+  start_reconnecting_source_with_a_row(std::chrono::milliseconds(50));
   wait_until_streaming(database());
   // The server ends the replication connection, as a network drop would.
   exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" +
@@ -430,13 +434,7 @@ TEST_F(PostgresSourceTest, AConnectionEndedUnderTheSourceIsReopenedAndLosesNothi
 }
 
 TEST_F(PostgresSourceTest, TheSourceSurvivesAServerRestart) {
-  exec("CREATE TABLE t (id int PRIMARY KEY)");
-  exec("CREATE PUBLICATION brook FOR TABLE t");
-  auto quick = config();
-  quick.reconnect_delay = std::chrono::milliseconds(100);
-  start_source(quick);
-  exec("INSERT INTO t VALUES (1)");
-  changes("pg.public.t", 1);
+  start_reconnecting_source_with_a_row(std::chrono::milliseconds(100));
   restart_postgres();
   reconnect();
   exec("INSERT INTO t VALUES (2)");

@@ -45,18 +45,7 @@ class ProfileEnrichmentTest : public brook::testing::PostgresFixture {
                                            .configs = {{"cleanup.policy", "compact"}}},
                                           {.name = kClicksTopic, .partitions = partitions},
                                           {.name = kOutputTopic, .partitions = partitions}};
-    for (const auto& topic : topics) (void)log.admin().delete_topic(topic.name);
-    // Kafka deletes in the background: creating the name again fails until it is done.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    for (const auto& topic : topics) {
-      while (true) {
-        const brook::Status s = log.admin().create_topic(topic);
-        if (s.ok()) break;
-        ASSERT_EQ(s.code(), brook::StatusCode::kAlreadyExists) << s.to_string();
-        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << topic.name << " is not deleted";
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-    }
+    brook::testing::create_topics_anew(log, topics);
   }
 
   // Waits until the application's table holds exactly `rows`.

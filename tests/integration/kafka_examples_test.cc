@@ -85,19 +85,7 @@ class KafkaExamplesTest : public KafkaFixture {
     with_embedded([&](internal::LogBackend& log) {
       for (const auto& topic : topics_) ASSERT_TRUE(log.admin().create_topic(topic).ok());
     });
-    for (const auto& topic : topics_) (void)kafka_->admin().delete_topic(topic.name);
-    // Kafka deletes in the background: creating the name again fails until it is done.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    for (const auto& topic : topics_) {
-      while (true) {
-        const Status s = kafka_->admin().create_topic(topic);
-        if (s.ok()) break;
-        ASSERT_EQ(s.code(), StatusCode::kAlreadyExists) << s.to_string();
-        ASSERT_LT(std::chrono::steady_clock::now(), deadline)
-            << topic.name << " is still being deleted after 60 s";
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-    }
+    create_topics_anew(*kafka_, topics_);
   }
 
   // Opens the embedded log (no example may be running on it), runs `fn` on it, closes it.

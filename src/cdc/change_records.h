@@ -32,6 +32,15 @@ class ChangeRecords {
   // ASCII letters, digits, '.', '_' and '-') replaced by '_', as Debezium does.
   std::string topic(const PgRelation& relation) const;
 
+  // The `source` block of the changes of `database`, from its snapshot or not; the change's
+  // time, LSN, transaction, schema and table are set per change.
+  ChangeSource source(const std::string& database, bool snapshot) const {
+    return {.connector = "postgresql",
+            .name = topic_prefix_,
+            .db = database,
+            .snapshot = snapshot ? "true" : "false"};
+  }
+
   // Appends the records of `change` to `out`, dated `timestamp`, with `source` (the change's
   // origin; its schema and table are set here to the relation's, reusing its strings, so a
   // caller keeps one source for every change): the event, and after a

@@ -22,10 +22,7 @@ ChangeStreamer::ChangeStreamer(const PostgresSourceConfig& config, const ChangeR
     : config_(config),
       records_(records),
       writer_(writer),
-      source_{.connector = "postgresql",
-              .name = config.topic_prefix,
-              .db = database,
-              .snapshot = "false"},
+      source_(records.source(database, /*snapshot=*/false)),
       last_status_(std::chrono::steady_clock::now()) {}
 
 Status ChangeStreamer::stream(PgConnection& sql, ReplicationStream& stream,

@@ -99,12 +99,9 @@ Result<SourcePosition> take_snapshot(PgConnection& sql, const PostgresSourceConf
   }
   auto tables = publication_tables(sql, config.publication);
   if (!tables) return error(tables.error());
-  ChangeSource source{.connector = "postgresql",
-                      .name = config.topic_prefix,
-                      .db = sql.database(),
-                      .snapshot = "true",
-                      .ts_ms = now_ms(),
-                      .lsn = static_cast<std::int64_t>(*consistent_point)};
+  ChangeSource source = records.source(sql.database(), /*snapshot=*/true);
+  source.ts_ms = now_ms();
+  source.lsn = static_cast<std::int64_t>(*consistent_point);
   std::int64_t rows = 0;
   for (const auto& table : *tables) {
     auto relation = describe_relation(sql, table.oid);

@@ -2,6 +2,7 @@
 // embedded log or Kafka.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -74,9 +75,11 @@ constexpr OptionSpec kResetOptions[] = {
 struct ResetOptions {
   std::string application_id;
   std::vector<std::string> input_topics;
+  // Where the offsets go: to `offset` if given (--to-offset), else to what `kind` and
+  // `timestamp` (--to-datetime, --by-duration) name.
   OffsetSpec::Kind kind = OffsetSpec::Kind::kEarliest;
-  std::optional<std::int64_t> offset;  // --to-offset
-  Timestamp timestamp{0};              // --to-datetime, --by-duration
+  std::optional<std::int64_t> offset;
+  Timestamp timestamp{0};
   std::optional<std::filesystem::path> local_state_dir;
   bool dry_run = false;
 };
@@ -141,24 +144,17 @@ bool is_internal_topic(std::string_view topic, std::string_view application_id) 
   return false;
 }
 
-// Where the group's offset of `tp` goes.
+// Where the group's offset of `tp` goes. A time with no record at or after it gives the end.
 Result<Offset> target_offset(LogBackend& log, const TopicPartition& tp,
                              const ResetOptions& options) {
+  if (!options.offset) {
+    return log.admin().list_offset(tp, {.kind = options.kind, .timestamp = options.timestamp});
+  }
   auto earliest = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
   if (!earliest) return earliest;
   auto latest = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
   if (!latest) return latest;
-  if (options.offset) {
-    return Offset(std::clamp(*options.offset, earliest->value(), latest->value()));
-  }
-  if (options.kind != OffsetSpec::Kind::kTimestamp) {
-    return options.kind == OffsetSpec::Kind::kLatest ? *latest : *earliest;
-  }
-  // The first offset with a timestamp >= the one given; the end if there is none.
-  auto found = log.admin().list_offset(
-      tp, {.kind = OffsetSpec::Kind::kTimestamp, .timestamp = options.timestamp});
-  if (!found && found.error().code() == StatusCode::kNotFound) return *latest;
-  return found;
+  return Offset(std::clamp(*options.offset, earliest->value(), latest->value()));
 }
 
 Status reset_offsets(LogBackend& log, const ResetOptions& options) {

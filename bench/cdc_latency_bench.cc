@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_env.h"
 #include "brook/streams.h"
 #include "postgres_sql.h"
 #include "profile_enrichment.h"
@@ -42,12 +43,9 @@ using Clock = std::chrono::steady_clock;
 using profile_enrichment::Click;
 using profile_enrichment::UserKey;
 
-[[noreturn]] void fail(const std::string& what) { bench::fail("cdc_latency_bench", what); }
+[[noreturn]] void fail(const std::string& what) { brook::bench::fail("cdc_latency_bench", what); }
 
-std::int64_t env_or(const char* name, std::int64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoll(value) : fallback;
-}
+using brook::bench::env_or;
 
 // When each change committed and when each side first showed it; Clock::time_point{} = not yet.
 struct Timeline {
@@ -66,7 +64,7 @@ std::string percentiles(std::vector<double> ms) {
 }
 
 // Runs `rate` changes/s for `seconds` against the running application; returns the timeline.
-Timeline run_rate(bench::Sql& sql, brook::internal::LogBackend& log, std::int64_t rate,
+Timeline run_rate(brook::bench::Sql& sql, brook::internal::LogBackend& log, std::int64_t rate,
                   std::int64_t seconds, std::int64_t users, std::int64_t clicks_per_second,
                   std::int64_t first_change) {
   const std::int64_t per_ms = std::max<std::int64_t>(1, rate / 1000);
@@ -199,10 +197,8 @@ bool run_guarantee(const std::string& server, const std::string& guarantee, std:
   const fs::path dir = fs::path(bench_dir ? bench_dir : fs::temp_directory_path().string()) /
                        fmt::format("brook-cdc-latency-{}", ::getpid());
   const std::string database = fmt::format("brook_latency_{}", ::getpid());
-  const std::string dsn = server + " dbname=" + database;
-
-  bench::Sql(server).run("CREATE DATABASE " + database);
-  bench::Sql sql(dsn);
+  const std::string dsn = brook::bench::create_database(server, database);
+  brook::bench::Sql sql(dsn);
   sql.run(profile_enrichment::kCreateTable);
   sql.run(fmt::format(
       "INSERT INTO profiles SELECT g, 'user ' || g, 'silver' FROM generate_series(0, {}) g",
@@ -250,17 +246,14 @@ bool run_guarantee(const std::string& server, const std::string& guarantee, std:
   log.reset();
   if (auto s = app.close(); !s.ok()) fail(s.to_string());
   fs::remove_all(dir);
-  bench::drop_database(server, database);
+  brook::bench::drop_database(server, database);
   return all_shown;
 }
 
 }  // namespace
 
 int main() {
-  const char* server = std::getenv("BROOK_POSTGRES_DSN");
-  if (server == nullptr) {
-    fail("BROOK_POSTGRES_DSN is not set: start a server with scripts/postgres.sh start");
-  }
+  const std::string server = brook::bench::postgres_server("cdc_latency_bench");
   const std::int64_t users = env_or("BROOK_CDC_USERS", 100);
   const std::int64_t clicks = env_or("BROOK_CDC_CLICKS", 20'000);
   const std::int64_t seconds = std::max<std::int64_t>(2, env_or("BROOK_CDC_SECONDS", 10));

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_env.h"
 #include "cdc/postgres_source.h"
 #include "postgres_sql.h"
 
@@ -32,9 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void fail(const std::string& what) { bench::fail("cdc_postgres_bench", what); }
+[[noreturn]] void fail(const std::string& what) { brook::bench::fail("cdc_postgres_bench", what); }
 
-using bench::Sql;
+using brook::bench::Sql;
 
 // Runs the source on `log` until the slot has confirmed `until` (an LSN); returns the seconds.
 double run_source_until(const brook::PostgresSourceConfig& config, brook::internal::LogBackend& log,
@@ -65,21 +66,15 @@ double run_source_until(const brook::PostgresSourceConfig& config, brook::intern
 }  // namespace
 
 int main() {
-  const char* server = std::getenv("BROOK_POSTGRES_DSN");
-  if (server == nullptr) {
-    fail("BROOK_POSTGRES_DSN is not set: start a server with scripts/postgres.sh start");
-  }
-  const char* rows_env = std::getenv("BROOK_CDC_ROWS");
-  const std::int64_t rows = rows_env ? std::atoll(rows_env) : 1'000'000;
-  const char* bursts_env = std::getenv("BROOK_CDC_BURSTS");
-  const std::int64_t bursts = std::max<std::int64_t>(1, bursts_env ? std::atoll(bursts_env) : 5);
+  const std::string server = brook::bench::postgres_server("cdc_postgres_bench");
+  const std::int64_t rows = brook::bench::env_or("BROOK_CDC_ROWS", 1'000'000);
+  const std::int64_t bursts =
+      std::max<std::int64_t>(1, brook::bench::env_or("BROOK_CDC_BURSTS", 5));
   const char* bench_dir = std::getenv("BROOK_BENCH_DIR");
   const fs::path dir = fs::path(bench_dir ? bench_dir : fs::temp_directory_path().string()) /
                        fmt::format("brook-cdc-bench-{}", ::getpid());
   const std::string database = fmt::format("brook_bench_{}", ::getpid());
-  const std::string dsn = std::string(server) + " dbname=" + database;
-
-  Sql(server).run("CREATE DATABASE " + database);
+  const std::string dsn = brook::bench::create_database(server, database);
   Sql sql(dsn);
   sql.run("CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL, label text NOT NULL)");
   sql.run(
@@ -136,6 +131,6 @@ int main() {
 
   log->reset();
   fs::remove_all(dir);
-  bench::drop_database(server, database);
+  brook::bench::drop_database(server, database);
   return 0;
 }

@@ -29,16 +29,14 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "bench_env.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::int64_t env_or(const char* name, std::int64_t fallback) {
-  const char* value = std::getenv(name);
-  return value ? std::atoll(value) : fallback;
-}
+using brook::bench::env_or;
 
 brook::Timestamp wall_clock() {
   return brook::Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -8,11 +8,21 @@
 #include <memory>
 #include <string>
 
-namespace bench {
+namespace brook::bench {
 
 [[noreturn]] inline void fail(const std::string& program, const std::string& what) {
   fmt::print(stderr, "{}: {}\n", program, what);
   std::exit(1);
+}
+
+// The server of BROOK_POSTGRES_DSN (as scripts/postgres.sh start prints it); ends the run
+// saying how to start one if it is not set.
+inline std::string postgres_server(const std::string& program) {
+  const char* server = std::getenv("BROOK_POSTGRES_DSN");
+  if (server == nullptr) {
+    fail(program, "BROOK_POSTGRES_DSN is not set: start a server with scripts/postgres.sh start");
+  }
+  return server;
 }
 
 class Sql {
@@ -37,6 +47,12 @@ class Sql {
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
 };
 
+// Creates `database` on the server at `server_dsn`; returns the database's connection string.
+inline std::string create_database(const std::string& server_dsn, const std::string& database) {
+  Sql(server_dsn).run("CREATE DATABASE " + database);
+  return server_dsn + " dbname=" + database;
+}
+
 // Drops `database` of the server at `server_dsn`, with its replication slots.
 inline void drop_database(const std::string& server_dsn, const std::string& database) {
   Sql(server_dsn)
@@ -47,4 +63,4 @@ inline void drop_database(const std::string& server_dsn, const std::string& data
   Sql(server_dsn).run("DROP DATABASE " + database + " WITH (FORCE)");
 }
 
-}  // namespace bench
+}  // namespace brook::bench

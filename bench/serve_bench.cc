@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "backend/kafka/kafka_backend.h"
+#include "bench_env.h"
 #include "brook/serve.h"
 #include "brook/streams_builder.h"
 #include "rdkafka_baseline.h"
@@ -30,10 +31,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::int64_t env_or(const char* name, std::int64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::atoll(value) : fallback;
-}
+using brook::bench::env_or;
 
 int free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -19,16 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench_env.h"
 #include "brook/streams.h"
 #include "streams_timing.h"
 
 namespace brook::bench {
-
-// The integer in environment variable `name`, else `fallback`.
-inline std::int64_t env_or(const char* name, std::int64_t fallback) {
-  const char* env = std::getenv(name);
-  return env ? std::atoll(env) : fallback;
-}
 
 struct StateWorkload {
   std::vector<std::string> keys;          // "key-0000000", "key-0000001", ...: 11 bytes

@@ -49,6 +49,16 @@ struct OffsetSpec {
   Timestamp timestamp{0};
 };
 
+// An offset committed for a consumer group, with the string committed beside it (Kafka's
+// OffsetAndMetadata): `offset` is the next offset to read; `metadata` is the committer's own
+// text (UTF-8; at most 4096 bytes on a Kafka broker by default), returned as given. Streams
+// keeps each input partition's partition time in it (stream_task.h).
+struct OffsetAndMetadata {
+  Offset offset;
+  std::string metadata;
+  friend bool operator==(const OffsetAndMetadata&, const OffsetAndMetadata&) = default;
+};
+
 class Admin {
  public:
   virtual ~Admin() = default;
@@ -64,6 +74,11 @@ class Admin {
   // The active members of consumer group `group`, by client id (on Kafka "client-id@host");
   // empty if it has none or does not exist.
   virtual Result<std::vector<std::string>> group_members(const std::string& group) = 0;
+  // The consumer groups that have committed offsets or active members, sorted.
+  virtual Result<std::vector<std::string>> list_groups() = 0;
+  // The offsets `group` has committed, by partition; empty if none or no such group.
+  virtual Result<std::map<TopicPartition, OffsetAndMetadata>> committed_offsets(
+      const std::string& group) = 0;
 };
 
 struct ProducerConfig {
@@ -87,16 +102,6 @@ struct ProducerConfig {
 inline Status refuse(const ProducerConfig& config, Status refusal) {
   return config.on_refused ? config.on_refused(refusal) : refusal;
 }
-
-// An offset committed for a consumer group, with the string committed beside it (Kafka's
-// OffsetAndMetadata): `offset` is the next offset to read; `metadata` is the committer's own
-// text (UTF-8; at most 4096 bytes on a Kafka broker by default), returned as given. Streams
-// keeps each input partition's partition time in it (stream_task.h).
-struct OffsetAndMetadata {
-  Offset offset;
-  std::string metadata;
-  friend bool operator==(const OffsetAndMetadata&, const OffsetAndMetadata&) = default;
-};
 
 // The consumer-group state that offsets sent to a transaction are committed under: a member
 // that was fenced out of the group (an older generation) cannot commit them. Each backend

@@ -1,6 +1,7 @@
-// `brook app reset`: Kafka's kafka-streams-application-reset for Brook applications, on the
-// embedded log or Kafka.
+// `brook app describe|reset`: a Streams application as the log and its local state show it, and
+// Kafka's kafka-streams-application-reset for Brook applications, on the embedded log or Kafka.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +15,7 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
+#include "cli/group_lag.h"
 
 namespace brook::cli {
 namespace {
@@ -25,10 +27,37 @@ using internal::TopicPartition;
 constexpr std::string_view kAppUsage = R"(usage: brook app <subcommand> [options]
 
 subcommands:
+  describe              print an application's members, internal topics, stores and lag
   reset                 reset an application for reprocessing its input from the start (or
                         another point)
 
-Run 'brook app reset --help' for details.
+Run 'brook app <subcommand> --help' for details.
+)";
+
+constexpr std::string_view kDescribeUsage =
+    R"(usage: brook app describe --application-id ID [--local-state-dir DIR]
+                          [--data-dir DIR | --bootstrap-servers HOST:PORT]
+
+Prints Streams application ID as the log and its local state show it: a line with its active
+members and total lag; its internal topics (<ID>-...-changelog, -repartition, FK
+subscription topics) with their partitions and records (end minus start offsets, summed:
+compaction may have removed some); its stores (from the changelog topics and the local
+state) with their changelog and their bytes on disk here, by task; and, as `brook groups
+describe`, the committed offset, end and lag of every partition it reads. Fails (exit 1) if
+the application has no consumer group, internal topic or local state.
+
+  --local-state-dir DIR the application's state.dir (default <data dir>/state on the embedded
+                        log; on Kafka, without it, local sizes are not printed)
+
+  Application: wc	Members: none	Lag: 0
+  Internal topics:
+  	wc-counts-changelog	Partitions: 2	Records: 14
+  	wc-counts-repartition	Partitions: 2	Records: 30
+  Stores:
+  	counts	Changelog: wc-counts-changelog	Local: 12288 bytes in tasks 1_0, 1_1
+  Offsets:
+  	Topic: wc-counts-repartition	Partition: 0	Committed: 16	End: 16	Lag: 0
+  	...
 )";
 
 constexpr std::string_view kResetUsage =
@@ -54,9 +83,17 @@ where the input offsets go (one of):
 
   --input-topics T,...  the application's source topics (default: none; their offsets stay)
   --local-state-dir DIR the application's state.dir (default <data dir>/state on the embedded
-                        log; the state of an instance elsewhere must be deleted there)
+                        log; on Kafka, without it, no local state is deleted: the state of
+                        each instance must be deleted where it runs)
   --dry-run             print what would be done, do nothing
 )";
+
+constexpr OptionSpec kDescribeOptions[] = {
+    kDataDirOption,
+    kBootstrapServersOption,
+    {.name = "application-id", .takes_value = true},
+    {.name = "local-state-dir", .takes_value = true},
+};
 
 constexpr OptionSpec kResetOptions[] = {
     kDataDirOption,
@@ -84,6 +121,20 @@ struct ResetOptions {
   bool dry_run = false;
 };
 
+// The application's state.dir: --local-state-dir, else on the embedded log <data dir>/state
+// (Streams' default there); on Kafka nullopt unless given.
+std::optional<std::filesystem::path> local_state_dir(const ParsedArgs& args) {
+  if (auto dir = args.value("local-state-dir")) return *dir;
+  if (args.has("bootstrap-servers")) return std::nullopt;
+  return std::filesystem::path(args.value_or("data-dir", std::string(kDefaultDataDir))) / "state";
+}
+
+Result<std::string> application_id(const ParsedArgs& args) {
+  auto id = args.value_or("application-id", "");
+  if (id.empty()) return error(Status::invalid_argument("missing --application-id ID"));
+  return id;
+}
+
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -98,12 +149,12 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 Result<ResetOptions> reset_options(const ParsedArgs& args) {
   if (auto s = check_positionals(args, {}, 0); !s.ok()) return error(s);
-  ResetOptions options{.application_id = args.value_or("application-id", ""),
+  auto id = application_id(args);
+  if (!id) return error(id.error());
+  ResetOptions options{.application_id = *id,
                        .input_topics = split_commas(args.value_or("input-topics", "")),
+                       .local_state_dir = local_state_dir(args),
                        .dry_run = args.has("dry-run")};
-  if (options.application_id.empty()) {
-    return error(Status::invalid_argument("missing --application-id ID"));
-  }
   int where = 0;
   for (const char* name : {"to-earliest", "to-latest", "to-offset", "to-datetime", "by-duration"}) {
     where += args.has(name) ? 1 : 0;
@@ -128,7 +179,6 @@ Result<ResetOptions> reset_options(const ParsedArgs& args) {
                          .count();
     options.timestamp = Timestamp(*datetime ? **datetime : now - **duration * 1000);
   }
-  if (auto dir = args.value("local-state-dir")) options.local_state_dir = *dir;
   return options;
 }
 
@@ -218,6 +268,117 @@ Status reset(LogBackend& log, const ResetOptions& options) {
   return Status();
 }
 
+struct DescribeOptions {
+  std::string application_id;
+  std::optional<std::filesystem::path> local_state_dir;
+};
+
+Result<DescribeOptions> describe_options(const ParsedArgs& args) {
+  if (auto s = check_positionals(args, {}, 0); !s.ok()) return error(s);
+  auto id = application_id(args);
+  if (!id) return error(id.error());
+  return DescribeOptions{.application_id = *id, .local_state_dir = local_state_dir(args)};
+}
+
+// A store of the application: its changelog topic, if it has one, and what it holds on disk
+// under the local state dir, by task.
+struct StoreReport {
+  std::string changelog;
+  std::uintmax_t bytes = 0;
+  std::vector<std::string> tasks;
+};
+
+std::uintmax_t bytes_under(const std::filesystem::path& dir) {
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
+  }
+  return bytes;
+}
+
+// Adds the stores in `app_dir` (<state.dir>/<application.id>: a directory per task, "global"
+// for global stores, holding a directory per store) to `stores`.
+void add_local_stores(const std::filesystem::path& app_dir,
+                      std::map<std::string, StoreReport>& stores) {
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(app_dir, ec)) {
+    if (!task.is_directory(ec)) continue;
+    for (const auto& store : std::filesystem::directory_iterator(task.path(), ec)) {
+      if (!store.is_directory(ec)) continue;
+      auto& report = stores[store.path().filename().string()];
+      report.bytes += bytes_under(store.path());
+      report.tasks.push_back(task.path().filename().string());
+    }
+  }
+  for (auto& [name, report] : stores) std::sort(report.tasks.begin(), report.tasks.end());
+}
+
+Status describe(LogBackend& log, const DescribeOptions& options) {
+  const std::string& id = options.application_id;
+  auto groups = log.admin().list_groups();
+  if (!groups) return groups.error();
+  const bool has_group = std::find(groups->begin(), groups->end(), id) != groups->end();
+  auto topics = log.admin().list_topics();
+  if (!topics) return topics.error();
+  std::vector<std::string> internal_topics;
+  std::map<std::string, StoreReport> stores;
+  constexpr std::string_view kChangelog = "-changelog";
+  for (const auto& topic : *topics) {
+    if (!is_internal_topic(topic, id)) continue;
+    internal_topics.push_back(topic);
+    if (topic.ends_with(kChangelog)) {
+      const auto name_length = topic.size() - id.size() - 1 - kChangelog.size();
+      stores[topic.substr(id.size() + 1, name_length)].changelog = topic;
+    }
+  }
+  std::error_code ec;
+  const auto app_dir = options.local_state_dir.value_or("") / id;
+  const bool has_local = options.local_state_dir && std::filesystem::is_directory(app_dir, ec);
+  if (has_local) add_local_stores(app_dir, stores);
+  if (!has_group && internal_topics.empty() && !has_local) {
+    return Status::not_found(
+        fmt::format("application {} has no consumer group, internal topic or local state{}", id,
+                    options.local_state_dir ? " in " + options.local_state_dir->string() : ""));
+  }
+
+  auto members = log.admin().group_members(id);
+  if (!members) return members.error();
+  auto lags = group_lag(log, id);
+  if (!lags) return lags.error();
+  fmt::print("Application: {}\tMembers: {}\tLag: {}\n", id, members_text(*members),
+             total_lag(*lags));
+  fmt::print("Internal topics:{}\n", internal_topics.empty() ? " none" : "");
+  for (const auto& topic : internal_topics) {
+    auto description = log.admin().describe_topic(topic);
+    if (!description) return description.error();
+    std::int64_t records = 0;
+    for (std::int32_t p = 0; p < description->partitions; ++p) {
+      const TopicPartition tp{topic, Partition(p)};
+      auto start = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
+      if (!start) return start.error();
+      auto end = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
+      if (!end) return end.error();
+      records += end->value() - start->value();
+    }
+    fmt::print("\t{}\tPartitions: {}\tRecords: {}\n", topic, description->partitions, records);
+  }
+  fmt::print("Stores:{}\n", stores.empty() ? " none" : "");
+  for (const auto& [name, report] : stores) {
+    std::string local;
+    if (options.local_state_dir) {
+      local = report.tasks.empty() ? "\tLocal: none"
+                                   : fmt::format("\tLocal: {} bytes in tasks {}", report.bytes,
+                                                 fmt::join(report.tasks, ", "));
+    }
+    fmt::print("\t{}\tChangelog: {}{}\n", name,
+               report.changelog.empty() ? "none" : report.changelog, local);
+  }
+  fmt::print("Offsets:{}\n", lags->empty() ? " none" : "");
+  print_lag(*lags);
+  return Status();
+}
+
 }  // namespace
 
 int run_app_command(std::span<const std::string> args) {
@@ -227,9 +388,13 @@ int run_app_command(std::span<const std::string> args) {
     return run_command("app reset", kResetUsage, args.subspan(1), kResetOptions, false,
                        reset_options, reset);
   }
+  if (sub == "describe") {
+    return run_command("app describe", kDescribeUsage, args.subspan(1), kDescribeOptions, false,
+                       describe_options, describe);
+  }
   if (sub == "-h" || sub == "--help" || sub == "help") return print_help(kAppUsage);
-  return usage_error("app",
-                     Status::invalid_argument(fmt::format("unknown subcommand '{}' (reset)", sub)));
+  return usage_error("app", Status::invalid_argument(
+                                fmt::format("unknown subcommand '{}' (describe, reset)", sub)));
 }
 
 }  // namespace brook::cli

@@ -64,6 +64,15 @@ int run_command(std::string_view command, std::string_view usage, std::span<cons
   return kExitOk;
 }
 
+// run_command()'s `make_options` for commands whose options are their positionals: the parsed
+// arguments themselves, once they hold between `required` and all of `names`.
+inline auto positionals(std::span<const std::string_view> names, std::size_t required) {
+  return [names, required](const ParsedArgs& parsed) -> Result<ParsedArgs> {
+    if (auto s = check_positionals(parsed, names, required); !s.ok()) return error(s);
+    return parsed;
+  };
+}
+
 // "1 record", "2 records".
 inline std::string count_of(std::int64_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");

@@ -13,7 +13,9 @@ int run_topics(std::span<const std::string> args);
 int run_produce(std::span<const std::string> args);
 // `brook consume TOPIC ...`: args after "consume".
 int run_consume(std::span<const std::string> args);
-// `brook app reset ...`: args after "app".
+// `brook groups list|describe ...`: args after "groups".
+int run_groups(std::span<const std::string> args);
+// `brook app reset|describe ...`: args after "app".
 int run_app_command(std::span<const std::string> args);
 // `brook cdc postgres ...`: args after "cdc".
 int run_cdc(std::span<const std::string> args);

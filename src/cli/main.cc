@@ -1,5 +1,5 @@
-// The `brook` command: topics, produce, consume and cdc on an embedded data dir or a Kafka cluster,
-// and the demo.
+// The `brook` command: topics, produce, consume, groups, app and cdc on an embedded data dir or
+// a Kafka cluster, and the demo.
 #include <fmt/format.h>
 
 #include <span>
@@ -18,8 +18,8 @@ constexpr std::string_view kUsage = R"(usage: brook <command> [options]
 
 Works on an embedded data dir: --data-dir DIR, default ./brook-data. One process at a time
 may open a data dir; while another holds it, a command fails with "... is locked by another
-process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, topics, produce,
-consume and cdc work on that Kafka cluster (giving both options is a usage error).
+process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, every command but the
+demo works on that Kafka cluster (giving both options is a usage error).
 
 commands:
   topics list                       list topics
@@ -31,6 +31,9 @@ commands:
   consume TOPIC                     print records, one per line
   cdc postgres --dsn DSN --publication NAME --slot NAME --topic-prefix PREFIX
                                     write a PostgreSQL database's changes as Debezium events
+  groups list                       list consumer groups
+  groups describe GROUP             committed offsets, end offsets and lag of a group
+  app describe --application-id ID  internal topics, stores and lag of an application
   app reset --application-id ID [--input-topics T,...]
                                     reset an application to reprocess its input
   demo [--data-dir DIR]             run the main demo (default data dir ./brook-demo-data)
@@ -59,6 +62,7 @@ int run(int argc, char** argv) {
   if (command == "produce") return run_produce(rest);
   if (command == "consume") return run_consume(rest);
   if (command == "cdc") return run_cdc(rest);
+  if (command == "groups") return run_groups(rest);
   if (command == "app") return run_app_command(rest);
   if (command == "demo") {
     if (wants_help(rest)) return print_help(kDemoUsage);

@@ -132,15 +132,6 @@ Status describe(LogBackend& log, const std::string& name) {
   return {};
 }
 
-// Options of the subcommands that take only topic names: the parsed arguments themselves,
-// once they hold between `required` and all of `names`.
-auto positionals(std::span<const std::string_view> names, std::size_t required) {
-  return [names, required](const ParsedArgs& parsed) -> Result<ParsedArgs> {
-    if (auto s = check_positionals(parsed, names, required); !s.ok()) return error(s);
-    return parsed;
-  };
-}
-
 int topics_list(std::span<const std::string> args) {
   return run_command("topics list", kListUsage, args, kLogOnly, false, positionals({}, 0),
                      [](LogBackend& log, const ParsedArgs&) -> Status {

@@ -63,6 +63,21 @@ class CliTest : public EmbeddedFixture {
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
 
+  // Runs application.id `application_id` counting the words (values) of topic "words" into
+  // the store "word-counts" (through a repartition topic) and topic "counts", until idle.
+  void run_word_count(const std::string& application_id) {
+    StreamsBuilder builder;
+    builder.stream<std::string, std::string>("words")
+        .group_by([](const std::string&, const std::string& word) { return word; })
+        .count({.name = "word-counts"})
+        .to_stream()
+        .to("counts");
+    Streams app(*builder.build(), config({{"application.id", application_id}}));
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  }
+
   std::filesystem::path io_;
 };
 
@@ -259,18 +274,6 @@ TEST_F(CliTest, AppResetThenRerunGivesTheSameOutputs) {
   std::string lines;
   for (int i = 0; i < 200; ++i) lines += fmt::format("{}\tw{}\n", i, i * 7 % 13);
   ASSERT_EQ(brook({"produce", "words"}, lines).exit_code, 0);
-  auto run = [&] {
-    StreamsBuilder builder;
-    builder.stream<std::string, std::string>("words")
-        .group_by([](const std::string&, const std::string& word) { return word; })
-        .count({.name = "word-counts"})
-        .to_stream()
-        .to("counts");
-    Streams app(*builder.build(), config({{"application.id", "wc"}}));
-    ASSERT_TRUE(app.start().ok());
-    wait_until_idle(app);
-    ASSERT_TRUE(app.close().ok());
-  };
   // The latest count per word in the records at or past `from` (per partition), and the end of
   // each partition.
   using Ends = std::map<Partition, std::int64_t>;
@@ -285,7 +288,7 @@ TEST_F(CliTest, AppResetThenRerunGivesTheSameOutputs) {
     }
     return std::pair(counts, ends);
   };
-  run();
+  run_word_count("wc");
   const auto [first, first_ends] = final_counts({});
   ASSERT_EQ(first.size(), 13u);
   std::int64_t total = 0;
@@ -302,16 +305,80 @@ TEST_F(CliTest, AppResetThenRerunGivesTheSameOutputs) {
   EXPECT_THAT(dry.out, HasSubstr("would delete local state " + state + "/wc\n"));
   EXPECT_THAT(brook({"topics", "list"}).out, HasSubstr("wc-word-counts-changelog"));
 
-  auto reset = brook({"app", "reset", "--application-id", "wc", "--input-topics", "words",
-                      "--local-state-dir", state});
+  // Without --local-state-dir: the embedded log's default, <data dir>/state.
+  auto reset = brook({"app", "reset", "--application-id", "wc", "--input-topics", "words"});
   ASSERT_EQ(reset.exit_code, 0) << reset.err;
   EXPECT_THAT(reset.out, HasSubstr("reset application wc\n"));
   EXPECT_EQ(brook({"topics", "list"}).out, "counts\nwords\n");
   EXPECT_FALSE(std::filesystem::exists(dir_ / "state" / "wc"));
 
-  run();
+  run_word_count("wc");
   const auto [second, second_ends] = final_counts(first_ends);
   EXPECT_EQ(second, first);
+}
+
+// `brook groups` and `brook app describe` on an application that has processed 200 words,
+// after 30 more were written: its committed offsets, the lag of 30, its internal topics with
+// their record counts, and its store with its changelog and the bytes of its local state.
+TEST_F(CliTest, GroupsAndAppDescribeShowOffsetsLagTopicsAndStores) {
+  create("words", 2);
+  create("counts", 2);
+  auto words = [](int from, int to) {
+    std::string lines;
+    for (int i = from; i < to; ++i) lines += fmt::format("{}\tw{}\n", i, i % 13);
+    return lines;
+  };
+  ASSERT_EQ(brook({"produce", "words"}, words(0, 200)).exit_code, 0);
+  run_word_count("wc");
+  ASSERT_EQ(brook({"produce", "words"}, words(200, 230)).exit_code, 0);
+
+  EXPECT_EQ(brook({"groups", "list"}).out, "wc\n");
+  // The group has committed, per partition of "words", the first 200 lines (keys 0..199),
+  // which come before the 30 later ones: the lag.
+  std::map<Partition, std::int64_t> first_run, now;
+  for (const auto& record : read_all("words")) {
+    (std::stoi(*record.key) < 200 ? first_run : now)[record.partition]++;
+  }
+  std::string words_lines;
+  for (std::int32_t p = 0; p < 2; ++p) {
+    const std::int64_t committed = first_run[Partition(p)];
+    words_lines += fmt::format("\tTopic: words\tPartition: {}\tCommitted: {}\tEnd: {}\tLag: {}\n",
+                               p, committed, committed + now[Partition(p)], now[Partition(p)]);
+  }
+  auto group = brook({"groups", "describe", "wc"});
+  ASSERT_EQ(group.exit_code, 0) << group.err;
+  EXPECT_THAT(group.out, StartsWith("Group: wc\tMembers: none\tLag: 30\n"));
+  EXPECT_THAT(group.out, HasSubstr(words_lines));
+
+  auto app = brook({"app", "describe", "--application-id", "wc"});
+  ASSERT_EQ(app.exit_code, 0) << app.err;
+  EXPECT_THAT(app.out, StartsWith("Application: wc\tMembers: none\tLag: 30\nInternal topics:\n"));
+  EXPECT_THAT(app.out,
+              HasSubstr(fmt::format("\twc-word-counts-changelog\tPartitions: 2\tRecords: {}\n",
+                                    read_all("wc-word-counts-changelog").size())));
+  EXPECT_THAT(app.out, HasSubstr("\twc-word-counts-repartition\tPartitions: 2\tRecords: "));
+  std::uintmax_t bytes = 0;
+  for (const auto& task : {"1_0", "1_1"}) {
+    for (const auto& file : std::filesystem::recursive_directory_iterator(dir_ / "state" / "wc" /
+                                                                          task / "word-counts")) {
+      if (file.is_regular_file()) bytes += file.file_size();
+    }
+  }
+  EXPECT_THAT(app.out, HasSubstr(fmt::format("Stores:\n\tword-counts\tChangelog: "
+                                             "wc-word-counts-changelog\tLocal: {} bytes in tasks "
+                                             "1_0, 1_1\nOffsets:\n",
+                                             bytes)));
+  EXPECT_THAT(app.out, HasSubstr(words_lines));
+
+  auto unknown = brook({"groups", "describe", "nope"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err,
+            "brook: NotFound: consumer group nope has no committed offsets or members\n");
+  auto no_app = brook({"app", "describe", "--application-id", "nope"});
+  EXPECT_EQ(no_app.exit_code, 1);
+  EXPECT_EQ(no_app.err, fmt::format("brook: NotFound: application nope has no consumer group, "
+                                    "internal topic or local state in {}/state\n",
+                                    dir_.string()));
 }
 
 // A line that cannot be read stops the command; the lines before it are written and the
@@ -598,7 +665,11 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
       {{"app", "reset", "--application-id", "a", "--to-latest", "--by-duration", "60"},
        "brook app reset: give one of --to-earliest, --to-latest, --to-offset, --to-datetime, "
        "--by-duration"},
-      {{"app", "rewind"}, "brook app: unknown subcommand 'rewind' (reset)"},
+      {{"app", "rewind"}, "brook app: unknown subcommand 'rewind' (describe, reset)"},
+      {{"app", "describe"}, "brook app describe: missing --application-id ID"},
+      {{"groups", "describe"}, "brook groups describe: missing GROUP"},
+      {{"groups", "list", "x"}, "brook groups list: unexpected argument 'x'"},
+      {{"groups", "drop"}, "brook groups: unknown subcommand 'drop' (list, describe)"},
       {{"consume", "t", "--nope"}, "brook consume: unknown option '--nope'"},
       {{"consume", "t", "-x"}, "brook consume: unknown option '-x'"},
       {{"consume", "t", "--max", "0"}, "brook consume: --max: '0' is not an integer >= 1"},
@@ -647,6 +718,12 @@ TEST_F(CliTest, HelpPrintsUsageAndExits0) {
       {"topics", "delete", "--help"},
       {"produce", "--help"},
       {"consume", "t", "--bogus", "--help"},
+      {"groups", "--help"},
+      {"groups", "list", "--help"},
+      {"groups", "describe", "-h"},
+      {"app", "--help"},
+      {"app", "describe", "--help"},
+      {"app", "reset", "--help"},
       {"demo", "--help"},
   };
   for (const auto& args : cases) {

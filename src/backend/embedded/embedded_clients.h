@@ -76,6 +76,11 @@ class EmbeddedAdmin final : public Admin {
   Result<std::vector<std::string>> group_members(const std::string& group) override {
     return state_.groups->members(group);
   }
+  Result<std::vector<std::string>> list_groups() override;
+  Result<std::map<TopicPartition, OffsetAndMetadata>> committed_offsets(
+      const std::string& group) override {
+    return state_.offsets->offsets(group);
+  }
 
  private:
   EmbeddedState& state_;

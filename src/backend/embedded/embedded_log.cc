@@ -218,6 +218,14 @@ Status EmbeddedAdmin::delete_records_before(const TopicPartition& tp, Offset off
   return (*slot)->log->delete_records_before(offset);
 }
 
+Result<std::vector<std::string>> EmbeddedAdmin::list_groups() {
+  std::vector<std::string> groups = state_.offsets->groups();
+  for (auto& group : state_.groups->groups()) groups.push_back(std::move(group));
+  std::sort(groups.begin(), groups.end());
+  groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+  return groups;
+}
+
 // ---- EmbeddedProducer ----------------------------------------------------------------------
 
 EmbeddedProducer::~EmbeddedProducer() {

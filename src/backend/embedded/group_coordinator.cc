@@ -32,6 +32,15 @@ std::vector<std::string> GroupCoordinator::members(const std::string& group) {
   return out;
 }
 
+std::vector<std::string> GroupCoordinator::groups() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [name, group] : groups_) {
+    if (!group.members.empty()) out.push_back(name);
+  }
+  return out;
+}
+
 void GroupCoordinator::rebalance(Group& group) {
   ++group.generation;
   std::vector<Member*> members;

@@ -40,6 +40,8 @@ class GroupCoordinator {
   void leave(const std::string& group, std::uint64_t member);
   // The client ids of the group's members.
   std::vector<std::string> members(const std::string& group);
+  // The groups with members, sorted.
+  std::vector<std::string> groups();
 
   // Step 1 of each poll: what `member`, owning `owned`, must give up.
   Revocation to_revoke(const std::string& group, std::uint64_t member,

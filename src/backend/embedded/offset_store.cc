@@ -120,6 +120,21 @@ std::optional<OffsetAndMetadata> OffsetStore::committed(const std::string& group
   return it->second;
 }
 
+std::vector<std::string> OffsetStore::groups() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [group, offsets] : groups_) {
+    if (!offsets.empty()) out.push_back(group);
+  }
+  return out;
+}
+
+CommittedOffsets OffsetStore::offsets(const std::string& group) const {
+  std::lock_guard lock(mutex_);
+  auto g = groups_.find(group);
+  return g == groups_.end() ? CommittedOffsets{} : g->second;
+}
+
 Status OffsetStore::persist(const std::string& group, const CommittedOffsets& offsets) const {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [tp, committed] : offsets) {

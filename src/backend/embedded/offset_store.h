@@ -28,6 +28,10 @@ class OffsetStore {
   Status commit(const std::string& group, const CommittedOffsets& offsets);
   std::optional<OffsetAndMetadata> committed(const std::string& group,
                                              const TopicPartition& tp) const;
+  // The groups with committed offsets, sorted.
+  std::vector<std::string> groups() const;
+  // Everything `group` has committed; empty for an unknown group.
+  CommittedOffsets offsets(const std::string& group) const;
   // Drops every group's offsets of `topic` (deleted: as Kafka does, so that a topic created
   // again under the name is read from its start).
   Status forget_topic(const std::string& topic);

@@ -140,6 +140,50 @@ Result<std::vector<std::string>> KafkaAdmin::group_members(const std::string& gr
   return members;
 }
 
+Result<std::vector<std::string>> KafkaAdmin::list_groups() {
+  auto event = run_request("listing consumer groups",
+                           [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+                             rd_kafka_ListConsumerGroups(handle_.get(), options, queue);
+                           });
+  if (!event) return error(event.error());
+  const auto* result = rd_kafka_event_ListConsumerGroups_result(event->get());
+  std::size_t count = 0;
+  const auto* const* problems = rd_kafka_ListConsumerGroups_result_errors(result, &count);
+  if (count > 0) {  // a broker that did not answer: the list would be incomplete
+    return error(kafka_status(
+        rd_kafka_error_code(problems[0]),
+        fmt::format("listing consumer groups ({})", rd_kafka_error_string(problems[0]))));
+  }
+  const auto* const* listings = rd_kafka_ListConsumerGroups_result_valid(result, &count);
+  std::vector<std::string> groups;
+  for (std::size_t i = 0; i < count; ++i) {
+    groups.emplace_back(rd_kafka_ConsumerGroupListing_group_id(listings[i]));
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaAdmin::committed_offsets(
+    const std::string& group) {
+  const std::string what = "reading the committed offsets of consumer group " + group;
+  rd_kafka_ListConsumerGroupOffsets_t* request =
+      rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr);  // every partition
+  auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+    rd_kafka_ListConsumerGroupOffsets(handle_.get(), &request, 1, options, queue);
+  });
+  rd_kafka_ListConsumerGroupOffsets_destroy(request);
+  if (!event) return error(event.error());
+  std::size_t count = 0;
+  const auto* const* groups = rd_kafka_ListConsumerGroupOffsets_result_groups(
+      rd_kafka_event_ListConsumerGroupOffsets_result(event->get()), &count);
+  if (count != 1) return error(Status::io_error(fmt::format("{}: no result", what)));
+  if (const rd_kafka_error_t* problem = rd_kafka_group_result_error(groups[0])) {
+    return error(kafka_status(rd_kafka_error_code(problem),
+                              fmt::format("{} ({})", what, rd_kafka_error_string(problem))));
+  }
+  return to_committed(rd_kafka_group_result_partitions(groups[0]));
+}
+
 Result<std::int32_t> KafkaAdmin::partition_count(const std::string& topic) {
   return topic_partitions(handle_.get(), topic, timeout_);
 }

@@ -33,6 +33,9 @@ class KafkaAdmin final : public Admin {
   Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) override;
   Status delete_records_before(const TopicPartition& partition, Offset offset) override;
   Result<std::vector<std::string>> group_members(const std::string& group) override;
+  Result<std::vector<std::string>> list_groups() override;
+  Result<std::map<TopicPartition, OffsetAndMetadata>> committed_offsets(
+      const std::string& group) override;
 
   // The partition count of `topic`, or kNotFound (what metadata says now).
   Result<std::int32_t> partition_count(const std::string& topic);

@@ -264,8 +264,7 @@ Status KafkaConsumer::commit_with_metadata(
 
 Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::committed_with_metadata(
     const std::vector<TopicPartition>& partitions) {
-  std::map<TopicPartition, OffsetAndMetadata> out;
-  if (partitions.empty()) return out;
+  if (partitions.empty()) return std::map<TopicPartition, OffsetAndMetadata>{};
   PartitionList list = make_partition_list(partitions);
   if (auto s = kafka_status(
           rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count())),
@@ -273,20 +272,7 @@ Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::committed_wit
       !s.ok()) {
     return error(s);
   }
-  for (int i = 0; i < list->cnt; ++i) {
-    const auto& entry = list->elems[i];
-    TopicPartition tp{entry.topic, Partition(entry.partition)};
-    if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      return error(kafka_status(entry.err, "reading the committed offset of " + tp.to_string()));
-    }
-    if (entry.offset < 0) continue;  // none committed
-    std::string metadata;
-    if (entry.metadata != nullptr) {
-      metadata.assign(static_cast<const char*>(entry.metadata), entry.metadata_size);
-    }
-    out.emplace(std::move(tp), OffsetAndMetadata{Offset(entry.offset), std::move(metadata)});
-  }
-  return out;
+  return to_committed(list.get());
 }
 
 std::unique_ptr<GroupMetadata> KafkaConsumer::group_metadata() const {

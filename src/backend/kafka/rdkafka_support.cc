@@ -170,4 +170,23 @@ std::vector<TopicPartition> to_partitions(const rd_kafka_topic_partition_list_t*
   return out;
 }
 
+Result<std::map<TopicPartition, OffsetAndMetadata>> to_committed(
+    const rd_kafka_topic_partition_list_t* list) {
+  std::map<TopicPartition, OffsetAndMetadata> out;
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& entry = list->elems[i];
+    TopicPartition tp{entry.topic, Partition(entry.partition)};
+    if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      return error(kafka_status(entry.err, "reading the committed offset of " + tp.to_string()));
+    }
+    if (entry.offset < 0) continue;  // none committed
+    std::string metadata;
+    if (entry.metadata != nullptr) {
+      metadata.assign(static_cast<const char*>(entry.metadata), entry.metadata_size);
+    }
+    out.emplace(std::move(tp), OffsetAndMetadata{Offset(entry.offset), std::move(metadata)});
+  }
+  return out;
+}
+
 }  // namespace brook::internal

@@ -102,5 +102,9 @@ PartitionList make_offset_list(const std::map<TopicPartition, Offset>& offsets);
 // Offsets to commit, each with its metadata (copied into memory the list owns).
 PartitionList make_commit_list(const std::map<TopicPartition, OffsetAndMetadata>& offsets);
 std::vector<TopicPartition> to_partitions(const rd_kafka_topic_partition_list_t* list);
+// The committed offsets in `list` (as rd_kafka_committed fills it), without the partitions
+// that have none; an entry's error as a Status.
+Result<std::map<TopicPartition, OffsetAndMetadata>> to_committed(
+    const rd_kafka_topic_partition_list_t* list);
 
 }  // namespace brook::internal

@@ -80,17 +80,34 @@ Status sync_dir(const std::filesystem::path& dir) {
   return sync_fd(fd->get(), dir);
 }
 
-Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+namespace {
+
+// `<path>.tmp` with `contents`, renamed over `path`; with `durable`, fsynced before and the
+// directory after.
+Status write_and_rename(const std::filesystem::path& path, std::string_view contents,
+                        bool durable) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
   {
     auto fd = open_file(tmp, O_WRONLY | O_CREAT | O_TRUNC);
     if (!fd) return fd.error();
     if (Status s = write_at(fd->get(), tmp, contents.data(), contents.size(), 0); !s.ok()) return s;
-    if (Status s = sync_fd(fd->get(), tmp); !s.ok()) return s;
+    if (durable) {
+      if (Status s = sync_fd(fd->get(), tmp); !s.ok()) return s;
+    }
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return errno_status("rename", tmp);
-  return sync_dir(path.parent_path());
+  return durable ? sync_dir(path.parent_path()) : Status::ok_status();
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  return write_and_rename(path, contents, true);
+}
+
+Status replace_file(const std::filesystem::path& path, std::string_view contents) {
+  return write_and_rename(path, contents, false);
 }
 
 Result<std::string> read_small_file(const std::filesystem::path& path) {

@@ -60,6 +60,11 @@ Status sync_dir(const std::filesystem::path& dir);
 // `path` and fsyncs the directory. A crash leaves either the old or the new contents.
 Status write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Replaces `path` with `contents` by writing `<path>.tmp` and renaming it over `path`, without
+// fsync: a killed process leaves the old or the new contents, a power failure may also leave
+// no file or a damaged one. For files that can be rebuilt from others.
+Status replace_file(const std::filesystem::path& path, std::string_view contents);
+
 // The whole contents of a small file.
 Result<std::string> read_small_file(const std::filesystem::path& path);
 

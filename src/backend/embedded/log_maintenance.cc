@@ -127,6 +127,8 @@ Status PartitionLogImpl::drop_oldest_segment() {
   std::erase(unsynced_, dropped);
   // Readers still holding `dropped` keep reading through its open descriptor.
   if (::unlink(dropped->path().c_str()) != 0) return errno_status("remove", dropped->path());
+  const std::filesystem::path index = dropped->index_path();
+  if (::unlink(index.c_str()) != 0 && errno != ENOENT) return errno_status("remove", index);
   return Status::ok_status();
 }
 
@@ -318,6 +320,7 @@ Status PartitionLogImpl::compact_group(std::size_t first, std::size_t last,
     segments_[first] = replacement;
   }
   for (const auto& old : olds) std::erase(unsynced_, old);
+  replacement->write_index();
   tombstone_due_ = tombstone_due;
   log(LogLevel::kDebug, "{}: compacted {} segment(s) into one, {} records dropped, {} kept",
       replacement->path().string(), olds.size(), dropped, replacement->layout().record_count);
@@ -326,8 +329,11 @@ Status PartitionLogImpl::compact_group(std::size_t first, std::size_t last,
 
 Status PartitionLogImpl::complete_swap(const std::filesystem::path& dir, std::int64_t base,
                                        std::int64_t end, std::span<const std::int64_t> replaced) {
-  for (const std::int64_t b : replaced) {
-    const std::filesystem::path path = dir / Segment::file_name(b);
+  // The indexes first: one left beside the replacement would describe the file it replaced.
+  std::vector<std::filesystem::path> gone{dir / Segment::index_file_name(base)};
+  for (const std::int64_t b : replaced) gone.push_back(dir / Segment::index_file_name(b));
+  for (const std::int64_t b : replaced) gone.push_back(dir / Segment::file_name(b));
+  for (const auto& path : gone) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("remove", path);
   }
   const std::filesystem::path swap = dir / Segment::swap_file_name(base, end);

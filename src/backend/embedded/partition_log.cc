@@ -72,9 +72,9 @@ Status PartitionLogImpl::load() {
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::filesystem::path& path = it->path();
     const std::string name = path.filename().string();
-    if (name.ends_with(kCleanedSuffix) || name == std::string(kStartOffsetFile) + ".tmp") {
-      // Left by a compaction or a start-offset update that did not finish: never renamed
-      // into place, so not part of the log.
+    if (name.ends_with(kCleanedSuffix) || name.ends_with(".tmp")) {
+      // Left by a compaction, a start-offset update or an index write that did not finish:
+      // never renamed into place, so not part of the log.
       std::error_code remove_error;
       std::filesystem::remove(path, remove_error);
       if (remove_error) {
@@ -221,6 +221,7 @@ Status PartitionLogImpl::write_out(Segment& segment, std::int64_t record_count,
 }
 
 Status PartitionLogImpl::roll(std::int64_t base_offset) {
+  if (!segments_.empty()) segments_.back()->write_index();  // closed from now on
   auto segment = Segment::create(dir_, base_offset);
   if (!segment) return segment.error();
   if (config_.fsync_on_flush) {

@@ -24,6 +24,7 @@
 #include "backend/embedded/partition_log_impl.h"
 #include "backend/embedded/record_format.h"
 #include "backend/embedded/segment.h"
+#include "log_capture.h"
 #include "scratch_dir.h"
 
 namespace brook::internal {
@@ -382,19 +383,100 @@ TEST_F(PartitionLogTest, DamageInAnEarlierSegmentIsCorruptionEvenAtItsEnd) {
   const auto files = segment_files(dir_);
   ASSERT_GE(files.size(), 3u);
   const fs::path first = dir_ / files.front();
-  // Damage in the last record of a closed segment is not a torn tail.
+  // Damage in the last record of a closed segment is not a torn tail. The open trusts the
+  // segment's index, so reading the record reports it.
   flip_byte(first, static_cast<std::int64_t>(fs::file_size(first)) - 3);
+  {
+    auto log = open_log({.segment_bytes = 1000});
+    Status problem;
+    for (Offset from(0); problem.ok();) {
+      auto batch = log->read(from, 4096);
+      if (!batch) problem = batch.error();
+      if (!batch || batch->empty()) break;
+      from = Offset(batch->back().offset.value() + 1);
+    }
+    EXPECT_EQ(problem.code(), StatusCode::kCorruption);
+    EXPECT_THAT(problem.message(), HasSubstr(first.string()));
+  }
+  // Without its index the open scans it and refuses.
+  fs::remove(dir_ / Segment::index_file_name(0));
   auto log = PartitionLog::open(dir_, {.segment_bytes = 1000});
   ASSERT_FALSE(log.has_value());
   EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
   EXPECT_THAT(log.error().message(), HasSubstr(first.string()));
 
-  // So is a truncated closed segment.
+  // So is a truncated closed segment (its index describes more bytes: scanned).
   flip_byte(first, static_cast<std::int64_t>(fs::file_size(first)) - 3);  // undo
+  ASSERT_TRUE(open_log({.segment_bytes = 1000}));                         // indexes it again
   fs::resize_file(first, fs::file_size(first) - 5);
   log = PartitionLog::open(dir_, {.segment_bytes = 1000});
   ASSERT_FALSE(log.has_value());
   EXPECT_EQ(log.error().code(), StatusCode::kCorruption);
+}
+
+// Closed segments open from their index files (written when the log rolled), the active one
+// by a scan; a missing, damaged or stale index is rebuilt by a scan, with a log line, and the
+// log reads the same either way.
+TEST_F(PartitionLogTest, ClosedSegmentsOpenFromTheirIndexes) {
+  {
+    auto log = open_log({.segment_bytes = 2000});
+    append_numbered(*log, 100);
+  }
+  const auto files = segment_files(dir_);
+  ASSERT_GE(files.size(), 4u);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto base = *Segment::parse_file_name(files[i]);
+    EXPECT_EQ(fs::exists(dir_ / Segment::index_file_name(base)), i + 1 < files.size()) << files[i];
+  }
+  auto reads_everything = [&] {
+    auto log = open_log({.segment_bytes = 2000});
+    std::int64_t count = 0;
+    EXPECT_TRUE(read_through_checked(*log, 700, [&](const StoredRecord&) { ++count; }));
+    EXPECT_EQ(count, 100);
+    EXPECT_EQ(log->end_offset(), Offset(100));
+    EXPECT_EQ(log->offset_for_timestamp(Timestamp(1050)), Offset(50));
+    EXPECT_EQ(log->size_bytes(), [&] {
+      std::int64_t bytes = 0;
+      for (const auto& f : files) bytes += static_cast<std::int64_t>(fs::file_size(dir_ / f));
+      return bytes;
+    }());
+  };
+  {
+    testing::LogCapture logs;
+    reads_everything();
+    EXPECT_TRUE(logs.at(LogLevel::kWarn).empty());
+    EXPECT_TRUE(logs.at(LogLevel::kInfo).empty());  // nothing scanned but the active segment
+  }
+  const fs::path second_index =
+      dir_ / Segment::index_file_name(*Segment::parse_file_name(files[1]));
+  const fs::path third_index = dir_ / Segment::index_file_name(*Segment::parse_file_name(files[2]));
+  flip_byte(second_index, 30);
+  fs::remove(third_index);
+  {
+    testing::LogCapture logs;
+    reads_everything();
+    EXPECT_THAT(
+        logs.at(LogLevel::kWarn),
+        ElementsAre(HasSubstr("segment index " + second_index.string() + ": checksum mismatch")));
+    EXPECT_THAT(logs.at(LogLevel::kInfo),
+                ElementsAre(HasSubstr("no segment index " + third_index.string())));
+  }
+  // Rebuilt: the next open reads them again.
+  {
+    testing::LogCapture logs;
+    reads_everything();
+    EXPECT_TRUE(logs.at(LogLevel::kWarn).empty());
+  }
+  // An index of another segment's bytes (here: the first's, put in place of the second's) is
+  // not used.
+  fs::copy_file(dir_ / Segment::index_file_name(0), second_index,
+                fs::copy_options::overwrite_existing);
+  {
+    testing::LogCapture logs;
+    reads_everything();
+    EXPECT_THAT(logs.at(LogLevel::kWarn),
+                ElementsAre(HasSubstr("written for another base offset")));
+  }
 }
 
 TEST_F(PartitionLogTest, RandomDamageNeverCrashesOpen) {
@@ -406,19 +488,43 @@ TEST_F(PartitionLogTest, RandomDamageNeverCrashesOpen) {
   fs::remove_all(pristine);
   fs::copy(dir_, pristine);
   std::mt19937 rng(5);
-  for (int round = 0; round < 60; ++round) {
+  for (int round = 0; round < 90; ++round) {
     fs::remove_all(dir_);
     fs::copy(pristine, dir_);
-    const auto files = segment_files(dir_);
+    std::vector<std::string> files = segment_files(dir_);
+    const bool index = round % 3 == 1;  // damage an index file instead of a segment
+    if (index) {
+      std::erase_if(files, [](const std::string& f) { return f == "00000000000000000000.log"; });
+      for (auto& f : files) f = Segment::index_file_name(*Segment::parse_file_name(f));
+      std::erase_if(files, [&](const std::string& f) { return !fs::exists(dir_ / f); });
+      ASSERT_FALSE(files.empty());
+    }
     const fs::path file = dir_ / files[rng() % files.size()];
     const auto size = static_cast<std::int64_t>(fs::file_size(file));
     for (int i = 0; i < 4; ++i) flip_byte(file, rng() % size);
     if (round % 3 == 0) fs::resize_file(file, rng() % size);
     auto log = PartitionLog::open(dir_, {.segment_bytes = 1500});
-    if (log.has_value()) {
-      read_all(**log);  // whatever survived is readable
-    } else {
+    if (index) {  // a damaged index is rebuilt: the log is whole
+      ASSERT_TRUE(log.has_value()) << log.error().to_string();
+      std::int64_t count = 0;
+      EXPECT_TRUE(read_through_checked(**log, 4096, [&](const StoredRecord&) { ++count; }));
+      EXPECT_EQ(count, 30);
+      continue;
+    }
+    if (!log.has_value()) {
       EXPECT_EQ(log.error().code(), StatusCode::kCorruption) << log.error().to_string();
+      continue;
+    }
+    // A closed segment's damage shows when it is read; whatever reads is intact.
+    for (Offset from(0);;) {
+      auto batch = (*log)->read(from, 4096);
+      if (!batch) {
+        EXPECT_EQ(batch.error().code(), StatusCode::kCorruption) << batch.error().to_string();
+        break;
+      }
+      if (batch->empty()) break;
+      for (const auto& r : *batch) EXPECT_EQ(r.value, value_for(r.offset.value()));
+      from = Offset(batch->back().offset.value() + 1);
     }
   }
   fs::remove_all(pristine);

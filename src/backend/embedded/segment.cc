@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "backend/embedded/frame_scanner.h"
+#include "backend/embedded/segment_index.h"
 #include "core/log.h"
 #include "core/text_numbers.h"
 
@@ -17,12 +18,81 @@ namespace {
 constexpr std::size_t kOffsetDigits = 20;
 constexpr std::string_view kSegmentSuffix = ".log";
 constexpr std::string_view kSwapSuffix = ".swap";
+constexpr std::string_view kIndexSuffix = ".index";
 constexpr std::size_t kOpenScanChunkBytes = std::size_t{1} << 20;
 
 Status corrupt_at(const std::filesystem::path& path, std::int64_t position,
                   std::string_view reason) {
   return Status::corruption("corrupt record in " + path.string() + " at byte " +
                             std::to_string(position) + ": " + std::string(reason));
+}
+
+// Scans the `file_size` bytes of segment file `fd` (Segment::open's scan).
+Result<SegmentLayout> scan(int fd, const std::filesystem::path& path, std::int64_t file_size,
+                           std::int64_t base_offset, bool is_last, std::int64_t limit_offset,
+                           std::int64_t* truncated_bytes) {
+  SegmentLayout layout{.next_offset = base_offset};
+  ByteBuffer buffer;
+  FrameScanner scanner(fd, path, 0, file_size, kOpenScanChunkBytes, buffer);
+  for (;;) {
+    auto step = scanner.next();
+    if (!step) return error(step.error());
+    if (*step == FrameScanner::Step::kEnd) break;
+    const std::int64_t position = scanner.frame_position();
+    if (*step == FrameScanner::Step::kFrame) {
+      const RecordView& record = scanner.record();
+      if (record.offset < layout.next_offset) {
+        return error(corrupt_at(path, position,
+                                "offset " + std::to_string(record.offset) + " is below " +
+                                    std::to_string(layout.next_offset) +
+                                    " (offsets must increase from the base offset)"));
+      }
+      if (record.offset >= limit_offset) {
+        return error(corrupt_at(path, position,
+                                "offset " + std::to_string(record.offset) +
+                                    " is not below the next segment's base offset " +
+                                    std::to_string(limit_offset)));
+      }
+      layout.add_record(record.offset, record.timestamp, position,
+                        static_cast<std::int64_t>(scanner.frame_data().size()));
+      continue;
+    }
+    // Damaged. A torn tail only in the last segment, and only with nothing intact after it.
+    bool torn = false;
+    if (is_last) {
+      switch (scanner.damage()) {
+        case FrameScanner::Damage::kIncomplete: torn = true; break;
+        case FrameScanner::Damage::kBadHeader:
+        case FrameScanner::Damage::kBadBody: {
+          const std::int64_t resume =
+              scanner.damage() == FrameScanner::Damage::kBadHeader
+                  ? position + 1
+                  : position + static_cast<std::int64_t>(scanner.damaged_frame_bytes());
+          auto intact = intact_frame_in(fd, path, resume, file_size);
+          if (!intact) return error(intact.error());
+          torn = !*intact;
+          break;
+        }
+        case FrameScanner::Damage::kMalformed:
+        case FrameScanner::Damage::kNone: break;
+      }
+    }
+    if (!torn) {
+      std::string reason = scanner.damage_reason();
+      if (scanner.damage() == FrameScanner::Damage::kBadHeader ||
+          scanner.damage() == FrameScanner::Damage::kBadBody) {
+        reason += is_last ? " (intact records follow, so this is not a torn write)"
+                          : " (not the last segment, so this is not a torn write)";
+      }
+      return error(corrupt_at(path, position, reason));
+    }
+    if (::ftruncate(fd, position) != 0) return error(errno_status("truncate", path));
+    *truncated_bytes = file_size - position;
+    log(LogLevel::kWarn, "{}: truncated a torn tail of {} bytes at byte {} ({})", path.string(),
+        *truncated_bytes, position, scanner.damage_reason());
+    break;
+  }
+  return layout;
 }
 
 }  // namespace
@@ -61,6 +131,24 @@ std::optional<std::int64_t> Segment::parse_file_name(std::string_view name) {
     return std::nullopt;
   }
   return parse_number<std::int64_t>(digits);
+}
+
+std::string Segment::index_file_name(std::int64_t base_offset) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%020lld%s", static_cast<long long>(base_offset),
+                kIndexSuffix.data());
+  return name;
+}
+
+std::filesystem::path Segment::index_path() const {
+  return path_.parent_path() / index_file_name(base_offset_);
+}
+
+void Segment::write_index() const {
+  if (Status s = write_segment_index(index_path(), base_offset_, layout_); !s.ok()) {
+    log(LogLevel::kWarn, "{}: could not write its index, the next open will scan it: {}",
+        path_.string(), s.message());
+  }
 }
 
 std::string Segment::swap_file_name(std::int64_t base_offset, std::int64_t end_offset) {
@@ -103,69 +191,24 @@ Result<std::shared_ptr<Segment>> Segment::open(const std::filesystem::path& path
   struct stat st;
   if (::fstat(fd->get(), &st) != 0) return error(errno_status("stat", path));
   const std::int64_t file_size = st.st_size;
-
-  SegmentLayout layout{.next_offset = base_offset};
-  ByteBuffer buffer;
-  FrameScanner scanner(fd->get(), path, 0, file_size, kOpenScanChunkBytes, buffer);
-  for (;;) {
-    auto step = scanner.next();
-    if (!step) return error(step.error());
-    if (*step == FrameScanner::Step::kEnd) break;
-    const std::int64_t position = scanner.frame_position();
-    if (*step == FrameScanner::Step::kFrame) {
-      const RecordView& record = scanner.record();
-      if (record.offset < layout.next_offset) {
-        return error(corrupt_at(path, position,
-                                "offset " + std::to_string(record.offset) + " is below " +
-                                    std::to_string(layout.next_offset) +
-                                    " (offsets must increase from the base offset)"));
-      }
-      if (record.offset >= limit_offset) {
-        return error(corrupt_at(path, position,
-                                "offset " + std::to_string(record.offset) +
-                                    " is not below the next segment's base offset " +
-                                    std::to_string(limit_offset)));
-      }
-      layout.add_record(record.offset, record.timestamp, position,
-                        static_cast<std::int64_t>(scanner.frame_data().size()));
-      continue;
+  const std::filesystem::path index = path.parent_path() / index_file_name(base_offset);
+  if (is_last) {
+    if (::unlink(index.c_str()) != 0 && errno != ENOENT)
+      return error(errno_status("remove", index));
+  } else {
+    auto layout = read_segment_index(index, base_offset, file_size, limit_offset);
+    if (layout) {
+      return std::make_shared<Segment>(path, base_offset, std::move(*fd), std::move(*layout));
     }
-    // Damaged. A torn tail only in the last segment, and only with nothing intact after it.
-    bool torn = false;
-    if (is_last) {
-      switch (scanner.damage()) {
-        case FrameScanner::Damage::kIncomplete: torn = true; break;
-        case FrameScanner::Damage::kBadHeader:
-        case FrameScanner::Damage::kBadBody: {
-          const std::int64_t resume =
-              scanner.damage() == FrameScanner::Damage::kBadHeader
-                  ? position + 1
-                  : position + static_cast<std::int64_t>(scanner.damaged_frame_bytes());
-          auto intact = intact_frame_in(fd->get(), path, resume, file_size);
-          if (!intact) return error(intact.error());
-          torn = !*intact;
-          break;
-        }
-        case FrameScanner::Damage::kMalformed:
-        case FrameScanner::Damage::kNone: break;
-      }
-    }
-    if (!torn) {
-      std::string reason = scanner.damage_reason();
-      if (scanner.damage() == FrameScanner::Damage::kBadHeader ||
-          scanner.damage() == FrameScanner::Damage::kBadBody) {
-        reason += is_last ? " (intact records follow, so this is not a torn write)"
-                          : " (not the last segment, so this is not a torn write)";
-      }
-      return error(corrupt_at(path, position, reason));
-    }
-    if (::ftruncate(fd->get(), position) != 0) return error(errno_status("truncate", path));
-    *truncated_bytes = file_size - position;
-    log(LogLevel::kWarn, "{}: truncated a torn tail of {} bytes at byte {} ({})", path.string(),
-        *truncated_bytes, position, scanner.damage_reason());
-    break;
+    log(layout.error().code() == StatusCode::kNotFound ? LogLevel::kInfo : LogLevel::kWarn,
+        "{}: scanning the segment to index it ({})", path.string(), layout.error().message());
   }
-  return std::make_shared<Segment>(path, base_offset, std::move(*fd), std::move(layout));
+  auto layout =
+      scan(fd->get(), path, file_size, base_offset, is_last, limit_offset, truncated_bytes);
+  if (!layout) return error(layout.error());
+  auto segment = std::make_shared<Segment>(path, base_offset, std::move(*fd), std::move(*layout));
+  if (!is_last) segment->write_index();
+  return segment;
 }
 
 std::int64_t Segment::scan_start(std::int64_t offset) const {

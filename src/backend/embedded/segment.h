@@ -68,21 +68,28 @@ class Segment {
   static std::optional<std::pair<std::int64_t, std::int64_t>> parse_swap_file_name(
       std::string_view name);
 
+  // "00000000000000000042.index" for 42: the segment's index file (segment_index.h).
+  static std::string index_file_name(std::int64_t base_offset);
+
   // Creates the empty segment file `<dir>/<file_name(base_offset)>`; fails if it exists.
   static Result<std::shared_ptr<Segment>> create(const std::filesystem::path& dir,
                                                  std::int64_t base_offset);
 
-  // Opens an existing segment file and scans all of it: checks every checksum, that offsets
-  // increase, are >= the base offset and < `limit_offset` (the next segment's base), and builds
-  // the layout. If `is_last` and the first damaged frame has no intact frame anywhere after it,
-  // that is a torn tail: the file is truncated there and `*truncated_bytes` says by how much.
-  // Any other damage is kCorruption naming the file and byte position.
+  // Opens an existing segment file. A closed one (not `is_last`) takes its layout from its
+  // index file if that checks out (segment_index.h); otherwise, and always for the last one,
+  // the whole file is scanned: every checksum is checked, that offsets increase, are >= the
+  // base offset and < `limit_offset` (the next segment's base), and the layout is built (and
+  // a closed segment's index written). If `is_last` and the first damaged frame has no intact
+  // frame anywhere after it, that is a torn tail: the file is truncated there and
+  // `*truncated_bytes` says by how much. Any other damage is kCorruption naming the file and
+  // byte position. The last segment's index file, if any, is removed: it may be stale.
   static Result<std::shared_ptr<Segment>> open(const std::filesystem::path& path,
                                                std::int64_t base_offset, bool is_last,
                                                std::int64_t limit_offset,
                                                std::int64_t* truncated_bytes);
 
   const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path index_path() const;
   std::int64_t base_offset() const { return base_offset_; }
   int fd() const { return fd_.get(); }
 
@@ -92,6 +99,9 @@ class Segment {
   std::int64_t scan_start(std::int64_t offset) const;
   // The writer wrote `bytes` more at the end of the file: records up to `next_offset` - 1, with
   // `index` entries for the new records and their largest timestamp.
+  // Writer, once the segment is closed: writes its index file. A failure is logged, not
+  // returned: the next open scans the segment instead.
+  void write_index() const;
   void publish(std::int64_t bytes, std::int64_t record_count, std::int64_t next_offset,
                std::int64_t max_timestamp, std::span<const IndexEntry> index);
 

@@ -170,14 +170,14 @@ void from_json(const nlohmann::json& json, PriceAverage& a) {
   json.at("average").get_to(a.average);
 }
 
-brook::TimeWindows moving_average_windows() {
-  return brook::TimeWindows::of_size_and_grace(kAverageWindowSize, kAverageGrace)
-      .advance_by(kAverageAdvance);
+brook::TimeWindows moving_average_windows(std::chrono::milliseconds size) {
+  return brook::TimeWindows::of_size_and_grace(size, kAverageGrace).advance_by(kAverageAdvance);
 }
 
-brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde() {
+brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde(
+    std::chrono::milliseconds size) {
   return std::make_shared<const brook::TimeWindowedSerde<std::string>>(
-      std::make_shared<const brook::StringSerde>(), kAverageWindowSize);
+      std::make_shared<const brook::StringSerde>(), size);
 }
 
 std::string window_label(const brook::Windowed<std::string>& key) {
@@ -190,17 +190,17 @@ std::string window_label(const brook::Windowed<std::string>& key) {
   return key.key + "@" + utc_day(key.window.start.value()) + text;
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const Options& options) {
   brook::StreamsBuilder builder;
   const auto trades = priced_trades(builder);
   day_stats(trades, kStoreName)
       .to_stream({.name = "stats-updates"})
-      .to(kOutputTopic, {.name = "write-stats"});
+      .to(kOutputTopic + options.output_suffix, {.name = "write-stats"});
   trades
       .filter([](const Key& key, const Trade& trade) { return key == trade.symbol; },
               {.name = "keyed-by-symbol"})
       .group_by_key()
-      .windowed_by(moving_average_windows())
+      .windowed_by(moving_average_windows(options.average_window))
       .aggregate([] { return PriceAverage{}; },
                  [](const std::string&, const Trade& trade, PriceAverage average) {
                    average.add(trade.price);
@@ -208,8 +208,9 @@ brook::Result<brook::Topology> build_topology() {
                  },
                  {.name = kMovingAverageStore})
       .to_stream({.name = "moving-average-updates"})
-      .to(kMovingAverageTopic,
-          {.key_serde = moving_average_key_serde(), .name = "write-moving-average"});
+      .to(kMovingAverageTopic + options.output_suffix,
+          {.key_serde = moving_average_key_serde(options.average_window),
+           .name = "write-moving-average"});
   return builder.build();
 }
 

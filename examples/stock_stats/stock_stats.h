@@ -4,11 +4,11 @@
 // "day-stats". Every update of a key's stats goes to the compacted topic stock-stats, whose
 // latest record per key is the day's statistics so far.
 //
-// Alongside, a moving average of each symbol's price over hopping windows: 1 hour long,
-// one starting every 10 minutes, with 1 hour of grace, in the RocksDB window store
-// "moving-average", every update to the compacted topic stock-moving-average (keyed by
-// Windowed<symbol>, brook::TimeWindowedSerde). It groups trades by their record key, which
-// must be the symbol (as the demo and json_to_avro write them): no repartition topic, so a
+// Alongside, a moving average of each symbol's price over hopping windows: 1 hour long (by
+// default, see Options), one starting every 10 minutes, with 1 hour of grace, in the RocksDB
+// window store "moving-average", every update to the compacted topic stock-moving-average
+// (keyed by Windowed<symbol>, brook::TimeWindowedSerde). It groups trades by their record key,
+// which must be the symbol (as the demo and json_to_avro write them): no repartition topic, so a
 // symbol's trades reach the windows in their partition's order and lateness is measured
 // within that partition only. Trades keyed otherwise are left out of it.
 //
@@ -32,7 +32,8 @@ inline constexpr const char* kOutputTopic = "stock-stats";
 inline constexpr const char* kStoreName = "day-stats";
 // The moving average covers this many trades of the day: the latest by timestamp.
 inline constexpr std::size_t kMovingAverageTrades = 5;
-// The moving average over hopping windows, and its window store.
+// The moving average over hopping windows (kAverageWindowSize unless Options say otherwise),
+// and its window store.
 inline constexpr const char* kMovingAverageTopic = "stock-moving-average";
 inline constexpr const char* kMovingAverageStore = "moving-average";
 inline constexpr std::chrono::milliseconds kAverageWindowSize = std::chrono::hours(1);
@@ -118,11 +119,12 @@ struct PriceAverage {
 void to_json(nlohmann::json& json, const PriceAverage& average);
 void from_json(const nlohmann::json& json, PriceAverage& average);
 
-// Hopping windows of kAverageWindowSize every kAverageAdvance, kAverageGrace of grace.
-brook::TimeWindows moving_average_windows();
-// The key serde of kMovingAverageTopic: the symbol and the window start; reads the end back
-// as start + kAverageWindowSize.
-brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde();
+// Hopping windows of `size` every kAverageAdvance, kAverageGrace of grace.
+brook::TimeWindows moving_average_windows(std::chrono::milliseconds size = kAverageWindowSize);
+// The key serde of the moving average's topic: the symbol and the window start; reads the end
+// back as start + `size`, the size of the windows the topic was written with.
+brook::SerdePtr<brook::Windowed<std::string>> moving_average_key_serde(
+    std::chrono::milliseconds size = kAverageWindowSize);
 // "ACME@2026-03-02T10:20Z": a symbol's window, by its start (UTC, to the minute).
 std::string window_label(const brook::Windowed<std::string>& key);
 
@@ -133,10 +135,20 @@ std::string window_label(const brook::Windowed<std::string>& key);
 brook::KTable<std::string, DayStats> day_stats(brook::StreamsBuilder& builder,
                                                const std::string& store);
 
-// day_stats() in kStoreName, every update written to kOutputTopic; and the PriceAverage per
-// symbol (the record key of the trades whose key is their symbol) in each of
-// moving_average_windows(), in the RocksDB window store kMovingAverageStore, every update
-// written to kMovingAverageTopic.
-brook::Result<brook::Topology> build_topology();
+// What may differ between two versions of stock_stats run side by side under two application
+// ids (docs/patterns/reprocessing.md). The defaults are stock_stats as it ships.
+struct Options {
+  // The size of the moving average's windows; at least kAverageAdvance.
+  std::chrono::milliseconds average_window = kAverageWindowSize;
+  // Appended to the names of both output topics.
+  std::string output_suffix;
+};
+
+// day_stats() in kStoreName, every update written to kOutputTopic + output_suffix; and the
+// PriceAverage per symbol (the record key of the trades whose key is their symbol) in each of
+// moving_average_windows(average_window), in the RocksDB window store kMovingAverageStore,
+// every update written to kMovingAverageTopic + output_suffix. An average_window shorter than
+// kAverageAdvance is an error.
+brook::Result<brook::Topology> build_topology(const Options& options = {});
 
 }  // namespace stock_stats

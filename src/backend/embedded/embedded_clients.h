@@ -123,6 +123,7 @@ class EmbeddedProducer final : public Producer {
   std::uint32_t round_robin_ = 0;
   TransactionEntry pending_;  // buffered records (and, in a transaction, offsets)
   std::size_t pending_records_ = 0;
+  std::size_t pending_bytes_ = 0;  // of their keys and values
   bool in_transaction_ = false;
 };
 

@@ -10,7 +10,10 @@
 namespace brook::internal {
 namespace {
 
+// A non-transactional producer appends its buffered records once they are this many, or hold
+// this many key and value bytes.
 constexpr std::size_t kAutoFlushRecords = 16384;
+constexpr std::size_t kAutoFlushBytes = std::size_t{4} << 20;
 
 Timestamp wall_clock() {
   return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -251,6 +254,7 @@ Result<EmbeddedProducer::TopicBuffers::iterator> EmbeddedProducer::buffer_of(
 void EmbeddedProducer::clear_pending() {
   pending_ = {};
   pending_records_ = 0;
+  pending_bytes_ = 0;
   for (auto& [topic, buffer] : topics_)
     std::fill(buffer.batches.begin(), buffer.batches.end(), nullptr);
 }
@@ -282,6 +286,8 @@ Status EmbeddedProducer::send(ProducerRecord record) {
   } else {
     partition = Partition(static_cast<std::int32_t>(round_robin_++ % topic.partitions));
   }
+  pending_bytes_ +=
+      (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
   auto*& batch = topic.batches[partition.value()];
   if (batch == nullptr) batch = &pending_.batches[{std::move(record.topic), partition}];
   batch->records.push_back({.offset = Offset(0),
@@ -289,7 +295,8 @@ Status EmbeddedProducer::send(ProducerRecord record) {
                             .key = std::move(record.key),
                             .value = std::move(record.value),
                             .headers = std::move(record.headers)});
-  if (++pending_records_ >= kAutoFlushRecords && !transactional()) return flush();
+  const bool full = ++pending_records_ >= kAutoFlushRecords || pending_bytes_ >= kAutoFlushBytes;
+  if (full && !transactional()) return flush();
   return {};
 }
 

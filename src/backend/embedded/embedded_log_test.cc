@@ -137,6 +137,25 @@ TEST_F(EmbeddedLogTest, ProducerPartitionsByMurmur2OfTheKey) {
   for (const auto& r : *records) EXPECT_EQ(r.partition, partition_for_key(*r.key, 4));
 }
 
+// A producer appends what it buffers once it holds 4 MiB of keys and values (or 16 384
+// records), without waiting for flush(): 1 KiB records land every 4 096, not every 16 384.
+TEST_F(EmbeddedLogTest, AProducerAppendsEvery4MiBOrEvery16384Records) {
+  create("big", 1);
+  create("small", 1);
+  auto p = producer();
+  const TopicPartition big{"big", Partition(0)}, small{"small", Partition(0)};
+  auto end = [&](const TopicPartition& tp) { return log_->admin().list_offset(tp, {})->value(); };
+  const std::string kib(1024, 'v');
+  for (int i = 0; i < 4095; ++i) ASSERT_TRUE(p->send({.topic = "big", .value = kib}).ok());
+  EXPECT_EQ(end(big), 0);
+  ASSERT_TRUE(p->send({.topic = "big", .value = kib}).ok());
+  EXPECT_EQ(end(big), 4096);
+  for (int i = 0; i < 16383; ++i) ASSERT_TRUE(p->send({.topic = "small", .value = "v"}).ok());
+  EXPECT_EQ(end(small), 0);
+  ASSERT_TRUE(p->send({.topic = "small", .value = "v"}).ok());
+  EXPECT_EQ(end(small), 16384);
+}
+
 TEST_F(EmbeddedLogTest, GroupMembersSplitPartitionsByNumberAndCommittedOffsetsSurvive) {
   create("a", 4);
   create("b", 4);

@@ -23,7 +23,10 @@ Writes one record per line of stdin to TOPIC. Lines end at '\n', which is not pa
 record. Keyed records go to the partition murmur2(KEY) picks (as the Java client), the others
 round-robin, unless a partition is given. At the end prints "produced N records to TOPIC" to
 stderr. A line that cannot be read stops the command: the lines before it are written, it and
-the lines after it are not, and the message says so (exit 1).
+the lines after it are not, and the message says so (exit 1). A write the log refuses (a full
+disk, say) stops it too: the message names the line, and says how many records the topic took
+of those sent before it (by how much its end offsets moved: the records of others writing to it
+at the same time count too).
 
 --format text (the default): a line is KEY<TAB>VALUE (split at the first separator) or just
 VALUE, which gets a null key; every other byte is kept as is (a '\r' too). An empty line is a
@@ -100,6 +103,18 @@ Timestamp now() {
                        .count());
 }
 
+// The sum of the end offsets of `topic`'s partitions.
+Result<std::int64_t> end_offsets(internal::LogBackend& log, const std::string& topic,
+                                 std::int32_t partitions) {
+  std::int64_t sum = 0;
+  for (std::int32_t p = 0; p < partitions; ++p) {
+    auto end = log.admin().list_offset({topic, Partition(p)}, {});
+    if (!end) return error(end.error());
+    sum += end->value();
+  }
+  return sum;
+}
+
 Status produce(internal::LogBackend& log, const ProduceInput& input) {
   // Unknown topic or partition: fail before reading any input.
   auto description = log.admin().describe_topic(input.topic);
@@ -111,24 +126,32 @@ Status produce(internal::LogBackend& log, const ProduceInput& input) {
   }
   auto producer = log.make_producer({.client_id = "brook-cli"});
   if (!producer) return producer.error();
+  const auto ends_before = end_offsets(log, input.topic, description->partitions);
+  if (!ends_before) return ends_before.error();
   std::int64_t count = 0;
   std::string line;
-  // Stops at line `count + 1`: what came before is written (flushed), it and the rest are not.
-  auto stop_at = [&](const Status& problem) {
-    const Status flushed = (*producer)->flush();
+  // Stops at line `count + 1`, which is not written, nor the rest. What came before is, unless
+  // a write failed (`problem` came from the log): then says how much of it the topic took.
+  auto stop_at = [&](const Status& problem, bool write_failed) {
+    std::string before = fmt::format("produced {} to {} (the lines before it),",
+                                     count_of(count, "record"), input.topic);
+    if (write_failed || !(*producer)->flush().ok()) {
+      auto ends = end_offsets(log, input.topic, description->partitions);
+      before = fmt::format("sent {} to {} (the lines before it), of which {} took {};",
+                           count_of(count, "record"), input.topic, input.topic,
+                           ends ? std::to_string(*ends - *ends_before) : "an unknown number");
+    }
     return Status(problem.code(),
-                  fmt::format("line {}: {}; {} {} to {} (the lines before it), line {} and the "
-                              "lines after it not written",
-                              count + 1, problem.message(), flushed.ok() ? "produced" : "sent",
-                              count_of(count, "record"), input.topic, count + 1));
+                  fmt::format("line {}: {}; {} line {} and the lines after it not written",
+                              count + 1, problem.message(), before, count + 1));
   };
   while (std::getline(std::cin, line)) {
     auto record = read_record(input, line, now());
-    if (!record) return stop_at(record.error());
-    if (auto s = (*producer)->send(std::move(*record)); !s.ok()) return stop_at(s);
+    if (!record) return stop_at(record.error(), false);
+    if (auto s = (*producer)->send(std::move(*record)); !s.ok()) return stop_at(s, true);
     ++count;
   }
-  if (std::cin.bad()) return stop_at(Status::io_error("cannot read stdin"));
+  if (std::cin.bad()) return stop_at(Status::io_error("cannot read stdin"), false);
   if (auto s = (*producer)->flush(); !s.ok()) {
     return Status(s.code(), fmt::format("{}: the {} sent to {} may be written in part", s.message(),
                                         count_of(count, "record"), input.topic));

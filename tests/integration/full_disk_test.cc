@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -132,15 +133,16 @@ class FullDiskTest : public EmbeddedFixture {
 
   ProcessResult run(const std::vector<std::string>& argv) { return run_process(argv, "", io_); }
 
-  // Runs `argv` with a tmpfs of `bytes` on mount_point_ that first holds a copy of `seed`'s
-  // files (if not empty); its files are copied to copy_ when `argv` ends.
+  // Runs `argv` (with `input` on stdin) with a tmpfs of `bytes` on mount_point_ that first
+  // holds a copy of `seed`'s files (if not empty); its files are copied to copy_ when `argv`
+  // ends.
   ProcessResult run_on_tmpfs(std::uintmax_t bytes, const std::filesystem::path& seed,
-                             const std::vector<std::string>& argv) {
+                             const std::vector<std::string>& argv, const std::string& input = "") {
     std::vector<std::string> command{
         "unshare", "--user", "--map-root-user",     "--mount",    "sh", "-c",
         kOnTmpfs,  "sh",     std::to_string(bytes), mount_point_, seed, copy_};
     command.insert(command.end(), argv.begin(), argv.end());
-    return run(command);
+    return run_process(command, input, io_);
   }
 
   static void expect_stopped_on_a_full_disk(const ProcessResult& run, std::string_view what) {
@@ -228,6 +230,44 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullDataDirAndLosesNothing) {
   expect_at_least_expected(fill_data_dir_then_continue("at_least_once"));
   expect_at_least_expected(latest_out());
 }
+
+#ifdef BROOK_CLI_PATH
+// `brook produce` onto a data dir that fills up stops at the line it could not write, saying how
+// many records it sent before it and how many of them the topic took: the log holds exactly
+// that prefix of the lines.
+TEST_F(FullDiskTest, ProduceStopsAtTheFirstLineItCouldNotWrite) {
+  const auto seed = work_.path() / "seed";
+  ASSERT_EQ(run({BROOK_CLI_PATH, "topics", "create", "t", "--partitions", "1", "--data-dir", seed})
+                .exit_code,
+            0);
+  std::string lines;
+  for (int i = 0; i < 40'000; ++i) lines += fmt::format("{:0100}\n", i);  // about 5.7 MB framed
+  const auto produced =
+      run_on_tmpfs(tmpfs_bytes(seed) + 3 * kMiB, seed,
+                   {BROOK_CLI_PATH, "produce", "t", "--data-dir", mount_point_}, lines);
+  expect_stopped_on_a_full_disk(produced, "");
+  std::smatch m;
+  const std::regex message(
+      R"(brook: \w+: line (\d+): .*No space left on device.*; sent (\d+) records to t \(the )"
+      R"(lines before it\), of which t took (\d+); line (\d+) and the lines after it not written)");
+  ASSERT_TRUE(std::regex_search(produced.err, m, message)) << produced.err;
+  const int line = std::stoi(m[1]);
+  const int sent = std::stoi(m[2]);
+  EXPECT_EQ(sent, line - 1);
+  EXPECT_EQ(std::stoi(m[4]), line);
+
+  const auto consumed = run({BROOK_CLI_PATH, "consume", "t", "--from-beginning", "--timeout-ms",
+                             "0", "--data-dir", copy_});
+  ASSERT_EQ(consumed.exit_code, 0) << consumed.err;
+  std::string prefix;
+  int written = 0;
+  while (prefix.size() < consumed.out.size()) prefix += fmt::format("{:0100}\n", written++);
+  EXPECT_EQ(consumed.out, prefix);  // lines 1..written, in order
+  EXPECT_GT(written, 0);
+  EXPECT_LE(written, sent);
+  EXPECT_EQ(std::stoi(m[3]), written);
+}
+#endif
 
 }  // namespace
 }  // namespace brook::testing

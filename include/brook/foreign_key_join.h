@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "brook/internal/coding.h"
 #include "brook/kstream.h"
 #include "brook/ktable.h"
 
@@ -48,15 +49,6 @@ inline std::uint64_t row_hash(std::string_view bytes) {
     hash *= 1099511628211ull;
   }
   return hash;
-}
-
-inline void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (56 - 8 * i)));
-}
-inline std::uint64_t get_u64(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[i]);
-  return v;
 }
 
 // The hash of `value` serialised by `serde`.
@@ -90,7 +82,7 @@ class SubscriptionSerde final : public Serde<Subscription<K>> {
     std::string out;
     out.push_back(0);
     out.push_back(static_cast<char>(s.instruction));
-    put_u64(out, s.hash);
+    append_big_endian(out, s.hash, 8);
     return out.append(*key);
   }
   Result<Subscription<K>> deserialize(std::string_view bytes) const override {
@@ -100,8 +92,8 @@ class SubscriptionSerde final : public Serde<Subscription<K>> {
     }
     auto key = key_->deserialize(bytes.substr(10));
     if (!key) return error(std::move(key.error()));
-    return Subscription<K>{static_cast<SubscriptionInstruction>(bytes[1]), get_u64(bytes.substr(2)),
-                           std::move(*key)};
+    return Subscription<K>{static_cast<SubscriptionInstruction>(bytes[1]),
+                           read_big_endian(bytes.substr(2, 8)), std::move(*key)};
   }
 
  private:
@@ -125,7 +117,7 @@ class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
   Result<std::string> serialize(const SubscriptionResponse<VO>& r) const override {
     std::string out;
     out.push_back(0);
-    put_u64(out, r.hash);
+    append_big_endian(out, r.hash, 8);
     out.push_back(r.value ? 1 : 0);
     if (r.value) {
       auto value = value_->serialize(*r.value);
@@ -139,7 +131,7 @@ class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
       return error(Status::corruption("subscription response: malformed header in " +
                                       std::to_string(bytes.size()) + " bytes"));
     }
-    SubscriptionResponse<VO> r{get_u64(bytes.substr(1)), std::nullopt};
+    SubscriptionResponse<VO> r{read_big_endian(bytes.substr(1, 8)), std::nullopt};
     if (bytes[9] == 1) {
       auto value = value_->deserialize(bytes.substr(10));
       if (!value) return error(std::move(value.error()));
@@ -172,8 +164,7 @@ class CombinedKeySerde final : public Serde<CombinedKey<KO, K>> {
     auto fk = foreign_->serialize(foreign_key);
     if (!fk) return fk;
     std::string out(4, '\0');
-    const auto n = static_cast<std::uint32_t>(fk->size());
-    for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(n >> (24 - 8 * i));
+    internal::put_big_endian(out.data(), static_cast<std::uint32_t>(fk->size()));
     return out.append(*fk);
   }
   Result<std::string> serialize(const CombinedKey<KO, K>& key) const override {
@@ -184,10 +175,8 @@ class CombinedKeySerde final : public Serde<CombinedKey<KO, K>> {
     return out->append(*pk);
   }
   Result<CombinedKey<KO, K>> deserialize(std::string_view bytes) const override {
-    std::uint32_t n = 0;
-    if (bytes.size() >= 4) {
-      for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
-    }
+    const std::uint32_t n =
+        bytes.size() >= 4 ? internal::get_big_endian<std::uint32_t>(bytes.data()) : 0;
     if (bytes.size() < 4 || n > bytes.size() - 4) {
       return error(Status::corruption("combined key: malformed length in " +
                                       std::to_string(bytes.size()) + " bytes"));

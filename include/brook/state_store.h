@@ -11,13 +11,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "brook/internal/bytes_store.h"
+#include "brook/internal/coding.h"
 #include "brook/record.h"
 #include "brook/serde.h"
 
@@ -122,8 +122,7 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
     auto value = inner_->serialize(v.value);
     if (!value) return value;
     std::string out(8, '\0');
-    const auto ts = static_cast<std::uint64_t>(v.timestamp.value());
-    for (int i = 0; i < 8; ++i) out[i] = static_cast<char>(ts >> (56 - 8 * i));
+    internal::put_big_endian(out.data(), v.timestamp.value());
     return out.append(*value);
   }
   Result<ValueAndTimestamp<V>> deserialize(std::string_view bytes) const override {
@@ -131,11 +130,10 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
       return error(Status::corruption("timestamped " + std::string(name()) + " value of " +
                                       std::to_string(bytes.size()) + " bytes, needs at least 8"));
     }
-    std::uint64_t ts = 0;
-    for (int i = 0; i < 8; ++i) ts = (ts << 8) | static_cast<unsigned char>(bytes[i]);
+    const auto ts = internal::get_big_endian<std::int64_t>(bytes.data());
     auto value = inner_->deserialize(bytes.substr(8));
     if (!value) return error(std::move(value.error()));
-    return ValueAndTimestamp<V>{std::move(*value), Timestamp(static_cast<std::int64_t>(ts))};
+    return ValueAndTimestamp<V>{std::move(*value), Timestamp(ts)};
   }
 
  private:

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "brook/internal/coding.h"
 #include "brook/serde.h"
 #include "brook/windowed.h"
 
@@ -28,13 +29,10 @@ namespace brook {
 
 namespace internal {
 inline void append_timestamp(std::string& out, Timestamp t) {
-  const auto v = static_cast<std::uint64_t>(t.value());
-  for (int i = 7; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
 }
 inline Timestamp parse_timestamp(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (char c : bytes.substr(0, 8)) v = (v << 8) | static_cast<unsigned char>(c);
-  return Timestamp(static_cast<std::int64_t>(v));
+  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
 }
 }  // namespace internal
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 namespace {
 
@@ -14,11 +16,7 @@ class Reader {
   template <class Int>
   Int integer() {
     if (!take(sizeof(Int))) return 0;
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < sizeof(Int); ++i) {
-      value = (value << 8) | static_cast<unsigned char>(bytes_[at_ - sizeof(Int) + i]);
-    }
-    return static_cast<Int>(value);
+    return get_big_endian<Int>(bytes_.data() + at_ - sizeof(Int));
   }
   char byte() { return static_cast<char>(integer<std::uint8_t>()); }
   std::string string() {

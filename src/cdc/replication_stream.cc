@@ -6,21 +6,13 @@
 
 #include <charconv>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 namespace {
 
 // Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 constexpr std::int64_t kPostgresEpochUs = 946'684'800'000'000;
-
-std::uint64_t read_u64(const char* bytes) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < 8; ++i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
-  return value;
-}
-
-void write_u64(char* bytes, std::uint64_t value) {
-  for (int i = 7; i >= 0; --i, value >>= 8) bytes[i] = static_cast<char>(value & 0xff);
-}
 
 std::int64_t now_postgres_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -93,11 +85,12 @@ Result<std::optional<WalMessage>> ReplicationStream::next(std::chrono::milliseco
     if (length > 0) {
       const std::string_view message(raw, static_cast<std::size_t>(length));
       if (message[0] == 'w' && message.size() >= 25) {
-        return WalMessage(WalChange{.lsn = read_u64(raw + 1), .payload = message.substr(25)});
+        return WalMessage(WalChange{.lsn = get_big_endian<std::uint64_t>(raw + 1),
+                                    .payload = message.substr(25)});
       }
       if (message[0] == 'k' && message.size() >= 18) {
-        return WalMessage(
-            WalKeepalive{.wal_end = read_u64(raw + 1), .reply_requested = raw[17] != 0});
+        return WalMessage(WalKeepalive{.wal_end = get_big_endian<std::uint64_t>(raw + 1),
+                                       .reply_requested = raw[17] != 0});
       }
       return error(Status::corruption(fmt::format(
           "postgres: a replication message of type '{}' and {} bytes that cannot be read",
@@ -119,10 +112,10 @@ Status ReplicationStream::confirm(Lsn flushed) {
   // 'r', written, flushed, applied, the client's clock, reply requested.
   char update[34];
   update[0] = 'r';
-  write_u64(update + 1, flushed);
-  write_u64(update + 9, flushed);
-  write_u64(update + 17, flushed);
-  write_u64(update + 25, static_cast<std::uint64_t>(now_postgres_us()));
+  put_big_endian(update + 1, flushed);
+  put_big_endian(update + 9, flushed);
+  put_big_endian(update + 17, flushed);
+  put_big_endian(update + 25, now_postgres_us());
   update[33] = 0;
   pg_conn* conn = connection_.raw();
   if (PQputCopyData(conn, update, sizeof update) != 1 || PQflush(conn) != 0) {

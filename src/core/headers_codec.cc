@@ -2,19 +2,17 @@
 
 #include <cstdint>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 namespace {
 
-void put_u32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8)
-    out.push_back(static_cast<char>((v >> shift) & 0xff));
-}
+void put_u32(std::string& out, std::uint32_t v) { append_big_endian(out, v, 4); }
 
 // Reads a big-endian u32 from the front of `in`; false if fewer than 4 bytes are left.
 bool take_u32(std::string_view& in, std::uint32_t& v) {
   if (in.size() < 4) return false;
-  v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(in[i]);
+  v = get_big_endian<std::uint32_t>(in.data());
   in.remove_prefix(4);
   return true;
 }

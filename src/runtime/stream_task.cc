@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "brook/internal/coding.h"
 #include "core/base64.h"
 #include "core/log.h"
 
@@ -58,9 +59,7 @@ std::string encode_partition_time(Timestamp partition_time) {
   const std::int64_t time =
       partition_time == Timestamp::min() ? kUnknownPartitionTime : partition_time.value();
   std::string bytes(1, kPartitionTimeVersion);
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    bytes += static_cast<char>(static_cast<std::uint64_t>(time) >> shift);
-  }
+  append_big_endian(bytes, static_cast<std::uint64_t>(time), 8);
   return base64_encode(bytes);
 }
 
@@ -76,9 +75,7 @@ Result<std::optional<Timestamp>> decode_partition_time(std::string_view metadata
     return error(Status::invalid_argument(
         fmt::format("unknown version {} (1 and 2 are known)", int{(*bytes)[0]})));
   }
-  std::uint64_t time = 0;
-  for (std::size_t i = 1; i < 9; ++i) time = time << 8 | static_cast<unsigned char>((*bytes)[i]);
-  const auto value = static_cast<std::int64_t>(time);
+  const auto value = get_big_endian<std::int64_t>(bytes->data() + 1);
   if (value < 0) return std::optional<Timestamp>();  // unknown when committed
   return std::optional<Timestamp>(Timestamp(value));
 }

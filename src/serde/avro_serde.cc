@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "brook/internal/coding.h"
+
 namespace brook {
 namespace {
 
@@ -952,10 +954,9 @@ Result<std::string> AvroSerde::serialize(const nlohmann::json& value) const {
   const std::size_t header = impl_->options.confluent_schema_id ? kConfluentHeaderSize : 0;
   std::string out(header + size, '\0');
   if (header != 0) {
-    auto id = static_cast<std::uint32_t>(*impl_->options.confluent_schema_id);
-    if constexpr (std::endian::native == std::endian::little) id = std::byteswap(id);
     out[0] = '\0';
-    std::memcpy(out.data() + 1, &id, sizeof(id));
+    internal::put_big_endian(out.data() + 1,
+                             static_cast<std::uint32_t>(*impl_->options.confluent_schema_id));
   }
   avro_writer_t writer = (*scratch)->writer;
   avro_writer_memory_set_dest(writer, out.data() + header, static_cast<std::int64_t>(size));
@@ -982,10 +983,7 @@ Result<nlohmann::json> AvroSerde::deserialize(std::string_view bytes) const {
       return error(Status::corruption("avro serde: expected Confluent magic byte 0, got " +
                                       std::to_string(static_cast<std::uint8_t>(bytes[0]))));
     }
-    std::uint32_t raw;
-    std::memcpy(&raw, bytes.data() + 1, sizeof(raw));
-    if constexpr (std::endian::native == std::endian::little) raw = std::byteswap(raw);
-    const auto id = static_cast<std::int32_t>(raw);
+    const auto id = internal::get_big_endian<std::int32_t>(bytes.data() + 1);
     if (id != *impl_->options.confluent_schema_id) {
       return error(Status::corruption("avro serde: expected Confluent schema id " +
                                       std::to_string(*impl_->options.confluent_schema_id) +

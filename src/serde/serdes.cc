@@ -1,6 +1,6 @@
 #include <bit>
-#include <cstring>
 
+#include "brook/internal/coding.h"
 #include "brook/serde.h"
 
 namespace brook {
@@ -8,9 +8,8 @@ namespace {
 
 template <class U>
 std::string to_big_endian(U v) {
-  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
   std::string out(sizeof(U), '\0');
-  std::memcpy(out.data(), &v, sizeof(U));
+  internal::put_big_endian(out.data(), v);
   return out;
 }
 
@@ -22,10 +21,7 @@ Result<T> from_big_endian(std::string_view b, std::string_view serde) {
                                     std::to_string(sizeof(U)) + " bytes, got " +
                                     std::to_string(b.size())));
   }
-  U v;
-  std::memcpy(&v, b.data(), sizeof(U));
-  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
-  return std::bit_cast<T>(v);
+  return std::bit_cast<T>(internal::get_big_endian<U>(b.data()));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "brook/internal/coding.h"
 #include "brook/serde.h"
 
 namespace brook::internal {
@@ -39,15 +40,13 @@ class ChangeSerde final : public Serde<Change<V>> {
     }
     std::string out(5, '\0');
     out[0] = static_cast<char>((change.new_value ? 1 : 0) | (change.old_value ? 2 : 0));
-    const auto n = static_cast<std::uint32_t>(new_bytes.size());
-    for (int i = 0; i < 4; ++i) out[1 + i] = static_cast<char>(n >> (24 - 8 * i));
+    put_big_endian(out.data() + 1, static_cast<std::uint32_t>(new_bytes.size()));
     return out.append(new_bytes).append(old_bytes);
   }
 
   Result<Change<V>> deserialize(std::string_view bytes) const override {
     if (bytes.size() < 5 || static_cast<unsigned char>(bytes[0]) > 3) return malformed(bytes);
-    std::uint32_t n = 0;
-    for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<unsigned char>(bytes[1 + i]);
+    const auto n = get_big_endian<std::uint32_t>(bytes.data() + 1);
     if (n > bytes.size() - 5) return malformed(bytes);
     Change<V> change;
     if (bytes[0] & 1) {

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "brook/internal/bytes_store.h"
+#include "brook/internal/coding.h"
 #include "brook/types.h"
 #include "brook/windowed.h"
 
@@ -28,16 +29,6 @@ inline constexpr std::uint32_t kMaxSequence = std::numeric_limits<std::uint32_t>
 // The largest timestamp a key encodes (open upper bounds of scans).
 inline constexpr Timestamp kMaxKeyTime{std::numeric_limits<std::int64_t>::max()};
 
-// Appends `v` as `bytes` big-endian bytes.
-inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-// The big-endian integer in `bytes` (at most 8 of them).
-inline std::uint64_t read_big_endian(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
-  return v;
-}
 // A timestamp as a key encodes it: negative ones (invalid) as 0.
 inline std::uint64_t key_time(Timestamp t) {
   return t.value() < 0 ? 0 : static_cast<std::uint64_t>(t.value());

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "backend/embedded/crc32c.h"
-#include "core/coding.h"
+#include "brook/internal/coding.h"
 
 namespace brook::internal {
 namespace {
@@ -22,7 +22,7 @@ class Reader {
   std::size_t remaining() const { return bytes_.size() - position_; }
   template <class T>
   T take() {  // callers check has(sizeof(T)) first
-    const T v = get_le<T>(bytes_.data() + position_);
+    const T v = get_little_endian<T>(bytes_.data() + position_);
     position_ += sizeof(T);
     return v;
   }
@@ -56,35 +56,37 @@ void encode_record(const StoredRecord& record, std::int64_t offset, std::size_t 
   char* const frame = out.extend(size);
   char* const body = frame + kFrameHeaderBytes;
   char* p = body;
-  p = put_le<std::uint8_t>(p, kRecordFormatVersion);
-  p = put_le<std::uint8_t>(p, static_cast<std::uint8_t>((record.key ? 0 : kNullKeyBit) |
-                                                        (record.value ? 0 : kNullValueBit)));
-  p = put_le<std::int64_t>(p, offset);
-  p = put_le<std::int64_t>(p, record.timestamp.value());
+  p = put_little_endian<std::uint8_t>(p, kRecordFormatVersion);
+  p = put_little_endian<std::uint8_t>(
+      p, static_cast<std::uint8_t>((record.key ? 0 : kNullKeyBit) |
+                                   (record.value ? 0 : kNullValueBit)));
+  p = put_little_endian<std::int64_t>(p, offset);
+  p = put_little_endian<std::int64_t>(p, record.timestamp.value());
   const std::string_view key = record.key ? std::string_view(*record.key) : std::string_view();
-  p = put_le<std::uint32_t>(p, static_cast<std::uint32_t>(key.size()));
+  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(key.size()));
   p = put_bytes(p, key);
   const std::string_view value =
       record.value ? std::string_view(*record.value) : std::string_view();
-  p = put_le<std::uint32_t>(p, static_cast<std::uint32_t>(value.size()));
+  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(value.size()));
   p = put_bytes(p, value);
-  p = put_le<std::uint32_t>(p, static_cast<std::uint32_t>(record.headers.size()));
+  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(record.headers.size()));
   for (const Header& h : record.headers) {
-    p = put_le<std::uint32_t>(p, static_cast<std::uint32_t>(h.key.size()));
+    p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(h.key.size()));
     p = put_bytes(p, h.key);
-    p = put_le<std::int32_t>(p, h.value ? static_cast<std::int32_t>(h.value->size()) : -1);
+    p = put_little_endian<std::int32_t>(p,
+                                        h.value ? static_cast<std::int32_t>(h.value->size()) : -1);
     if (h.value) p = put_bytes(p, *h.value);
   }
   const auto body_bytes = static_cast<std::uint32_t>(p - body);
-  char* h = put_le<std::uint32_t>(frame, body_bytes);
-  h = put_le<std::uint32_t>(h, mask_crc(crc32c(body, body_bytes)));
-  put_le<std::uint32_t>(h, mask_crc(crc32c(frame, 8)));
+  char* h = put_little_endian<std::uint32_t>(frame, body_bytes);
+  h = put_little_endian<std::uint32_t>(h, mask_crc(crc32c(body, body_bytes)));
+  put_little_endian<std::uint32_t>(h, mask_crc(crc32c(frame, 8)));
 }
 
 std::optional<FrameHeader> decode_frame_header(const char* p) {
-  if (unmask_crc(get_le<std::uint32_t>(p + 8)) != crc32c(p, 8)) return std::nullopt;
-  return FrameHeader{.body_bytes = get_le<std::uint32_t>(p),
-                     .body_crc = unmask_crc(get_le<std::uint32_t>(p + 4))};
+  if (unmask_crc(get_little_endian<std::uint32_t>(p + 8)) != crc32c(p, 8)) return std::nullopt;
+  return FrameHeader{.body_bytes = get_little_endian<std::uint32_t>(p),
+                     .body_crc = unmask_crc(get_little_endian<std::uint32_t>(p + 4))};
 }
 
 bool body_crc_matches(const FrameHeader& header, const char* body) {

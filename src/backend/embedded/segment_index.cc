@@ -7,7 +7,7 @@
 
 #include "backend/embedded/crc32c.h"
 #include "backend/embedded/file_io.h"
-#include "core/coding.h"
+#include "brook/internal/coding.h"
 
 namespace brook::internal {
 namespace {
@@ -30,17 +30,18 @@ Status write_segment_index(const std::filesystem::path& path, std::int64_t base_
   std::string bytes(kHeaderBytes + layout.index.size() * kEntryBytes + kCrcBytes, '\0');
   char* p = bytes.data();
   p = std::copy(kMagic.begin(), kMagic.end(), p);
-  p = put_le<std::uint32_t>(p, kVersion);
+  p = put_little_endian<std::uint32_t>(p, kVersion);
   for (std::int64_t field :
        {base_offset, layout.size, layout.next_offset, layout.max_timestamp, layout.record_count}) {
-    p = put_le<std::int64_t>(p, field);
+    p = put_little_endian<std::int64_t>(p, field);
   }
-  p = put_le<std::uint32_t>(p, static_cast<std::uint32_t>(layout.index.size()));
+  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(layout.index.size()));
   for (const IndexEntry& entry : layout.index) {
-    p = put_le<std::int64_t>(p, entry.offset);
-    p = put_le<std::int64_t>(p, entry.position);
+    p = put_little_endian<std::int64_t>(p, entry.offset);
+    p = put_little_endian<std::int64_t>(p, entry.position);
   }
-  put_le<std::uint32_t>(p, crc32c(bytes.data(), static_cast<std::size_t>(p - bytes.data())));
+  put_little_endian<std::uint32_t>(
+      p, crc32c(bytes.data(), static_cast<std::size_t>(p - bytes.data())));
   return replace_file(path, bytes);
 }
 
@@ -56,17 +57,17 @@ Result<SegmentLayout> read_segment_index(const std::filesystem::path& path,
   const std::string& bytes = *contents;
   if (bytes.size() < kHeaderBytes + kCrcBytes) return error(damaged(path, "too short"));
   const std::size_t body = bytes.size() - kCrcBytes;
-  if (get_le<std::uint32_t>(bytes.data() + body) != crc32c(bytes.data(), body)) {
+  if (get_little_endian<std::uint32_t>(bytes.data() + body) != crc32c(bytes.data(), body)) {
     return error(damaged(path, "checksum mismatch"));
   }
   const char* p = bytes.data();
   if (std::string_view(p, kMagic.size()) != kMagic ||
-      get_le<std::uint32_t>(p + kMagic.size()) != kVersion) {
+      get_little_endian<std::uint32_t>(p + kMagic.size()) != kVersion) {
     return error(damaged(path, "not a version 1 segment index"));
   }
   p += kMagic.size() + 4;
   auto take = [&p] {
-    const auto v = get_le<std::int64_t>(p);
+    const auto v = get_little_endian<std::int64_t>(p);
     p += 8;
     return v;
   };
@@ -76,7 +77,7 @@ Result<SegmentLayout> read_segment_index(const std::filesystem::path& path,
   layout.next_offset = take();
   layout.max_timestamp = take();
   layout.record_count = take();
-  const std::uint32_t entries = get_le<std::uint32_t>(p);
+  const std::uint32_t entries = get_little_endian<std::uint32_t>(p);
   p += 4;
   if (base != base_offset) return error(damaged(path, "written for another base offset"));
   if (layout.size != segment_bytes) {

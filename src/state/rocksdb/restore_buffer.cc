@@ -4,6 +4,8 @@
 #include <cstring>
 #include <functional>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 namespace {
 
@@ -14,12 +16,9 @@ constexpr std::size_t kSortEntryBytes = 24;  // what loading's sort takes per ke
 // The first 16 bytes of `key`, zero-padded, as two big-endian numbers: compared as numbers they
 // order keys as memcmp does, except for keys equal in those bytes.
 std::pair<std::uint64_t, std::uint64_t> prefix_of(std::string_view key) {
-  unsigned char bytes[16] = {};
+  char bytes[16] = {};
   std::memcpy(bytes, key.data(), std::min<std::size_t>(key.size(), sizeof bytes));
-  std::uint64_t high = 0, low = 0;
-  for (int i = 0; i < 8; ++i) high = (high << 8) | bytes[i];
-  for (int i = 8; i < 16; ++i) low = (low << 8) | bytes[i];
-  return {high, low};
+  return {get_big_endian<std::uint64_t>(bytes), get_big_endian<std::uint64_t>(bytes + 8)};
 }
 
 }  // namespace

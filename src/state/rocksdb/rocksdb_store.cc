@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "brook/internal/coding.h"
 #include "core/log.h"
 #include "state/rocksdb/info_log.h"
 #include "state/rocksdb/pending_writes.h"
@@ -72,23 +73,18 @@ std::string_view view(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
 
 std::array<char, 8> encode_offset(Offset offset) {
   std::array<char, 8> bytes;
-  auto v = static_cast<std::uint64_t>(offset.value());
-  for (int i = 7; i >= 0; --i, v >>= 8) bytes[i] = static_cast<char>(v & 0xff);
+  put_big_endian(bytes.data(), offset.value());
   return bytes;
 }
 
 std::string position_key(std::int32_t partition) {
   std::string key(kPositionPrefix);
-  auto v = static_cast<std::uint32_t>(partition);
-  for (int shift = 24; shift >= 0; shift -= 8)
-    key.push_back(static_cast<char>((v >> shift) & 0xff));
+  append_big_endian(key, static_cast<std::uint32_t>(partition), 4);
   return key;
 }
 
 Offset decode_offset(std::string_view bytes) {
-  std::uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
-  return Offset(static_cast<std::int64_t>(v));
+  return Offset(static_cast<std::int64_t>(read_big_endian(bytes)));
 }
 
 Status failure(const rocksdb::Status& s, std::string_view name, std::string_view dir,

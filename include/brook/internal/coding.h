@@ -1,0 +1,58 @@
+// Fixed-width integers as raw bytes, the one place Brook encodes and decodes them. Big-endian
+// (network order) where the bytes are Kafka's or sort as numbers: Kafka's integer serializers,
+// window and session keys, store and subscription formats, PostgreSQL's protocol.
+// Little-endian in the embedded log's own files. Not for users.
+#pragma once
+
+#include <bit>
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace brook::internal {
+
+// Writes `v` at `p` big-endian; returns the byte after it.
+template <std::integral T>
+char* put_big_endian(char* p, T v) {
+  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+  std::memcpy(p, &v, sizeof v);
+  return p + sizeof v;
+}
+// The big-endian T at `p` (sizeof(T) bytes).
+template <std::integral T>
+T get_big_endian(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+  return v;
+}
+// Appends `v` as `bytes` big-endian bytes (its low ones).
+inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+// The big-endian integer in `bytes` (at most 8 of them).
+inline std::uint64_t read_big_endian(std::string_view bytes) {
+  std::uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
+  return v;
+}
+
+// Writes `v` at `p` little-endian; returns the byte after it.
+template <std::integral T>
+char* put_little_endian(char* p, T v) {
+  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
+  std::memcpy(p, &v, sizeof v);
+  return p + sizeof v;
+}
+// The little-endian T at `p` (sizeof(T) bytes).
+template <std::integral T>
+T get_little_endian(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
+  return v;
+}
+
+}  // namespace brook::internal

@@ -13,21 +13,39 @@
 
 namespace brook::internal {
 
-// Writes `v` at `p` big-endian; returns the byte after it.
-template <std::integral T>
-char* put_big_endian(char* p, T v) {
-  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+// Writes `v` at `p` in byte order `Order`; returns the byte after it.
+template <std::endian Order, std::integral T>
+char* put_in_order(char* p, T v) {
+  if constexpr (std::endian::native != Order) v = std::byteswap(v);
   std::memcpy(p, &v, sizeof v);
   return p + sizeof v;
 }
-// The big-endian T at `p` (sizeof(T) bytes).
-template <std::integral T>
-T get_big_endian(const char* p) {
+// The T at `p` (sizeof(T) bytes) in byte order `Order`.
+template <std::endian Order, std::integral T>
+T get_in_order(const char* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = std::byteswap(v);
+  if constexpr (std::endian::native != Order) v = std::byteswap(v);
   return v;
 }
+
+template <std::integral T>
+char* put_big_endian(char* p, T v) {
+  return put_in_order<std::endian::big>(p, v);
+}
+template <std::integral T>
+T get_big_endian(const char* p) {
+  return get_in_order<std::endian::big, T>(p);
+}
+template <std::integral T>
+char* put_little_endian(char* p, T v) {
+  return put_in_order<std::endian::little>(p, v);
+}
+template <std::integral T>
+T get_little_endian(const char* p) {
+  return get_in_order<std::endian::little, T>(p);
+}
+
 // Appends `v` as `bytes` big-endian bytes (its low ones).
 inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -36,22 +54,6 @@ inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
 inline std::uint64_t read_big_endian(std::string_view bytes) {
   std::uint64_t v = 0;
   for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
-  return v;
-}
-
-// Writes `v` at `p` little-endian; returns the byte after it.
-template <std::integral T>
-char* put_little_endian(char* p, T v) {
-  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
-  std::memcpy(p, &v, sizeof v);
-  return p + sizeof v;
-}
-// The little-endian T at `p` (sizeof(T) bytes).
-template <std::integral T>
-T get_little_endian(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = std::byteswap(v);
   return v;
 }
 

@@ -21,6 +21,13 @@ constexpr std::string_view kSwapSuffix = ".swap";
 constexpr std::string_view kIndexSuffix = ".index";
 constexpr std::size_t kOpenScanChunkBytes = std::size_t{1} << 20;
 
+// `offset` in kOffsetDigits digits, zero-padded, then `suffix`.
+std::string offset_name(std::int64_t offset, std::string_view suffix) {
+  char digits[kOffsetDigits + 1];
+  std::snprintf(digits, sizeof digits, "%020lld", static_cast<long long>(offset));
+  return std::string(digits).append(suffix);
+}
+
 Status corrupt_at(const std::filesystem::path& path, std::int64_t position,
                   std::string_view reason) {
   return Status::corruption("corrupt record in " + path.string() + " at byte " +
@@ -116,10 +123,7 @@ Segment::Segment(std::filesystem::path path, std::int64_t base_offset, UniqueFd 
       layout_(std::move(layout)) {}
 
 std::string Segment::file_name(std::int64_t base_offset) {
-  char name[32];
-  std::snprintf(name, sizeof name, "%020lld%s", static_cast<long long>(base_offset),
-                kSegmentSuffix.data());
-  return name;
+  return offset_name(base_offset, kSegmentSuffix);
 }
 
 std::optional<std::int64_t> Segment::parse_file_name(std::string_view name) {
@@ -134,10 +138,7 @@ std::optional<std::int64_t> Segment::parse_file_name(std::string_view name) {
 }
 
 std::string Segment::index_file_name(std::int64_t base_offset) {
-  char name[32];
-  std::snprintf(name, sizeof name, "%020lld%s", static_cast<long long>(base_offset),
-                kIndexSuffix.data());
-  return name;
+  return offset_name(base_offset, kIndexSuffix);
 }
 
 std::filesystem::path Segment::index_path() const {
@@ -152,10 +153,7 @@ void Segment::write_index() const {
 }
 
 std::string Segment::swap_file_name(std::int64_t base_offset, std::int64_t end_offset) {
-  char end[32];
-  std::snprintf(end, sizeof end, ".%020lld%s", static_cast<long long>(end_offset),
-                kSwapSuffix.data());
-  return file_name(base_offset) + end;
+  return file_name(base_offset) + "." + offset_name(end_offset, kSwapSuffix);
 }
 
 std::optional<std::pair<std::int64_t, std::int64_t>> Segment::parse_swap_file_name(

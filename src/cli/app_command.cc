@@ -16,6 +16,7 @@
 #include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/group_lag.h"
+#include "cli/topic_reader.h"
 
 namespace brook::cli {
 namespace {
@@ -352,15 +353,10 @@ Status describe(LogBackend& log, const DescribeOptions& options) {
   for (const auto& topic : internal_topics) {
     auto description = log.admin().describe_topic(topic);
     if (!description) return description.error();
+    auto ranges = partition_ranges(log, topic, description->partitions);
+    if (!ranges) return ranges.error();
     std::int64_t records = 0;
-    for (std::int32_t p = 0; p < description->partitions; ++p) {
-      const TopicPartition tp{topic, Partition(p)};
-      auto start = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
-      if (!start) return start.error();
-      auto end = log.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kLatest});
-      if (!end) return end.error();
-      records += end->value() - start->value();
-    }
+    for (const auto& range : *ranges) records += range.end.value() - range.start.value();
     fmt::print("\t{}\tPartitions: {}\tRecords: {}\n", topic, description->partitions, records);
   }
   fmt::print("Stores:{}\n", stores.empty() ? " none" : "");

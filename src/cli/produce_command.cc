@@ -11,6 +11,7 @@
 #include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/produce_input.h"
+#include "cli/topic_reader.h"
 
 namespace brook::cli {
 namespace {
@@ -106,12 +107,10 @@ Timestamp now() {
 // The sum of the end offsets of `topic`'s partitions.
 Result<std::int64_t> end_offsets(internal::LogBackend& log, const std::string& topic,
                                  std::int32_t partitions) {
+  auto ranges = partition_ranges(log, topic, partitions);
+  if (!ranges) return error(ranges.error());
   std::int64_t sum = 0;
-  for (std::int32_t p = 0; p < partitions; ++p) {
-    auto end = log.admin().list_offset({topic, Partition(p)}, {});
-    if (!end) return error(end.error());
-    sum += end->value();
-  }
+  for (const auto& range : *ranges) sum += range.end.value();
   return sum;
 }
 

@@ -8,6 +8,21 @@ namespace brook::cli {
 
 using internal::TopicPartition;
 
+Result<std::vector<PartitionRange>> partition_ranges(internal::LogBackend& log,
+                                                     const std::string& topic,
+                                                     std::int32_t partitions) {
+  std::vector<PartitionRange> ranges;
+  for (std::int32_t p = 0; p < partitions; ++p) {
+    const TopicPartition tp{topic, Partition(p)};
+    auto start = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
+    if (!start) return error(start.error());
+    auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
+    if (!end) return error(end.error());
+    ranges.push_back({.start = *start, .end = *end});
+  }
+  return ranges;
+}
+
 Result<bool> TopicReader::reached_end() const {
   for (const auto& [tp, last] : end) {
     auto position = consumer->position(tp);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/log_backend.h"
 
@@ -20,6 +21,17 @@ struct TopicReader {
   // fetch may still be on its way); the position does, once past the end's transaction markers.
   Result<bool> reached_end() const;
 };
+
+// The first stored offset and the end (the last stable offset) of a partition.
+struct PartitionRange {
+  Offset start;
+  Offset end;
+};
+
+// The range of each of the `partitions` partitions of `topic`, by partition number.
+Result<std::vector<PartitionRange>> partition_ranges(internal::LogBackend& log,
+                                                     const std::string& topic,
+                                                     std::int32_t partitions);
 
 // A reader of `topic` (only `partition` if given: kInvalidArgument if the topic has no such
 // partition), read_committed. With a `group`, each partition starts at the group's committed

@@ -10,6 +10,7 @@
 #include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/topic_diff.h"
+#include "cli/topic_reader.h"
 
 namespace brook::cli {
 namespace {
@@ -121,13 +122,11 @@ Status describe(LogBackend& log, const std::string& name) {
   }
   fmt::print("Topic: {}\tPartitions: {}\tConfigs: {}\n", name, description->partitions,
              configs.empty() ? "(defaults)" : fmt::format("{}", fmt::join(configs, " ")));
-  for (std::int32_t p = 0; p < description->partitions; ++p) {
-    const internal::TopicPartition tp{name, Partition(p)};
-    auto start = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kEarliest});
-    if (!start) return start.error();
-    auto end = log.admin().list_offset(tp, {.kind = internal::OffsetSpec::Kind::kLatest});
-    if (!end) return end.error();
-    fmt::print("\tPartition: {}\tStart: {}\tEnd: {}\n", p, start->value(), end->value());
+  auto ranges = partition_ranges(log, name, description->partitions);
+  if (!ranges) return ranges.error();
+  for (std::size_t p = 0; p < ranges->size(); ++p) {
+    fmt::print("\tPartition: {}\tStart: {}\tEnd: {}\n", p, (*ranges)[p].start.value(),
+               (*ranges)[p].end.value());
   }
   return {};
 }

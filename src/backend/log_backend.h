@@ -12,18 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "backend/record_batch.h"        // IWYU pragma: export
 #include "brook/internal/partitioner.h"  // IWYU pragma: export
 #include "brook/record.h"
 #include "brook/status.h"
 
 namespace brook::internal {
-
-struct TopicPartition {
-  std::string topic;
-  Partition partition;
-  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
-  std::string to_string() const { return topic + "-" + std::to_string(partition.value()); }
-};
 
 // Topic-level configs use Kafka's names: cleanup.policy (delete | compact | compact,delete),
 // retention.ms, retention.bytes, delete.retention.ms, segment.bytes, segment.ms,
@@ -174,6 +168,11 @@ class Consumer {
   // Records of the assigned partitions from each one's position, waiting up to `timeout` for
   // some. Each partition starts at its committed offset, else the earliest.
   virtual Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) = 0;
+  // poll() as batches, one per partition read (or run of records of one partition), whose
+  // records view the bytes they were read into: a reader that copies what it keeps anyway
+  // (restoration) saves the copies of poll(). A backend without a cheaper way returns poll()'s
+  // records viewed in place (to_record_batches).
+  virtual Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) = 0;
   // Only for partitions given to assign().
   virtual Status seek(const TopicPartition& partition, Offset offset) = 0;
   // poll() stops reading `partitions` (assigned ones) until resume(); positions are kept. A

@@ -87,7 +87,7 @@ void LocalStore::start_restoring(std::int64_t total) {
   stack_.bottom->reserve_for_restore(total);
 }
 
-Status LocalStore::restore(std::span<const ConsumerRecord> records) {
+Status LocalStore::restore(std::span<const ConsumedRecord> records) {
   std::lock_guard lock(*mutex_);
   // The store starts looking for a key this many records before it is restored: a restored
   // key is rarely in a CPU cache, and the lookups' misses then overlap.
@@ -96,11 +96,10 @@ Status LocalStore::restore(std::span<const ConsumerRecord> records) {
     if (i + kPrefetchAhead < records.size() && records[i + kPrefetchAhead].key) {
       stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
     }
-    const ConsumerRecord& record = records[i];
+    const ConsumedRecord& record = records[i];
     if (!record.key) continue;  // a changelog record always has a key; skip anything else
     ++restored_;
-    auto s = record.value ? stack_.bottom->restore(*record.key, std::string_view(*record.value))
-                          : stack_.bottom->restore(*record.key, std::nullopt);
+    auto s = stack_.bottom->restore(*record.key, record.value);
     if (!s.ok()) return s;
   }
   return {};

@@ -82,9 +82,9 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
   std::vector<TaskId> ready;
   while (busy() && std::chrono::steady_clock::now() < deadline) {
     // Short waits: a remote log delivers in fetches, an empty read moves positions to the end.
-    auto records = consumer_->poll(std::chrono::milliseconds(10));
-    if (!records) return error(std::move(records.error()));
-    if (auto s = apply_batch(*records); !s.ok()) return error(std::move(s));
+    auto batches = consumer_->poll_batches(std::chrono::milliseconds(10));
+    if (!batches) return error(std::move(batches.error()));
+    if (auto s = apply(*batches); !s.ok()) return error(std::move(s));
     std::vector<TaskId> finished;
     for (auto it = partitions_.begin(); it != partitions_.end();) {
       if (it->second.position < it->second.end) {
@@ -109,28 +109,23 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
   return ready;
 }
 
-Status StateRestorer::apply_batch(const std::vector<ConsumerRecord>& records) {
+Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
   std::vector<Restoring*> touched;
-  // Each run of records of one partition goes to its store in one call.
-  for (auto run = records.begin(); run != records.end();) {
-    const auto run_end = std::find_if(run, records.end(), [&](const ConsumerRecord& r) {
-      return r.partition != run->partition || r.topic != run->topic;
-    });
-    auto it = partitions_.find({run->topic, run->partition});
-    if (it != partitions_.end()) {
-      Restoring& r = it->second;
-      if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
-      // Offsets ascend: the records up to the end found at the start.
-      const auto last = std::find_if(
-          run, run_end, [&](const ConsumerRecord& record) { return record.offset >= r.end; });
-      if (last != run) {
-        const std::span<const ConsumerRecord> restored(run, last);
-        if (auto s = r.store->restore(restored); !s.ok()) return s;
-        r.position = Offset(restored.back().offset.value() + 1);
-        *r.restored += static_cast<std::int64_t>(restored.size());
-      }
-    }
-    run = run_end;
+  // Each batch goes to its partition's store in one call.
+  for (const RecordBatch& batch : batches) {
+    auto it = partitions_.find(batch.partition);
+    if (it == partitions_.end()) continue;
+    Restoring& r = it->second;
+    if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
+    // Offsets ascend: the records up to the end found at the start.
+    const auto last =
+        std::find_if(batch.records.begin(), batch.records.end(),
+                     [&](const ConsumedRecord& record) { return record.offset >= r.end; });
+    if (last == batch.records.begin()) continue;
+    const std::span<const ConsumedRecord> restored(batch.records.begin(), last);
+    if (auto s = r.store->restore(restored); !s.ok()) return s;
+    r.position = Offset(restored.back().offset.value() + 1);
+    *r.restored += static_cast<std::int64_t>(restored.size());
   }
   for (auto& [tp, r] : partitions_) {
     // Past transaction markers and compacted gaps too.

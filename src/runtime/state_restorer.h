@@ -42,7 +42,7 @@ class StateRestorer {
     Metrics::Counter* restored;
   };
   Status reassign();
-  Status apply_batch(const std::vector<ConsumerRecord>& records);
+  Status apply(const std::vector<RecordBatch>& batches);
   // A partition read to its end: the store loads what it buffered and becomes active.
   Status finish(Restoring& r);
   // Logs the progress of a restoration still running.

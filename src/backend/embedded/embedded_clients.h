@@ -139,6 +139,7 @@ class EmbeddedConsumer final : public Consumer {
   Status assign(const std::vector<TopicPartition>& partitions) override;
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
+  Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) override;
   Status seek(const TopicPartition& partition, Offset offset) override;
   Status pause(const std::vector<TopicPartition>& partitions) override {
     return set_paused(partitions, true);
@@ -162,7 +163,7 @@ class EmbeddedConsumer final : public Consumer {
   Status set_paused(const std::vector<TopicPartition>& partitions, bool paused);
   Status add(const TopicPartition& tp);
   Status sync_group(std::chrono::milliseconds timeout);
-  std::vector<ConsumerRecord> fetch();
+  std::vector<RecordBatch> fetch();
 
   EmbeddedState& state_;
   ConsumerConfig config_;

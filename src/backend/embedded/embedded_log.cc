@@ -439,52 +439,57 @@ Status EmbeddedConsumer::sync_group(std::chrono::milliseconds timeout) {
   return {};
 }
 
-std::vector<ConsumerRecord> EmbeddedConsumer::fetch() {
-  std::vector<ConsumerRecord> out;
+std::vector<RecordBatch> EmbeddedConsumer::fetch() {
+  std::vector<RecordBatch> out;
   if (assigned_.empty()) return out;
   const std::size_t n = assigned_.size();
   const std::size_t per_partition = std::max<std::size_t>(1, config_.max_poll_records / n);
+  std::size_t records = 0;
   auto it = assigned_.begin();
   std::advance(it, next_partition_ % n);
-  for (std::size_t i = 0; i < n && out.size() < config_.max_poll_records; ++i) {
+  for (std::size_t i = 0; i < n && records < config_.max_poll_records; ++i) {
     auto& [tp, a] = *it;
     if (++it == assigned_.end()) it = assigned_.begin();
     if (a.paused) continue;
     const Offset end = a.slot->log->end_offset();  // before the read: appends may follow
-    auto records = a.slot->log->read(a.position, per_partition * 256);
+    auto batch = a.slot->log->read(a.position, per_partition * 256);
+    if (!batch) continue;
     // Nothing left below the end (a compacted tail): the position moves to the end.
-    if (records && records->empty() && a.position < end) a.position = end;
-    if (!records) continue;
-    out.reserve(std::min(config_.max_poll_records, out.size() + records->size()));
-    for (auto& r : *records) {
-      if (out.size() >= config_.max_poll_records) break;
-      a.position = Offset(r.offset.value() + 1);
-      out.push_back({.topic = tp.topic,
-                     .partition = tp.partition,
-                     .offset = r.offset,
-                     .timestamp = r.timestamp,
-                     .key = std::move(r.key),
-                     .value = std::move(r.value),
-                     .headers = std::move(r.headers)});
+    if (batch->records.empty()) {
+      if (a.position < end) a.position = end;
+      continue;
     }
+    if (batch->records.size() > config_.max_poll_records - records) {
+      batch->records.resize(config_.max_poll_records - records);
+    }
+    records += batch->records.size();
+    a.position = Offset(batch->records.back().offset.value() + 1);
+    batch->partition = tp;
+    out.push_back(std::move(*batch));
   }
   ++next_partition_;
   return out;
 }
 
-Result<std::vector<ConsumerRecord>> EmbeddedConsumer::poll(std::chrono::milliseconds timeout) {
+Result<std::vector<RecordBatch>> EmbeddedConsumer::poll_batches(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     if (member_) {
       if (auto s = sync_group(timeout); !s.ok()) return error(s);
     }
     const auto version = state_.topics->append_version();
-    auto records = fetch();
+    auto batches = fetch();
     const auto now = std::chrono::steady_clock::now();
-    if (!records.empty() || now >= deadline) return records;
+    if (!batches.empty() || now >= deadline) return batches;
     state_.topics->wait_for_append(
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now), version);
   }
+}
+
+Result<std::vector<ConsumerRecord>> EmbeddedConsumer::poll(std::chrono::milliseconds timeout) {
+  auto batches = poll_batches(timeout);
+  if (!batches) return error(std::move(batches.error()));
+  return to_consumer_records(std::move(*batches));
 }
 
 Status EmbeddedConsumer::seek(const TopicPartition& tp, Offset offset) {

@@ -259,11 +259,13 @@ const std::shared_ptr<Segment>& PartitionLogImpl::segment_for(std::int64_t offse
   return it == segments_.begin() ? *it : *std::prev(it);
 }
 
-Result<std::vector<StoredRecord>> PartitionLogImpl::read(Offset from, std::size_t max_bytes) const {
+Result<RecordBatch> PartitionLogImpl::read(Offset from, std::size_t max_bytes) const {
   // Each reading thread reuses one buffer: no allocation (and page faults) per read.
   thread_local ByteBuffer read_buffer;
   read_buffer.shrink_if_above(kMaxReadChunk + kMaxReadChunk / 4);
-  std::vector<StoredRecord> records;
+  RecordBatch batch;
+  std::vector<ConsumedRecord>& records = batch.records;
+  std::shared_ptr<RecordArena> arena;
   std::int64_t want = std::max(from.value(), start_offset_.load());
   std::size_t bytes = 0;
   // The segment being read and the byte range [position, end) of it still to scan.
@@ -272,10 +274,15 @@ Result<std::vector<StoredRecord>> PartitionLogImpl::read(Offset from, std::size_
   std::int64_t end = 0;
   {
     std::lock_guard lock(mu_);
-    if (want >= end_offset_.load()) return records;
+    if (want >= end_offset_.load()) return batch;
     segment = segment_for(want);
     position = segment->scan_start(want);
     end = segment->layout().size;
+    // One block holds the keys and values of frames adding up to max_bytes, or to the rest of
+    // this segment.
+    arena = std::make_shared<RecordArena>(
+        std::min({max_bytes, kMaxReadChunk, static_cast<std::size_t>(end - position)}));
+    batch.bytes = arena;
     // Room for the records expected, from the segment's average record size.
     if (const SegmentLayout& layout = segment->layout(); layout.record_count > 0) {
       const std::int64_t span =
@@ -300,9 +307,9 @@ Result<std::vector<StoredRecord>> PartitionLogImpl::read(Offset from, std::size_
       }
       const RecordView& record = scanner.record();
       if (record.offset < want) continue;
-      records.push_back(to_stored_record(record));
+      records.push_back(to_consumed_record(record, *arena));
       bytes += scanner.frame_data().size();
-      if (bytes >= max_bytes) return records;
+      if (bytes >= max_bytes) return batch;
     }
     if (!records.empty()) want = records.back().offset.value() + 1;
     std::lock_guard lock(mu_);
@@ -322,11 +329,11 @@ Result<std::vector<StoredRecord>> PartitionLogImpl::read(Offset from, std::size_
       auto next = std::upper_bound(
           segments_.begin(), segments_.end(), segment->base_offset(),
           [](std::int64_t o, const std::shared_ptr<Segment>& s) { return o < s->base_offset(); });
-      if (next == segments_.end()) return records;
+      if (next == segments_.end()) return batch;
       segment = *next;
     }
     want = std::max(want, segment->base_offset());
-    if (want >= end_offset_.load()) return records;
+    if (want >= end_offset_.load()) return batch;
     position = segment->scan_start(want);
     end = segment->layout().size;
   }

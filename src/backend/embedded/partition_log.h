@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/record_batch.h"
 #include "brook/record.h"
 #include "brook/status.h"
 
@@ -70,10 +71,12 @@ class PartitionLog {
   virtual Status flush() = 0;
 
   // Records with offset >= `from`, in offset order, up to about `max_bytes` (at least one record
-  // if any exists). Offsets may have gaps after compaction. `from` below the start offset reads
-  // from the start; at or past the end gives an empty vector. kCorruption (file and position) if
-  // a record read fails its checksum.
-  virtual Result<std::vector<StoredRecord>> read(Offset from, std::size_t max_bytes) const = 0;
+  // if any exists), viewing bytes the batch owns (one copy of the keys and values, no
+  // allocation per record). Offsets may have gaps after compaction. `from` below the start
+  // offset reads from the start; at or past the end gives no records. The batch's partition is
+  // left empty (the log does not know its name). kCorruption (file and position) if a record
+  // read fails its checksum.
+  virtual Result<RecordBatch> read(Offset from, std::size_t max_bytes) const = 0;
 
   virtual Offset start_offset() const = 0;  // the first offset still stored
   virtual Offset end_offset() const = 0;    // the offset the next append gets

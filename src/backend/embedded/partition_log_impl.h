@@ -38,7 +38,7 @@ class PartitionLogImpl final : public PartitionLog {
 
   Result<Offset> append(std::span<const StoredRecord> records) override;
   Status flush() override;
-  Result<std::vector<StoredRecord>> read(Offset from, std::size_t max_bytes) const override;
+  Result<RecordBatch> read(Offset from, std::size_t max_bytes) const override;
   Offset start_offset() const override { return Offset(start_offset_.load()); }
   Offset end_offset() const override { return Offset(end_offset_.load()); }
   Result<Offset> offset_for_timestamp(Timestamp t) const override;

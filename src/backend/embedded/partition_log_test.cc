@@ -42,6 +42,22 @@ StoredRecord rec(std::optional<std::string> key, std::optional<std::string> valu
           .headers = std::move(headers)};
 }
 
+// PartitionLog::read with each record's key and value copied out of the batch.
+Result<std::vector<StoredRecord>> read_owned(const PartitionLog& log, Offset from,
+                                             std::size_t max_bytes) {
+  auto batch = log.read(from, max_bytes);
+  if (!batch) return error(std::move(batch.error()));
+  std::vector<StoredRecord> records;
+  for (auto& r : batch->records) {
+    records.push_back({.offset = r.offset,
+                       .timestamp = r.timestamp,
+                       .key = r.key ? std::optional<std::string>(*r.key) : std::nullopt,
+                       .value = r.value ? std::optional<std::string>(*r.value) : std::nullopt,
+                       .headers = std::move(r.headers)});
+  }
+  return records;
+}
+
 // "value-<offset>" padded to about 100 bytes, so tests can check what they read.
 std::string value_for(std::int64_t offset) {
   std::string value = "value-" + std::to_string(offset) + "-";
@@ -56,7 +72,7 @@ bool read_through_checked(const PartitionLog& log, std::size_t max_bytes,
                           const std::function<void(const StoredRecord&)>& each) {
   std::int64_t previous = -1;
   for (Offset from(0);;) {
-    auto batch = log.read(from, max_bytes);
+    auto batch = read_owned(log, from, max_bytes);
     if (!batch) {
       ADD_FAILURE() << batch.error().to_string();
       return false;
@@ -120,7 +136,7 @@ class PartitionLogTest : public ::testing::Test {
   static std::vector<StoredRecord> read_all(const PartitionLog& log, Offset from = Offset(0)) {
     std::vector<StoredRecord> all;
     for (;;) {
-      auto batch = log.read(from, 4096);
+      auto batch = read_owned(log, from, 4096);
       EXPECT_TRUE(batch.has_value()) << batch.error().to_string();
       if (!batch || batch->empty()) return all;
       from = Offset(batch->back().offset.value() + 1);
@@ -160,7 +176,7 @@ TEST_F(PartitionLogTest, AppendThenReadRoundTripsNullsAndHeaders) {
   EXPECT_EQ(log->end_offset(), Offset(5));
   EXPECT_EQ(log->start_offset(), Offset(0));
 
-  auto read = log->read(Offset(0), 1 << 20);
+  auto read = read_owned(*log, Offset(0), 1 << 20);
   ASSERT_TRUE(read.has_value());
   ASSERT_EQ(read->size(), records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -211,7 +227,7 @@ TEST_F(PartitionLogTest, ReadFromAnyOffsetStartsAtThatRecord) {
   for (int i = 0; i < 2000; ++i) batch.push_back(rec("k", value_for(i), i));
   ASSERT_TRUE(log->append(batch).has_value());
   for (std::int64_t from : {0, 1, 25, 26, 27, 400, 401, 999, 1000, 1500, 1999}) {
-    auto read = log->read(Offset(from), 1);
+    auto read = read_owned(*log, Offset(from), 1);
     ASSERT_TRUE(read.has_value());
     ASSERT_EQ(read->size(), 1u) << from;
     EXPECT_EQ(read->front().offset, Offset(from));
@@ -219,14 +235,38 @@ TEST_F(PartitionLogTest, ReadFromAnyOffsetStartsAtThatRecord) {
   }
 }
 
+// A batch's records view bytes the batch owns: they outlive later reads (which reuse the
+// reading thread's buffer), the log itself, and a move of the batch; a key or value larger
+// than the batch's first block gets a block of its own.
+TEST_F(PartitionLogTest, ABatchsRecordsStayValidAfterLaterReadsAndTheLogsClose) {
+  auto log = open_log();
+  append_numbered(*log, 50);
+  const StoredRecord large = rec("large", std::string(300'000, 'L'));
+  ASSERT_TRUE(log->append({&large, 1}).has_value());
+  auto first = log->read(Offset(0), 2000);
+  ASSERT_TRUE(first.has_value());
+  ASSERT_GE(first->records.size(), 2u);
+  auto rest = log->read(Offset(0), 1 << 20);
+  ASSERT_TRUE(rest.has_value());
+  log.reset();
+  const RecordBatch moved = std::move(*first);
+  for (const ConsumedRecord& r : moved.records) {
+    EXPECT_EQ(r.key, "k" + std::to_string(r.offset.value()));
+    EXPECT_EQ(r.value, value_for(r.offset.value()));
+  }
+  ASSERT_EQ(rest->records.size(), 51u);
+  EXPECT_EQ(rest->records.back().value, large.value);
+  EXPECT_EQ(rest->records[49].value, value_for(49));
+}
+
 TEST_F(PartitionLogTest, ReadReturnsAboutMaxBytesButAlwaysAtLeastOneRecord) {
   auto log = open_log();
   std::vector<StoredRecord> batch(100, rec("key", std::string(1000, 'v')));
   ASSERT_TRUE(log->append(batch).has_value());
-  auto one = log->read(Offset(0), 1);
+  auto one = read_owned(*log, Offset(0), 1);
   ASSERT_TRUE(one.has_value());
   EXPECT_EQ(one->size(), 1u);
-  auto some = log->read(Offset(10), 10'000);
+  auto some = read_owned(*log, Offset(10), 10'000);
   ASSERT_TRUE(some.has_value());
   EXPECT_GE(some->size(), 9u);
   EXPECT_LE(some->size(), 10u);
@@ -237,13 +277,13 @@ TEST_F(PartitionLogTest, ReadBelowStartReadsFromStartAndAtOrPastEndIsEmpty) {
   auto log = open_log();
   append_numbered(*log, 10);
   ASSERT_TRUE(log->delete_records_before(Offset(4)).ok());
-  auto below = log->read(Offset(0), 1 << 20);
+  auto below = read_owned(*log, Offset(0), 1 << 20);
   ASSERT_TRUE(below.has_value());
   ASSERT_FALSE(below->empty());
   EXPECT_EQ(below->front().offset, Offset(4));
   EXPECT_EQ(below->size(), 6u);
   for (std::int64_t from : {10, 11, 1000}) {
-    auto past = log->read(Offset(from), 1 << 20);
+    auto past = read_owned(*log, Offset(from), 1 << 20);
     ASSERT_TRUE(past.has_value());
     EXPECT_TRUE(past->empty()) << from;
   }
@@ -390,7 +430,7 @@ TEST_F(PartitionLogTest, DamageInAnEarlierSegmentIsCorruptionEvenAtItsEnd) {
     auto log = open_log({.segment_bytes = 1000});
     Status problem;
     for (Offset from(0); problem.ok();) {
-      auto batch = log->read(from, 4096);
+      auto batch = read_owned(*log, from, 4096);
       if (!batch) problem = batch.error();
       if (!batch || batch->empty()) break;
       from = Offset(batch->back().offset.value() + 1);
@@ -517,7 +557,7 @@ TEST_F(PartitionLogTest, RandomDamageNeverCrashesOpen) {
     }
     // A closed segment's damage shows when it is read; whatever reads is intact.
     for (Offset from(0);;) {
-      auto batch = (*log)->read(from, 4096);
+      auto batch = read_owned(**log, from, 4096);
       if (!batch) {
         EXPECT_EQ(batch.error().code(), StatusCode::kCorruption) << batch.error().to_string();
         break;
@@ -725,7 +765,7 @@ TEST_F(PartitionLogCompactionTest, KeepsOnlyTheNewestValuePerKeyAndNullKeyRecord
   EXPECT_EQ(log->start_offset(), Offset(0));
   EXPECT_EQ(log->end_offset(), end);
   EXPECT_LT(log->size_bytes(), size_before);
-  EXPECT_EQ(log->read(Offset(0), 1)->front().offset, Offset(2));
+  EXPECT_EQ(read_owned(*log, Offset(0), 1)->front().offset, Offset(2));
 }
 
 TEST_F(PartitionLogCompactionTest, DropsOldTombstonesButKeepsYoungOnes) {
@@ -1026,7 +1066,7 @@ TEST_F(PartitionLogTest, ConcurrentReaderAlwaysSeesAConsistentPrefix) {
     std::int64_t next = 0;
     while (next < kTotal && !failed) {
       const std::int64_t end_before = log->end_offset().value();
-      auto batch = log->read(Offset(next), 16 << 10);
+      auto batch = read_owned(*log, Offset(next), 16 << 10);
       if (!batch) {
         ADD_FAILURE() << batch.error().to_string();
         failed = true;

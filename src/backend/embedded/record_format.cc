@@ -149,18 +149,38 @@ Result<RecordView> decode_body(std::string_view body) {
   return view;
 }
 
-StoredRecord to_stored_record(const RecordView& view) {
-  StoredRecord record{.offset = Offset(view.offset), .timestamp = Timestamp(view.timestamp)};
-  if (view.key) record.key.emplace(*view.key);
-  if (view.value) record.value.emplace(*view.value);
+namespace {
+
+Headers decode_headers(const RecordView& view) {
+  Headers headers;
   Reader in(view.headers);
   for (std::uint32_t i = 0; i < view.header_count; ++i) {
     std::string key(in.take_bytes(in.take<std::uint32_t>()));
     const auto value_size = in.take<std::int32_t>();
     std::optional<std::string> value;
     if (value_size >= 0) value.emplace(in.take_bytes(static_cast<std::uint32_t>(value_size)));
-    record.headers.add(std::move(key), std::move(value));
+    headers.add(std::move(key), std::move(value));
   }
+  return headers;
+}
+
+}  // namespace
+
+StoredRecord to_stored_record(const RecordView& view) {
+  StoredRecord record{.offset = Offset(view.offset),
+                      .timestamp = Timestamp(view.timestamp),
+                      .headers = decode_headers(view)};
+  if (view.key) record.key.emplace(*view.key);
+  if (view.value) record.value.emplace(*view.value);
+  return record;
+}
+
+ConsumedRecord to_consumed_record(const RecordView& view, RecordArena& arena) {
+  ConsumedRecord record{.offset = Offset(view.offset),
+                        .timestamp = Timestamp(view.timestamp),
+                        .headers = decode_headers(view)};
+  if (view.key) record.key = arena.copy(*view.key);
+  if (view.value) record.value = arena.copy(*view.value);
   return record;
 }
 

@@ -16,6 +16,7 @@
 
 #include "backend/embedded/byte_buffer.h"
 #include "backend/embedded/partition_log.h"
+#include "backend/embedded/record_arena.h"
 #include "brook/status.h"
 
 namespace brook::internal {
@@ -67,5 +68,7 @@ Result<RecordView> decode_body(std::string_view body);
 
 // Copies a decoded record out of the segment bytes.
 StoredRecord to_stored_record(const RecordView& view);
+// Copies a decoded record's key and value out of the segment bytes into `arena`.
+ConsumedRecord to_consumed_record(const RecordView& view, RecordArena& arena);
 
 }  // namespace brook::internal

@@ -26,7 +26,8 @@ TEST(RecordFormat, EncodesAndDecodesEveryField) {
   ASSERT_TRUE(body_crc_matches(*header, buffer.data() + kFrameHeaderBytes));
   auto view = decode_body({buffer.data() + kFrameHeaderBytes, header->body_bytes});
   ASSERT_TRUE(view.has_value()) << view.error().to_string();
-  StoredRecord decoded = to_stored_record(*view);
+  RecordArena arena(64);
+  const ConsumedRecord decoded = to_consumed_record(*view, arena);
   EXPECT_EQ(decoded.offset, Offset(42));
   EXPECT_EQ(decoded.timestamp, record.timestamp);
   EXPECT_EQ(decoded.key, record.key);
@@ -45,7 +46,8 @@ TEST(RecordFormat, NullKeyAndValueAreDistinctFromEmptyOnes) {
     encode_record(record, 0, encoded_size(record), buffer);
     auto view = decode_body({buffer.data() + kFrameHeaderBytes, buffer.size() - kFrameHeaderBytes});
     ASSERT_TRUE(view.has_value());
-    const StoredRecord decoded = to_stored_record(*view);
+    RecordArena arena(64);
+    const ConsumedRecord decoded = to_consumed_record(*view, arena);
     EXPECT_EQ(decoded.key, key);
     EXPECT_EQ(decoded.value, value);
   }

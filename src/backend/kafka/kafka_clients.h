@@ -103,6 +103,8 @@ class KafkaConsumer final : public Consumer {
   Status assign(const std::vector<TopicPartition>& partitions) override;
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
+  // poll()'s records viewed in place.
+  Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) override;
   Status seek(const TopicPartition& partition, Offset offset) override;
   Status pause(const std::vector<TopicPartition>& partitions) override;
   Status resume(const std::vector<TopicPartition>& partitions) override;

@@ -215,6 +215,12 @@ Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::millisecond
   return std::move(batch.records);
 }
 
+Result<std::vector<RecordBatch>> KafkaConsumer::poll_batches(std::chrono::milliseconds timeout) {
+  auto records = poll(timeout);
+  if (!records) return error(std::move(records.error()));
+  return to_record_batches(std::move(*records));
+}
+
 Status KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {
   PartitionList list = make_partition_list(partitions);
   return kafka_status(rd_kafka_pause_partitions(handle_.get(), list.get()), "pausing partitions");

@@ -1,0 +1,47 @@
+// RecordBatch: the records of one partition read together, viewing the bytes they were read
+// into, so that reading a log costs no allocation per record (issue "the record path").
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "brook/record.h"
+
+namespace brook::internal {
+
+struct TopicPartition {
+  std::string topic;
+  Partition partition;
+  friend auto operator<=>(const TopicPartition&, const TopicPartition&) = default;
+  std::string to_string() const { return topic + "-" + std::to_string(partition.value()); }
+};
+
+// A record as read from a log: a ConsumerRecord without the topic and partition (its batch
+// has them), whose key and value view bytes its batch keeps alive.
+struct ConsumedRecord {
+  Offset offset;
+  Timestamp timestamp;
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  Headers headers;
+};
+
+// Records of one partition in offset order. Their views stay valid as long as `bytes` lives
+// (shared: a copy of the batch keeps them valid too).
+struct RecordBatch {
+  TopicPartition partition;
+  std::vector<ConsumedRecord> records;
+  std::shared_ptr<const void> bytes;
+};
+
+// The records of `batches` in order, each owning a copy of its key and value.
+std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches);
+
+// `records` as batches, one per run of records of one partition, that view the records in
+// place (no copy): the batches' `bytes` own them.
+std::vector<RecordBatch> to_record_batches(std::vector<ConsumerRecord> records);
+
+}  // namespace brook::internal

@@ -42,9 +42,8 @@ class Serde {
   // Fails with kCorruption and a message naming this serde if the bytes are malformed.
   virtual Result<T> deserialize(std::string_view bytes) const = 0;
 
-  // The same, for callers that no longer need their input: a serde whose value is its bytes
-  // (string) moves them instead of copying. Must leave `bytes` untouched when it fails.
-  virtual Result<T> deserialize_owned(std::string& bytes) const { return deserialize(bytes); }
+  // serialize() for callers that no longer need the value: a serde whose value is its bytes
+  // (string) moves them instead of copying.
   virtual Result<std::string> serialize_owned(T& value) const { return serialize(value); }
 };
 
@@ -56,7 +55,6 @@ class StringSerde final : public Serde<std::string> {
   std::string_view name() const override { return "string"; }
   Result<std::string> serialize(const std::string& v) const override { return v; }
   Result<std::string> deserialize(std::string_view b) const override { return std::string(b); }
-  Result<std::string> deserialize_owned(std::string& b) const override { return std::move(b); }
   Result<std::string> serialize_owned(std::string& v) const override { return std::move(v); }
 };
 
@@ -164,14 +162,9 @@ Result<std::optional<std::string>> encode_nullable(Value& value, Write write) {
 }  // namespace internal
 
 // Decodes nullable bytes into a T with the null rule described at the top of this file.
-// The overload taking a non-const reference may move the bytes out (deserialize_owned).
 template <class T>
-Result<T> decode(const Serde<SerdeTargetT<T>>& serde, const std::optional<std::string>& bytes) {
+Result<T> decode(const Serde<SerdeTargetT<T>>& serde, std::optional<std::string_view> bytes) {
   return internal::decode_nullable<T>(!bytes, [&] { return serde.deserialize(*bytes); });
-}
-template <class T>
-Result<T> decode(const Serde<SerdeTargetT<T>>& serde, std::optional<std::string>& bytes) {
-  return internal::decode_nullable<T>(!bytes, [&] { return serde.deserialize_owned(*bytes); });
 }
 
 // Encodes a T into nullable bytes (null only for an empty std::optional). The overload taking

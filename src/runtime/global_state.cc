@@ -106,7 +106,7 @@ std::vector<LocalStore*> GlobalStateUpdater::stores_of(std::string_view topic) c
   return out;
 }
 
-Status GlobalStateUpdater::process(ConsumerRecord& record) {
+Status GlobalStateUpdater::process(const ConsumerRecord& record) {
   auto source = source_of_topic_.find(record.topic);
   if (source == source_of_topic_.end()) {
     return Status::not_found(
@@ -117,8 +117,13 @@ Status GlobalStateUpdater::process(ConsumerRecord& record) {
   ++processed_;
   Status outcome;
   try {
-    const bool take_value = config_.errors.on_processing_error != ErrorAction::kDeadLetter;
-    Status read = source->second.first->process_raw(record, take_value);
+    Status read = source->second.first->process_raw({.topic = record.topic,
+                                                     .partition = record.partition,
+                                                     .offset = record.offset,
+                                                     .timestamp = record.timestamp,
+                                                     .key = record.key,
+                                                     .value = record.value,
+                                                     .headers = record.headers});
     if (!read.ok()) {
       ++deserialization_errors_;
       outcome = handle_error("deserialization", config_.errors.on_deserialization_error,

@@ -56,7 +56,7 @@ class GlobalStateUpdater final : public TaskContext {
   std::vector<LocalStore*> stores_of(std::string_view topic) const;
   // Applies one record of a global topic. A malformed record or a failing processor go to the
   // error handlers; a non-ok Status means: stop (kFail, an invalid timestamp, a store failure).
-  Status process(ConsumerRecord& record);
+  Status process(const ConsumerRecord& record);
   // Commits every store with the next offset of each partition of its topic (`positions`).
   Status commit(const std::map<TopicPartition, Offset>& positions);
   // Closes the nodes. Idempotent.

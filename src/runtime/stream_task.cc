@@ -34,7 +34,7 @@ constexpr char kPartitionTimeVersion = 2;
 constexpr std::int64_t kUnknownPartitionTime = -1;  // Kafka Streams' RecordQueue.UNKNOWN
 
 // "<topic>-<partition>@<offset>", or "a punctuation" without a record.
-std::string position(const ConsumerRecord* record) {
+std::string position(const SourceRecord* record) {
   if (record == nullptr) return "a punctuation";
   return fmt::format("{}-{}@{}", record->topic, record->partition.value(), record->offset.value());
 }
@@ -135,26 +135,24 @@ StreamTask::Inputs::value_type& StreamTask::input(const std::string& topic,
   return *it;
 }
 
-void StreamTask::add_record(ConsumerRecord record) {
-  // Records mostly arrive in runs from one partition: skip the lookup for those.
-  if (last_input_ == nullptr || last_input_->first.second != record.partition.value() ||
-      last_input_->first.first != record.topic) {
-    last_input_ = &input(record.topic, record.partition.value());
-  }
-  last_input_->second.records.push_back(std::move(record));
-  ++buffered_;
+void StreamTask::add_batch(RecordBatch batch) {
+  if (batch.records.empty()) return;
+  Input& in = input(batch.partition.topic, batch.partition.partition.value()).second;
+  in.buffered += batch.records.size();
+  buffered_ += batch.records.size();
+  in.batches.push_back(std::move(batch));
 }
 
 std::map<std::pair<std::string, std::int32_t>, std::size_t> StreamTask::buffered_per_input() const {
   std::map<std::pair<std::string, std::int32_t>, std::size_t> out;
-  for (const auto& [partition, input] : inputs_) out.emplace(partition, input.records.size());
+  for (const auto& [partition, input] : inputs_) out.emplace(partition, input.buffered);
   return out;
 }
 
 bool StreamTask::inputs_ready() {
   bool enforced = false;
   for (auto& [name, input] : inputs_) {
-    if (!input.records.empty()) {
+    if (input.buffered > 0) {
       input.idle_deadline.reset();
       continue;
     }
@@ -207,33 +205,48 @@ void StreamTask::restore_partition_time(const TopicPartition& partition,
 Result<bool> StreamTask::process_one() {
   Input* next = nullptr;
   for (auto& [partition, input] : inputs_) {
-    if (!input.records.empty() &&
-        (next == nullptr || input.records.front().timestamp < next->records.front().timestamp)) {
+    if (input.buffered > 0 &&
+        (next == nullptr || input.front().timestamp < next->front().timestamp)) {
       next = &input;
     }
   }
   if (next == nullptr || (config_.input_wait && !inputs_ready())) return false;
-  ConsumerRecord record = std::move(next->records.front());
-  next->records.pop_front();
+  const RecordBatch& batch = next->batches.front();
+  const ConsumedRecord& consumed = next->front();
+  const SourceRecord record{.topic = batch.partition.topic,
+                            .partition = batch.partition.partition,
+                            .offset = consumed.offset,
+                            .timestamp = consumed.timestamp,
+                            .key = consumed.key,
+                            .value = consumed.value,
+                            .headers = consumed.headers};
+  Status outcome = process(*next, record);
+  next->pop_front();  // its bytes may go now (record's views with them)
   --buffered_;
+  if (!outcome.ok()) return error(std::move(outcome));
+  next->consumed = Offset(record.offset.value() + 1);
+  if (auto fired = punctuate(PunctuationType::kStreamTime, stream_time_); !fired) {
+    return error(std::move(fired.error()));
+  }
+  return true;
+}
 
-  if (next->source == nullptr) {
-    return error(Status::not_found(
-        fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic)));
+Status StreamTask::process(Input& in, const SourceRecord& record) {
+  if (in.source == nullptr) {
+    return Status::not_found(
+        fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic));
   }
   current_ = &record;  // metadata is built only if a processor asks for it
-  current_input_ = next;
+  current_input_ = &in;
   current_timestamp_ = record.timestamp;
   ++processed_;
   Status outcome;
   try {
-    // The value bytes may move into the typed record unless a dead-letter copy may be needed.
-    const bool take_value = config_.errors.on_processing_error != ErrorAction::kDeadLetter;
-    Status read = next->source->process_raw(record, take_value);
+    Status read = in.source->process_raw(record);
     if (!read.ok()) {
       ++deserialization_errors_;
       outcome = handle_error("deserialization", config_.errors.on_deserialization_error,
-                             next->source->name(), read.message(), &record);
+                             in.source->name(), read.message(), &record);
     }
   } catch (const NodeError& e) {
     ++processing_errors_;
@@ -248,12 +261,7 @@ Result<bool> StreamTask::process_one() {
     outcome = std::exchange(timestamp_error_, Status());
   }
   if (config_.idle_advance) idle_since_ = idle_advanced_to_ = config_.clock();
-  if (!outcome.ok()) return error(std::move(outcome));
-  next->consumed = Offset(record.offset.value() + 1);
-  if (auto fired = punctuate(PunctuationType::kStreamTime, stream_time_); !fired) {
-    return error(std::move(fired.error()));
-  }
-  return true;
+  return outcome;
 }
 
 std::optional<Timestamp> StreamTask::accept_timestamp(Timestamp timestamp,
@@ -404,7 +412,7 @@ void StreamTask::drop_record(std::string_view node, std::string_view reason) {
 }
 
 Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
-                                const std::string& message, const ConsumerRecord* record) {
+                                const std::string& message, const SourceRecord* record) {
   const std::string where = position(record);
   if (action == ErrorAction::kFail) {
     return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
@@ -416,15 +424,18 @@ Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const
         rate_limit_note(handled_errors_), message);
   }
   if (action == ErrorAction::kDeadLetter && record != nullptr) {
+    auto owned = [](std::optional<std::string_view> bytes) {
+      return bytes ? std::optional<std::string>(*bytes) : std::nullopt;
+    };
     ProducerRecord dead{.topic = config_.errors.dead_letter_topic,
                         .timestamp = record->timestamp,
-                        .key = record->key,
-                        .value = record->value,
+                        .key = owned(record->key),
+                        .value = owned(record->value),
                         .headers = record->headers};
     dead.headers.add(std::string(kErrorKindHeader), std::string(kind));
     dead.headers.add(std::string(kErrorMessageHeader), message);
     dead.headers.add(std::string(kErrorNodeHeader), node);
-    dead.headers.add(std::string(kErrorTopicHeader), record->topic);
+    dead.headers.add(std::string(kErrorTopicHeader), std::string(record->topic));
     dead.headers.add(std::string(kErrorPartitionHeader), std::to_string(record->partition.value()));
     dead.headers.add(std::string(kErrorOffsetHeader), std::to_string(record->offset.value()));
     collector_.send(std::move(dead));

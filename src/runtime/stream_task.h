@@ -81,8 +81,9 @@ class StreamTask final : public TaskContext {
   // Opens the stores, then creates and initialises the nodes. Must succeed before anything
   // else is called. Stores with a changelog still have to be restored (see stores()).
   Status init();
-  // Buffers a record of one of this task's source topics.
-  void add_record(ConsumerRecord record);
+  // Buffers records of one of this task's source partitions. Their bytes stay in the batch
+  // until its last record is processed; the source node deserialises from them.
+  void add_batch(RecordBatch batch);
   std::size_t buffered() const { return buffered_; }
   // The records buffered per input partition, as (topic, partition) -> count.
   std::map<std::pair<std::string, std::int32_t>, std::size_t> buffered_per_input() const;
@@ -118,7 +119,7 @@ class StreamTask final : public TaskContext {
   // TaskContext
   std::optional<RecordMetadata> record_metadata() const override {
     if (current_ == nullptr) return std::nullopt;
-    return RecordMetadata{current_->topic, current_->partition, current_->offset};
+    return RecordMetadata{std::string(current_->topic), current_->partition, current_->offset};
   }
   Timestamp stream_time() const override { return stream_time_; }
   Timestamp partition_time() const override {
@@ -155,7 +156,7 @@ class StreamTask final : public TaskContext {
   Status run_outside_record(Fn fn);
   // Applies the configured action to a failed record; a non-ok Status means: stop the task.
   Status handle_error(std::string_view kind, ErrorAction action, const std::string& node,
-                      const std::string& message, const ConsumerRecord* record);
+                      const std::string& message, const SourceRecord* record);
 
   TaskId id_;
   std::shared_ptr<const TopologyData> topology_;
@@ -168,7 +169,18 @@ class StreamTask final : public TaskContext {
   // the partition time (the largest timestamp its source accepted).
   // With input_wait, `idle_deadline` is when the task stops waiting for the empty partition.
   struct Input {
-    std::deque<ConsumerRecord> records;
+    // The buffered records: those of batches.front() from `next` on, then the later batches'.
+    std::deque<RecordBatch> batches;
+    std::size_t next = 0;
+    std::size_t buffered = 0;
+    const ConsumedRecord& front() const { return batches.front().records[next]; }
+    void pop_front() {
+      --buffered;
+      if (++next == batches.front().records.size()) {
+        batches.pop_front();
+        next = 0;
+      }
+    }
     SourceNodeBase* source = nullptr;
     std::optional<Offset> consumed;
     Timestamp partition_time = Timestamp::min();
@@ -180,14 +192,16 @@ class StreamTask final : public TaskContext {
   // With input_wait: whether every input partition has a record buffered or has been waited
   // for long enough (see InputWait).
   bool inputs_ready();
+  // Runs `record`, the next record of `in`, through the sub-topology; a non-ok Status means:
+  // stop the task (a handler said kFail, or a store failed).
+  Status process(Input& in, const SourceRecord& record);
   Inputs inputs_;
-  Inputs::value_type* last_input_ = nullptr;  // where the previous add_record() went
   std::size_t buffered_ = 0;
   std::vector<Schedule> schedules_;
-  const ConsumerRecord* current_ = nullptr;  // the record being processed, if any
-  Input* current_input_ = nullptr;           // where it came from
-  Timestamp current_timestamp_{0};           // its timestamp as its source accepted it
-  Status timestamp_error_;                   // set by accept_timestamp() to stop the task
+  const SourceRecord* current_ = nullptr;  // the record being processed, if any
+  Input* current_input_ = nullptr;         // where it came from
+  Timestamp current_timestamp_{0};         // its timestamp as its source accepted it
+  Status timestamp_error_;                 // set by accept_timestamp() to stop the task
   Timestamp stream_time_ = Timestamp::min();
   // With idle_advance: the clock when the task last processed a record, and up to when the
   // clock has already advanced stream time since.

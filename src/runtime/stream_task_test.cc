@@ -23,14 +23,21 @@ struct Collected final : RecordCollector {
   }
 };
 
-ConsumerRecord input(std::string topic, std::int32_t partition, std::int64_t offset,
-                     std::int64_t ts, std::optional<std::string> value) {
+ConsumerRecord record(std::string topic, std::int32_t partition, std::int64_t offset,
+                      std::int64_t ts, std::optional<std::string> value) {
   return {.topic = std::move(topic),
           .partition = Partition(partition),
           .offset = Offset(offset),
           .timestamp = Timestamp(ts),
           .key = "k",
           .value = std::move(value)};
+}
+
+// A batch of the one record record() makes.
+RecordBatch input(std::string topic, std::int32_t partition, std::int64_t offset, std::int64_t ts,
+                  std::optional<std::string> value) {
+  return to_record_batches({record(std::move(topic), partition, offset, ts, std::move(value))})
+      .front();
 }
 
 // A topology reading int32 values from "a" and "b" and failing on value 13.
@@ -75,10 +82,10 @@ class StreamTaskTest : public ::testing::Test {
 
 TEST_F(StreamTaskTest, ProcessesTheHeadWithTheSmallestTimestampAcrossPartitions) {
   auto task = make_task();
-  task->add_record(input("a", 3, 0, 10, int32(1)));
-  task->add_record(input("a", 3, 1, 30, int32(3)));
-  task->add_record(input("b", 3, 0, 20, int32(2)));
-  task->add_record(input("b", 3, 1, 5, int32(4)));  // behind a later head: waits for it
+  task->add_batch(input("a", 3, 0, 10, int32(1)));
+  task->add_batch(input("a", 3, 1, 30, int32(3)));
+  task->add_batch(input("b", 3, 0, 20, int32(2)));
+  task->add_batch(input("b", 3, 1, 5, int32(4)));  // behind a later head: waits for it
   drain(*task);
   EXPECT_THAT(collected_.values(), ElementsAre("1", "2", "4", "3"));
   EXPECT_EQ(task->stream_time(), Timestamp(30));
@@ -115,14 +122,14 @@ class WaitingTaskTest : public StreamTaskTest {
 
 TEST_F(WaitingTaskTest, WaitsForAnEmptyInputWhoseRecordsAreOnTheirWay) {
   auto task = make_waiting_task(std::chrono::milliseconds(0));
-  task->add_record(input("a", 3, 0, 30, int32(3)));
+  task->add_batch(input("a", 3, 0, 30, int32(3)));
   lag_ = {{"a", 0}, {"b", 2}};  // b's records, older ones among them, are still in the log
   drain(*task);
   EXPECT_TRUE(collected_.records.empty());
   EXPECT_EQ(task->buffered(), 1U);
 
-  task->add_record(input("b", 3, 0, 10, int32(1)));
-  task->add_record(input("b", 3, 1, 20, int32(2)));
+  task->add_batch(input("b", 3, 0, 10, int32(1)));
+  task->add_batch(input("b", 3, 1, 20, int32(2)));
   lag_["b"] = 0;
   drain(*task);
   EXPECT_THAT(collected_.values(), ElementsAre("1", "2", "3"));  // in timestamp order
@@ -131,7 +138,7 @@ TEST_F(WaitingTaskTest, WaitsForAnEmptyInputWhoseRecordsAreOnTheirWay) {
 
 TEST_F(WaitingTaskTest, WaitsWhileAnEmptyInputsLagIsUnknown) {
   auto task = make_waiting_task(std::chrono::milliseconds(0));
-  task->add_record(input("a", 3, 0, 30, int32(3)));
+  task->add_batch(input("a", 3, 0, 30, int32(3)));
   lag_ = {{"a", 0}};
   drain(*task);
   EXPECT_TRUE(collected_.records.empty());
@@ -143,7 +150,7 @@ TEST_F(WaitingTaskTest, WaitsWhileAnEmptyInputsLagIsUnknown) {
 TEST_F(WaitingTaskTest, WaitsUpToMaxIdleForAnInputThatIsCaughtUp) {
   auto task = make_waiting_task(std::chrono::milliseconds(100));
   lag_ = {{"a", 0}, {"b", 0}};
-  task->add_record(input("a", 3, 0, 30, int32(3)));
+  task->add_batch(input("a", 3, 0, 30, int32(3)));
   drain(*task);
   now_ = Timestamp(1'099);
   drain(*task);
@@ -153,8 +160,8 @@ TEST_F(WaitingTaskTest, WaitsUpToMaxIdleForAnInputThatIsCaughtUp) {
   EXPECT_THAT(collected_.values(), ElementsAre("3"));
 
   // A record of b resets its patience: the next time b runs dry the task waits afresh.
-  task->add_record(input("b", 3, 0, 40, int32(4)));
-  task->add_record(input("a", 3, 1, 50, int32(5)));
+  task->add_batch(input("b", 3, 0, 40, int32(4)));
+  task->add_batch(input("a", 3, 1, 50, int32(5)));
   drain(*task);
   EXPECT_THAT(collected_.values(), ElementsAre("3", "4"));
   now_ = Timestamp(1'200);
@@ -164,7 +171,7 @@ TEST_F(WaitingTaskTest, WaitsUpToMaxIdleForAnInputThatIsCaughtUp) {
 
 TEST_F(StreamTaskTest, WithoutInputWaitingProcessesWhateverIsBuffered) {
   auto task = make_task();  // the test driver's and max.task.idle.ms = -1's way
-  task->add_record(input("a", 3, 0, 30, int32(3)));
+  task->add_batch(input("a", 3, 0, 30, int32(3)));
   drain(*task);
   EXPECT_THAT(collected_.values(), ElementsAre("3"));
 }
@@ -172,15 +179,15 @@ TEST_F(StreamTaskTest, WithoutInputWaitingProcessesWhateverIsBuffered) {
 TEST_F(StreamTaskTest, StreamTimeNeverGoesBackwards) {
   auto task = make_task();
   EXPECT_EQ(task->stream_time(), Timestamp::min());
-  task->add_record(input("a", 3, 0, 100, int32(1)));
-  task->add_record(input("a", 3, 1, 50, int32(2)));
+  task->add_batch(input("a", 3, 0, 100, int32(1)));
+  task->add_batch(input("a", 3, 1, 50, int32(2)));
   drain(*task);
   EXPECT_EQ(task->stream_time(), Timestamp(100));
 }
 
 TEST_F(StreamTaskTest, DeserializationErrorFailsTheTaskByDefault) {
   auto task = make_task();
-  task->add_record(input("a", 3, 7, 1, "abc"));
+  task->add_batch(input("a", 3, 7, 1, "abc"));
   auto result = task->process_one();
   ASSERT_FALSE(result);
   EXPECT_THAT(result.error().message(),
@@ -192,9 +199,9 @@ TEST_F(StreamTaskTest, DeserializationErrorFailsTheTaskByDefault) {
 TEST_F(StreamTaskTest, LogAndContinueSkipsBadRecordsAndCountsThem) {
   auto task = make_task({.on_deserialization_error = ErrorAction::kLogAndContinue,
                          .on_processing_error = ErrorAction::kLogAndContinue});
-  task->add_record(input("a", 3, 0, 1, "abc"));
-  task->add_record(input("a", 3, 1, 2, int32(13)));
-  task->add_record(input("a", 3, 2, 3, int32(7)));
+  task->add_batch(input("a", 3, 0, 1, "abc"));
+  task->add_batch(input("a", 3, 1, 2, int32(13)));
+  task->add_batch(input("a", 3, 2, 3, int32(7)));
   drain(*task);
   EXPECT_THAT(collected_.values(), ElementsAre("7"));
   EXPECT_EQ(metrics_.total("deserialization-errors-total"), 1);
@@ -206,10 +213,10 @@ TEST_F(StreamTaskTest, DeadLetterKeepsTheOriginalBytesAndExplainsWhy) {
   auto task = make_task({.on_deserialization_error = ErrorAction::kDeadLetter,
                          .on_processing_error = ErrorAction::kDeadLetter,
                          .dead_letter_topic = "dlq"});
-  auto bad = input("a", 3, 4, 1, "abc");
+  auto bad = record("a", 3, 4, 1, "abc");
   bad.headers.add("origin", "sensor-1");
-  task->add_record(bad);
-  task->add_record(input("b", 3, 9, 2, int32(13)));
+  task->add_batch(to_record_batches({bad}).front());
+  task->add_batch(input("b", 3, 9, 2, int32(13)));
   drain(*task);
   ASSERT_EQ(collected_.records.size(), 2u);
   const auto& first = collected_.records[0];
@@ -234,7 +241,7 @@ TEST_F(StreamTaskTest, DeadLetterKeepsTheOriginalBytesAndExplainsWhy) {
 
 TEST_F(StreamTaskTest, ProcessingErrorFailsTheTaskByDefaultNamingTheNode) {
   auto task = make_task();
-  task->add_record(input("a", 3, 0, 1, int32(13)));
+  task->add_batch(input("a", 3, 0, 1, int32(13)));
   auto result = task->process_one();
   ASSERT_FALSE(result);
   EXPECT_THAT(result.error().message(),
@@ -260,10 +267,10 @@ TEST(StreamTask, PartitionTimeIsKeptPerInputPartition) {
                   TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
                   collected, metrics);
   ASSERT_TRUE(task.init().ok());
-  task.add_record(input("a", 3, 0, 1, int32(100)));
-  task.add_record(input("b", 3, 0, 2, int32(20)));
-  task.add_record(input("b", 3, 1, 3, int32(-1)));  // b's partition time, not stream time
-  task.add_record(input("a", 3, 1, 4, int32(-1)));
+  task.add_batch(input("a", 3, 0, 1, int32(100)));
+  task.add_batch(input("b", 3, 0, 2, int32(20)));
+  task.add_batch(input("b", 3, 1, 3, int32(-1)));  // b's partition time, not stream time
+  task.add_batch(input("a", 3, 1, 4, int32(-1)));
   while (true) {
     auto more = task.process_one();
     ASSERT_TRUE(more) << more.error().to_string();
@@ -309,7 +316,7 @@ TEST(StreamTask, RestoredPartitionTimesAreCommittedAgainAndSetStreamTimeToTheirM
   EXPECT_EQ(task.stream_time(), Timestamp(100));
   EXPECT_EQ(task.commit_metadata(a), encode_partition_time(Timestamp(100)));
   EXPECT_EQ(task.commit_metadata(b), encode_partition_time(Timestamp(40)));
-  task.add_record(input("b", 3, 7, 1, int32(-1)));  // gets b's restored partition time
+  task.add_batch(input("b", 3, 7, 1, int32(-1)));  // gets b's restored partition time
   ASSERT_TRUE(task.process_one().value());
   ASSERT_EQ(collected.records.size(), 1U);
   EXPECT_EQ(collected.records[0].timestamp, Timestamp(40));
@@ -337,8 +344,8 @@ TEST(StreamTask, ARecordFailingForItsTimestampIsNotConsumed) {
                   TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
                   collected, metrics);
   ASSERT_TRUE(task.init().ok());
-  task.add_record(input("a", 3, 0, 5, int32(1)));
-  task.add_record(input("a", 3, 1, -2, int32(2)));
+  task.add_batch(input("a", 3, 0, 5, int32(1)));
+  task.add_batch(input("a", 3, 1, -2, int32(2)));
   ASSERT_TRUE(task.process_one());
   auto result = task.process_one();
   ASSERT_FALSE(result);

@@ -163,18 +163,15 @@ Status StreamThread::step() {
   }
   if (auto s = restore(); !s.ok()) return s;
   const Stopwatch polling;
-  auto records = consumer_->poll(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
+  auto batches =
+      consumer_->poll_batches(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
   polling.record(poll_sensor_);
   if (!fatal_.ok()) return fatal_;
-  if (!records) return records.error();
-  StreamTask* target = nullptr;  // records come in runs from one partition
-  TopicPartition run;
-  for (auto& record : *records) {
-    if (target == nullptr || record.partition != run.partition || record.topic != run.topic) {
-      run = {record.topic, record.partition};
-      target = tasks_.at({subtopology_of_topic_.at(record.topic), record.partition.value()}).get();
-    }
-    target->add_record(std::move(record));
+  if (!batches) return batches.error();
+  for (auto& batch : *batches) {
+    const TopicPartition& tp = batch.partition;
+    tasks_.at({subtopology_of_topic_.at(tp.topic), tp.partition.value()})
+        ->add_batch(std::move(batch));
   }
   if (auto s = process_buffered(); !s.ok()) return s;
   if (auto s = limit_buffers(); !s.ok()) return s;

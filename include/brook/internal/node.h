@@ -194,16 +194,27 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
   Children<KOut, VOut> children_;
 };
 
+// A record of a source topic as read: its key, value and headers belong to the reader, which
+// keeps them for the duration of the call it passes them to.
+struct SourceRecord {
+  std::string_view topic;
+  Partition partition;
+  Offset offset;
+  Timestamp timestamp;
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  const Headers& headers;
+};
+
 // The entry of a sub-topology: turns bytes from its topics into typed records.
 class SourceNodeBase : public Node {
  public:
   using Node::Node;
   // Deserialises `record`, settles its timestamp (TaskContext::accept_timestamp()) and
   // forwards it, unless the task says to drop it. A non-ok Status means the bytes were
-  // malformed, nothing was forwarded and `record` is unchanged; exceptions from the timestamp
-  // extractor and downstream nodes propagate as NodeError. The value bytes may be moved out
-  // of `record` if `take_value`.
-  virtual Status process_raw(ConsumerRecord& record, bool take_value) = 0;
+  // malformed and nothing was forwarded; exceptions from the timestamp extractor and
+  // downstream nodes propagate as NodeError.
+  virtual Status process_raw(const SourceRecord& record) = 0;
 };
 
 // What a source does with a record whose key is null: reads it (as std::nullopt, or a
@@ -233,16 +244,14 @@ class SourceNode final : public SourceNodeBase {
 
   bool add_child(Node& child) override { return children_.add(child); }
 
-  Status process_raw(ConsumerRecord& raw, bool take_value) override {
+  Status process_raw(const SourceRecord& raw) override {
     if (null_keys_ == NullKeys::kDrop && !raw.key) {
       task().drop_record(name(), "its key is null, and a table row needs a key");
       return {};
     }
-    // The key first, by copy: a failure then leaves the record whole for the error handler.
-    auto key = decode<K>(*key_serde_, std::as_const(raw.key));
+    auto key = decode<K>(*key_serde_, raw.key);
     if (!key) return describe(raw, "key", key.error());
-    auto value = take_value ? decode<V>(*value_serde_, raw.value)
-                            : decode<V>(*value_serde_, std::as_const(raw.value));
+    auto value = decode<V>(*value_serde_, raw.value);
     if (!value) return describe(raw, "value", value.error());
     Record<K, V> record{std::move(*key), std::move(*value), raw.timestamp, raw.headers};
     Timestamp extracted = raw.timestamp;
@@ -261,9 +270,9 @@ class SourceNode final : public SourceNodeBase {
   }
 
  private:
-  Status describe(const ConsumerRecord& raw, std::string_view what, const Status& cause) {
+  Status describe(const SourceRecord& raw, std::string_view what, const Status& cause) {
     return Status(cause.code(), "source " + name() + ": cannot deserialize " + std::string(what) +
-                                    " of " + raw.topic + "-" +
+                                    " of " + std::string(raw.topic) + "-" +
                                     std::to_string(raw.partition.value()) + "@" +
                                     std::to_string(raw.offset.value()) + ": " + cause.message());
   }

@@ -169,9 +169,8 @@ class Consumer {
   // some. Each partition starts at its committed offset, else the earliest.
   virtual Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) = 0;
   // poll() as batches, one per partition read (or run of records of one partition), whose
-  // records view the bytes they were read into: a reader that copies what it keeps anyway
-  // (restoration) saves the copies of poll(). A backend without a cheaper way returns poll()'s
-  // records viewed in place (to_record_batches).
+  // records view the bytes they were read into: one copy of the keys and values per batch
+  // instead of two strings per record. poll() is these batches, copied into records.
   virtual Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) = 0;
   // Only for partitions given to assign().
   virtual Status seek(const TopicPartition& partition, Offset offset) = 0;

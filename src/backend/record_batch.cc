@@ -21,21 +21,4 @@ std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches
   return out;
 }
 
-std::vector<RecordBatch> to_record_batches(std::vector<ConsumerRecord> records) {
-  auto owned = std::make_shared<const std::vector<ConsumerRecord>>(std::move(records));
-  std::vector<RecordBatch> batches;
-  for (const ConsumerRecord& r : *owned) {
-    if (batches.empty() || batches.back().partition.partition != r.partition ||
-        batches.back().partition.topic != r.topic) {
-      batches.push_back({.partition = {r.topic, r.partition}, .records = {}, .bytes = owned});
-    }
-    batches.back().records.push_back({.offset = r.offset,
-                                      .timestamp = r.timestamp,
-                                      .key = r.key,
-                                      .value = r.value,
-                                      .headers = r.headers});
-  }
-  return batches;
-}
-
 }  // namespace brook::internal

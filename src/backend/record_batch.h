@@ -40,8 +40,4 @@ struct RecordBatch {
 // The records of `batches` in order, each owning a copy of its key and value.
 std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches);
 
-// `records` as batches, one per run of records of one partition, that view the records in
-// place (no copy): the batches' `bytes` own them.
-std::vector<RecordBatch> to_record_batches(std::vector<ConsumerRecord> records);
-
 }  // namespace brook::internal

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/kafka/rdkafka_support.h"
+#include "backend/record_arena.h"
 
 namespace brook::internal {
 
@@ -103,7 +104,6 @@ class KafkaConsumer final : public Consumer {
   Status assign(const std::vector<TopicPartition>& partitions) override;
   std::vector<TopicPartition> assignment() const override;
   Result<std::vector<ConsumerRecord>> poll(std::chrono::milliseconds timeout) override;
-  // poll()'s records viewed in place.
   Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) override;
   Status seek(const TopicPartition& partition, Offset offset) override;
   Status pause(const std::vector<TopicPartition>& partitions) override;
@@ -135,7 +135,10 @@ class KafkaConsumer final : public Consumer {
     bool at_end = false;
   };
   struct Batch {
-    std::vector<ConsumerRecord> records;
+    // The records, one RecordBatch per run of messages of one partition, viewing `bytes`.
+    std::vector<RecordBatch> runs;
+    std::size_t records = 0;
+    std::shared_ptr<RecordArena> bytes = std::make_shared<RecordArena>(64 << 10);
     std::map<TopicPartition, Reading> positions;
     // The partition of the last message taken (messages come in runs from one partition):
     // librdkafka's topic handle, the partition, and where its position goes (null: the

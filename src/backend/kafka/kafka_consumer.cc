@@ -23,9 +23,10 @@ Headers to_headers(rd_kafka_message_t* message) {
   return out;
 }
 
-std::optional<std::string> bytes(const void* data, std::size_t size) {
+// A copy of the bytes in `arena`; nullopt for null.
+std::optional<std::string_view> copy(const void* data, std::size_t size, RecordArena& arena) {
   if (data == nullptr) return std::nullopt;
-  return std::string(static_cast<const char*>(data), size);
+  return arena.copy({static_cast<const char*>(data), size});
 }
 
 }  // namespace
@@ -173,27 +174,36 @@ Status KafkaConsumer::take(KafkaMessage message, Batch& batch) {
     batch.run_partition = message->partition;
     TopicPartition tp = partition();
     batch.run_assigned = assigned_.contains(tp);  // else revoked meanwhile
-    if (batch.run_assigned) batch.run_position = batch.positions.try_emplace(std::move(tp)).first;
+    if (batch.run_assigned) {
+      batch.runs.push_back({.partition = tp, .records = {}, .bytes = batch.bytes});
+      batch.run_position = batch.positions.try_emplace(std::move(tp)).first;
+    }
   }
   if (!batch.run_assigned) return {};
   batch.run_position->second = {Offset(message->offset + 1), false};
   rd_kafka_timestamp_type_t type{};
-  batch.records.push_back({.topic = batch.run_position->first.topic,
-                           .partition = batch.run_position->first.partition,
-                           .offset = Offset(message->offset),
-                           .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),
-                           .key = bytes(message->key, message->key_len),
-                           .value = bytes(message->payload, message->len),
-                           .headers = to_headers(message.get())});
+  batch.runs.back().records.push_back(
+      {.offset = Offset(message->offset),
+       .timestamp = Timestamp(rd_kafka_message_timestamp(message.get(), &type)),
+       .key = copy(message->key, message->key_len, *batch.bytes),
+       .value = copy(message->payload, message->len, *batch.bytes),
+       .headers = to_headers(message.get())});
+  ++batch.records;
   return {};
 }
 
 Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::milliseconds timeout) {
+  auto batches = poll_batches(timeout);
+  if (!batches) return error(std::move(batches.error()));
+  return to_consumer_records(std::move(*batches));
+}
+
+Result<std::vector<RecordBatch>> KafkaConsumer::poll_batches(std::chrono::milliseconds timeout) {
   if (auto s = apply_assignment(); !s.ok()) return error(s);
   Batch batch;
   const std::uint64_t rebalances = rebalances_;
   auto wait = static_cast<int>(timeout.count());
-  while (batch.records.size() < config_.max_poll_records) {
+  while (batch.records < config_.max_poll_records) {
     KafkaMessage message(rd_kafka_consumer_poll(handle_.get(), wait));
     if (rebalances_ != rebalances) {
       // Records read before the assignment changed belong to the old one, even for a
@@ -212,13 +222,7 @@ Result<std::vector<ConsumerRecord>> KafkaConsumer::poll(std::chrono::millisecond
   for (auto& [tp, reading] : batch.positions) {
     if (auto it = assigned_.find(tp); it != assigned_.end()) it->second = reading;
   }
-  return std::move(batch.records);
-}
-
-Result<std::vector<RecordBatch>> KafkaConsumer::poll_batches(std::chrono::milliseconds timeout) {
-  auto records = poll(timeout);
-  if (!records) return error(std::move(records.error()));
-  return to_record_batches(std::move(*records));
+  return std::move(batch.runs);
 }
 
 Status KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {

@@ -13,8 +13,8 @@ std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches
                      .partition = batch.partition.partition,
                      .offset = r.offset,
                      .timestamp = r.timestamp,
-                     .key = r.key ? std::optional<std::string>(*r.key) : std::nullopt,
-                     .value = r.value ? std::optional<std::string>(*r.value) : std::nullopt,
+                     .key = owned(r.key),
+                     .value = owned(r.value),
                      .headers = std::move(r.headers)});
     }
   }

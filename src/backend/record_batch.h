@@ -37,6 +37,11 @@ struct RecordBatch {
   std::shared_ptr<const void> bytes;
 };
 
+// A copy of nullable bytes.
+inline std::optional<std::string> owned(std::optional<std::string_view> bytes) {
+  return bytes ? std::optional<std::string>(*bytes) : std::nullopt;
+}
+
 // The records of `batches` in order, each owning a copy of its key and value.
 std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches);
 

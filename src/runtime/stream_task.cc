@@ -424,9 +424,6 @@ Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const
         rate_limit_note(handled_errors_), message);
   }
   if (action == ErrorAction::kDeadLetter && record != nullptr) {
-    auto owned = [](std::optional<std::string_view> bytes) {
-      return bytes ? std::optional<std::string>(*bytes) : std::nullopt;
-    };
     ProducerRecord dead{.topic = config_.errors.dead_letter_topic,
                         .timestamp = record->timestamp,
                         .key = owned(record->key),

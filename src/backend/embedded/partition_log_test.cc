@@ -51,8 +51,8 @@ Result<std::vector<StoredRecord>> read_owned(const PartitionLog& log, Offset fro
   for (auto& r : batch->records) {
     records.push_back({.offset = r.offset,
                        .timestamp = r.timestamp,
-                       .key = r.key ? std::optional<std::string>(*r.key) : std::nullopt,
-                       .value = r.value ? std::optional<std::string>(*r.value) : std::nullopt,
+                       .key = owned(r.key),
+                       .value = owned(r.value),
                        .headers = std::move(r.headers)});
   }
   return records;

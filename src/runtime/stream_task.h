@@ -172,7 +172,7 @@ class StreamTask final : public TaskContext {
     // The buffered records: those of batches.front() from `next` on, then the later batches'.
     std::deque<RecordBatch> batches;
     std::size_t next = 0;
-    std::size_t buffered = 0;
+    std::size_t buffered = 0;  // their number, kept rather than summed over the batches
     const ConsumedRecord& front() const { return batches.front().records[next]; }
     void pop_front() {
       --buffered;

@@ -1,6 +1,5 @@
 #include "state/segmented_store.h"
 
-#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,7 +53,9 @@ SegmentedStore::SegmentedStore(std::unique_ptr<KeyValueBytesStore> inner, StoreK
       kind_(kind),
       retention_(std::max<std::int64_t>(retention.count(), 0)),
       interval_(std::max<std::int64_t>(segment_interval.count(), 1)) {
-  if (memory_index) memory_.emplace();
+  if (memory_index) {
+    memory_.emplace(kind == StoreKind::kSession ? kSessionKeySuffix : kWindowKeySuffix);
+  }
 }
 
 std::int64_t SegmentedStore::min_live_segment() const {
@@ -109,7 +110,7 @@ Status SegmentedStore::recover() {
   }
   if (memory_) {  // what the inner store held at open, once
     auto s = inner_->scan({}, [&](std::string_view k, std::string_view v) {
-      (*memory_)[segment_of_inner(k)].emplace(k.substr(kSegmentIdBytes), v);
+      memory_->put(segment_of_inner(k), k.substr(kSegmentIdBytes), v);
       return true;
     });
     if (!s.ok()) return s;
@@ -128,7 +129,7 @@ Status SegmentedStore::observe(std::int64_t time) {
     return s;
   }
   dropped_below_ = live;
-  if (memory_) memory_->erase(memory_->begin(), memory_->lower_bound(live));
+  if (memory_) memory_->drop_below(live);
   return {};
 }
 
@@ -139,11 +140,8 @@ Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return std::optional<std::string>();
   if (memory_) {
-    auto entries = memory_->find(segment);
-    if (entries == memory_->end()) return std::optional<std::string>();
-    auto it = entries->second.find(key);
-    if (it == entries->second.end()) return std::optional<std::string>();
-    return std::optional<std::string>(it->second);
+    auto value = memory_->get(key, min_live_segment());
+    return value ? std::optional<std::string>(*value) : std::nullopt;
   }
   return inner_->get(inner_key(segment, key));
 }
@@ -158,12 +156,7 @@ Status SegmentedStore::write(std::string_view key, std::optional<std::string_vie
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return {};  // expired: ignored
   if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
-  if (!memory_) return {};
-  if (value) {
-    (*memory_)[segment].insert_or_assign(std::string(key), std::string(*value));
-  } else if (auto entries = memory_->find(segment); entries != memory_->end()) {
-    if (auto it = entries->second.find(key); it != entries->second.end()) entries->second.erase(it);
-  }
+  if (memory_) memory_->put(segment, key, value);
   return {};
 }
 
@@ -183,7 +176,10 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
   if (auto s = recover(); !s.ok()) return s;
   if (observed_ < 0) return {};
   if (range.from && range.to && *range.from > *range.to) return {};
-  if (memory_) return scan_memory(range, visit);
+  if (memory_) {
+    memory_->scan(range, min_live_segment(), visit);
+    return {};
+  }
   // The live segments holding keys: one seek each, skipping empty ones.
   const std::int64_t newest = segment_of(observed_);
   std::vector<std::int64_t> segments;
@@ -249,30 +245,6 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
     if (++next->pos == next->entries.size() && !next->exhausted) {
       if (auto s = fill(*next); !s.ok()) return s;
     }
-  }
-}
-
-Status SegmentedStore::scan_memory(const KeyRange& range, const ScanVisitor& visit) const {
-  // A merge by key of the live segments' entries in the range (a key is in one segment only).
-  struct Cursor {
-    Entries::const_iterator at;
-    Entries::const_iterator end;
-  };
-  absl::InlinedVector<Cursor, 4> cursors;  // a window store has a few live segments
-  for (auto it = memory_->lower_bound(min_live_segment()); it != memory_->end(); ++it) {
-    const Entries& entries = it->second;
-    auto from = range.from ? entries.lower_bound(*range.from) : entries.begin();
-    auto to = range.to ? entries.upper_bound(*range.to) : entries.end();
-    if (from != to) cursors.push_back({from, to});
-  }
-  while (true) {
-    Cursor* next = nullptr;
-    for (auto& c : cursors) {
-      if (c.at != c.end && (next == nullptr || c.at->first < next->at->first)) next = &c;
-    }
-    if (next == nullptr) return {};
-    if (!visit(next->at->first, next->at->second)) return {};
-    ++next->at;
   }
 }
 

@@ -24,24 +24,22 @@
 // scan() visits keys in key order across segments: one live segment streams directly from the
 // inner store; several are merged, reading each in chunks (bounded memory, one seek per chunk).
 //
-// With a memory index, every live entry is also kept in memory, by segment: get() and scan()
-// answer from it and never reach the inner store, which is only written (and read once, at
-// the first call, for what it held at open). For stores read on every record whose content
-// the retention keeps small: the records of stream-stream joins and of sliding windows.
-// Not thread-safe, like every KeyValueBytesStore.
+// With a memory index (state/window_memory_index.h), every live entry is also kept in memory:
+// get() and scan() answer from it and never reach the inner store, which is only written (and
+// read once, at the first call, for what it held at open). For stores read on every record whose
+// content the retention keeps small: the records of stream-stream joins and of sliding windows. Not
+// thread-safe, like every KeyValueBytesStore.
 #pragma once
-
-#include <absl/container/btree_map.h>
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/store_spec.h"
+#include "state/window_memory_index.h"
 
 namespace brook::internal {
 
@@ -87,21 +85,15 @@ class SegmentedStore final : public KeyValueBytesStore {
   // `write` is put or restore of the inner store.
   template <class Write>
   Status write(std::string_view key, std::optional<std::string_view> value, Write inner_write);
-  Status scan_memory(const KeyRange& range, const ScanVisitor& visit) const;
-
-  // The memory index: the live entries of each segment (keys as given, not as stored below),
-  // in B-trees (a lookup touches a few nodes of many keys each, not a node per key).
-  using Entries = absl::btree_map<std::string, std::string, std::less<>>;
-  using Segments = std::map<std::int64_t, Entries>;
 
   std::unique_ptr<KeyValueBytesStore> inner_;
   StoreKind kind_;
   std::int64_t retention_;
   std::int64_t interval_;
   std::int64_t observed_ = -1;
-  std::int64_t dropped_below_ = 0;  // every segment below this was deleted from inner_
-  bool recovered_ = false;          // recover() ran (lazily: restoration may come first)
-  std::optional<Segments> memory_;  // with a memory index
+  std::int64_t dropped_below_ = 0;           // every segment below this was deleted from inner_
+  bool recovered_ = false;                   // recover() ran (lazily: restoration may come first)
+  std::optional<WindowMemoryIndex> memory_;  // keys as given, not as stored below
 };
 
 }  // namespace brook::internal

@@ -1,0 +1,170 @@
+#include "state/window_memory_index.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "brook/internal/coding.h"
+
+namespace brook::internal {
+
+namespace {
+
+bool in_range(std::string_view key, const KeyRange& range) {
+  return (!range.from || key >= *range.from) && (!range.to || key <= *range.to);
+}
+
+}  // namespace
+
+WindowMemoryIndex::Suffix WindowMemoryIndex::suffix_of(std::string_view bytes) const {
+  return {.high = get_big_endian<std::uint64_t>(bytes.data()),
+          .low = read_big_endian(bytes.substr(8)) << (8 * (16 - suffix_))};
+}
+
+void WindowMemoryIndex::append(std::string& out, Suffix suffix) const {
+  append_big_endian(out, suffix.high, 8);
+  append_big_endian(out, suffix.low >> (8 * (16 - suffix_)), static_cast<int>(suffix_ - 8));
+}
+
+std::vector<WindowMemoryIndex::Entry>::const_iterator WindowMemoryIndex::lower_bound(
+    const Group& group, Suffix suffix) {
+  return std::partition_point(group.entries.begin(), group.entries.end(),
+                              [&](const Entry& e) { return e.suffix < suffix; });
+}
+
+std::optional<std::string_view> WindowMemoryIndex::get(std::string_view key,
+                                                       std::int64_t min_segment) const {
+  const std::size_t record = key.size() - suffix_;
+  auto group = groups_.find(key.substr(0, record));
+  if (group == groups_.end()) return std::nullopt;
+  const Suffix suffix = suffix_of(key.substr(record));
+  auto entry = lower_bound(group->second, suffix);
+  if (entry == group->second.entries.end() || entry->suffix != suffix ||
+      entry->segment < min_segment) {
+    return std::nullopt;
+  }
+  return entry->value;
+}
+
+void WindowMemoryIndex::put(std::int64_t segment, std::string_view key,
+                            std::optional<std::string_view> value) {
+  const std::size_t record = key.size() - suffix_;
+  const std::string_view record_key = key.substr(0, record);
+  const Suffix suffix = suffix_of(key.substr(record));
+  auto group = groups_.find(record_key);
+  if (!value) {
+    if (group == groups_.end()) return;
+    auto& entries = group->second.entries;
+    auto entry = lower_bound(group->second, suffix);
+    if (entry == entries.end() || entry->suffix != suffix) return;
+    entries.erase(entry);
+    if (entries.empty()) remove_group(record_key);
+    return;
+  }
+  if (group == groups_.end()) {
+    group = groups_.try_emplace(record_key).first;
+    add_group(group->first, group->second);
+  }
+  auto& entries = group->second.entries;
+  // Windows mostly arrive in time order: then the entry goes at the end.
+  auto at = entries.empty() || entries.back().suffix < suffix
+                ? entries.end()
+                : entries.begin() + (lower_bound(group->second, suffix) - entries.cbegin());
+  if (at != entries.end() && at->suffix == suffix) {
+    at->segment = segment;
+    at->value.assign(*value);
+    return;
+  }
+  entries.insert(at, {.segment = segment, .suffix = suffix, .value = std::string(*value)});
+}
+
+void WindowMemoryIndex::drop_below(std::int64_t segment) {
+  std::vector<std::string> emptied;
+  for (auto& [record_key, group] : groups_) {
+    std::erase_if(group.entries, [&](const Entry& e) { return e.segment < segment; });
+    if (group.entries.empty()) emptied.push_back(record_key);
+  }
+  for (const auto& record_key : emptied) remove_group(record_key);
+}
+
+void WindowMemoryIndex::add_group(const std::string& record_key, Group& group) {
+  for (auto longer = record_keys_.upper_bound(record_key);
+       longer != record_keys_.end() && longer->starts_with(record_key); ++longer) {
+    ++group.extensions;
+  }
+  for (const auto& [length, groups] : key_lengths_) {
+    if (length >= record_key.size()) break;
+    if (auto shorter = groups_.find(std::string_view(record_key).substr(0, length));
+        shorter != groups_.end()) {
+      ++shorter->second.extensions;
+    }
+  }
+  record_keys_.insert(record_key);
+  ++key_lengths_[record_key.size()];
+}
+
+void WindowMemoryIndex::remove_group(std::string_view record_key) {
+  for (const auto& [length, groups] : key_lengths_) {
+    if (length >= record_key.size()) break;
+    if (auto shorter = groups_.find(record_key.substr(0, length)); shorter != groups_.end()) {
+      --shorter->second.extensions;
+    }
+  }
+  if (auto count = key_lengths_.find(record_key.size()); --count->second == 0) {
+    key_lengths_.erase(count);
+  }
+  record_keys_.erase(record_key);
+  groups_.erase(groups_.find(record_key));  // last: record_key may be the group's own key
+}
+
+void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_segment,
+                             const ScanVisitor& visit) const {
+  // One record key's range: both bounds are that key followed by a suffix.
+  const bool one_record_key =
+      range.from && range.to && range.from->size() >= suffix_ &&
+      range.from->size() == range.to->size() &&
+      std::string_view(*range.from).substr(0, range.from->size() - suffix_) ==
+          std::string_view(*range.to).substr(0, range.to->size() - suffix_);
+  if (!one_record_key) return scan_all(range, min_segment, visit);
+  const std::size_t record = range.from->size() - suffix_;
+  const std::string_view record_key = std::string_view(*range.from).substr(0, record);
+  auto group = groups_.find(record_key);
+  if (group == groups_.end()) {
+    auto longer = record_keys_.lower_bound(record_key);
+    if (longer != record_keys_.end() && longer->starts_with(record_key)) {
+      scan_all(range, min_segment, visit);
+    }
+    return;
+  }
+  if (group->second.extensions > 0) return scan_all(range, min_segment, visit);
+  const Suffix to = suffix_of(std::string_view(*range.to).substr(record));
+  std::string key(record_key);
+  const auto& entries = group->second.entries;
+  for (auto entry =
+           lower_bound(group->second, suffix_of(std::string_view(*range.from).substr(record)));
+       entry != entries.end() && entry->suffix <= to; ++entry) {
+    if (entry->segment < min_segment) continue;
+    key.resize(record);
+    append(key, entry->suffix);
+    if (!visit(key, entry->value)) return;
+  }
+}
+
+void WindowMemoryIndex::scan_all(const KeyRange& range, std::int64_t min_segment,
+                                 const ScanVisitor& visit) const {
+  std::vector<std::pair<std::string, std::string_view>> found;
+  for (const auto& [record_key, group] : groups_) {
+    for (const auto& entry : group.entries) {
+      if (entry.segment < min_segment) continue;
+      std::string key = record_key;
+      append(key, entry.suffix);
+      if (in_range(key, range)) found.emplace_back(std::move(key), entry.value);
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [key, value] : found) {
+    if (!visit(key, value)) return;
+  }
+}
+
+}  // namespace brook::internal

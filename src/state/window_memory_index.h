@@ -1,0 +1,92 @@
+// The memory index of a SegmentedStore (state/segmented_store.h): every live entry of a window
+// or session store, grouped by record key (a stored key without its fixed-size time suffix,
+// brook/internal/window_keys.h). Within a group the entries are sorted by suffix, which is
+// their key order. So the reads a stream-stream join or a sliding window makes on every record,
+// one record key's windows in a time range, cost a hash lookup and a binary search over that
+// key's few entries, whatever the store holds.
+//
+// Any other read is answered in key order too: the entries in range are collected and sorted.
+// A range between two keys of one record key also holds the entries of longer record keys that
+// begin with it (key "a" followed by a time may sort between "a" + two times); the index counts,
+// per group, the groups whose record key extends its own, and takes the general path when there
+// are any. Not thread-safe.
+#pragma once
+
+#include <absl/container/btree_set.h>
+#include <absl/container/flat_hash_map.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "brook/internal/bytes_store.h"
+
+namespace brook::internal {
+
+class WindowMemoryIndex {
+ public:
+  // `suffix`: the bytes of a stored key after its record key, 9 to 16.
+  explicit WindowMemoryIndex(std::size_t suffix) : suffix_(suffix) {}
+
+  // The value of `key` (at least `suffix` bytes) if it is held in a segment >= `min_segment`.
+  std::optional<std::string_view> get(std::string_view key, std::int64_t min_segment) const;
+  // Sets (nullopt: removes) `key`, at least `suffix` bytes, filed in `segment`.
+  void put(std::int64_t segment, std::string_view key, std::optional<std::string_view> value);
+  // Forgets every entry filed in a segment below `segment`.
+  void drop_below(std::int64_t segment);
+  // Visits, in key order, the entries in `range` held in a segment >= `min_segment`, until
+  // `visit` returns false. `visit` must not change the index.
+  void scan(const KeyRange& range, std::int64_t min_segment, const ScanVisitor& visit) const;
+
+ private:
+  // A key's suffix as two numbers that order as its bytes: the first 8 bytes, then the rest
+  // (left-aligned), both big-endian. Kept in the entry itself, so that a search reads no
+  // other memory.
+  struct Suffix {
+    std::uint64_t high;
+    std::uint64_t low;
+    auto operator<=>(const Suffix&) const = default;
+  };
+  struct Entry {
+    std::int64_t segment;
+    Suffix suffix;
+    std::string value;
+  };
+  struct Group {
+    std::vector<Entry> entries;  // by suffix
+    std::size_t extensions = 0;  // groups whose record key begins with this one's, longer
+  };
+
+  // The Suffix of `bytes`, a key's last suffix_ bytes.
+  Suffix suffix_of(std::string_view bytes) const;
+  // Appends the bytes of `suffix` to `out`.
+  void append(std::string& out, Suffix suffix) const;
+  // The first entry of `group` whose suffix is not below `suffix`.
+  static std::vector<Entry>::const_iterator lower_bound(const Group& group, Suffix suffix);
+  void add_group(const std::string& record_key, Group& group);
+  void remove_group(std::string_view record_key);
+  // The general scan: collects what is in range, sorts it and visits it.
+  void scan_all(const KeyRange& range, std::int64_t min_segment, const ScanVisitor& visit) const;
+
+  // Looked up by std::string_view (which this abseil's own string_view is not).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+
+  std::size_t suffix_;
+  absl::flat_hash_map<std::string, Group, Hash, Equal> groups_;
+  absl::btree_set<std::string, std::less<>> record_keys_;  // of groups_, in order: who extends whom
+  std::map<std::size_t, std::size_t> key_lengths_;         // record key length -> groups
+};
+
+}  // namespace brook::internal

@@ -110,7 +110,7 @@ Status SegmentedStore::recover() {
   }
   if (memory_) {  // what the inner store held at open, once
     auto s = inner_->scan({}, [&](std::string_view k, std::string_view v) {
-      memory_->put(segment_of_inner(k), k.substr(kSegmentIdBytes), v);
+      memory_->put(k.substr(kSegmentIdBytes), v, retained_from());
       return true;
     });
     if (!s.ok()) return s;
@@ -129,7 +129,7 @@ Status SegmentedStore::observe(std::int64_t time) {
     return s;
   }
   dropped_below_ = live;
-  if (memory_) memory_->drop_below(live);
+  if (memory_) memory_->drop_below(live * interval_);
   return {};
 }
 
@@ -140,7 +140,7 @@ Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return std::optional<std::string>();
   if (memory_) {
-    auto value = memory_->get(key, min_live_segment());
+    auto value = memory_->get(key, min_live_segment() * interval_);
     return value ? std::optional<std::string>(*value) : std::nullopt;
   }
   return inner_->get(inner_key(segment, key));
@@ -156,7 +156,7 @@ Status SegmentedStore::write(std::string_view key, std::optional<std::string_vie
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return {};  // expired: ignored
   if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
-  if (memory_) memory_->put(segment, key, value);
+  if (memory_) memory_->put(key, value, retained_from());
   return {};
 }
 
@@ -177,7 +177,7 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
   if (observed_ < 0) return {};
   if (range.from && range.to && *range.from > *range.to) return {};
   if (memory_) {
-    memory_->scan(range, min_live_segment(), visit);
+    memory_->scan(range, min_live_segment() * interval_, visit);
     return {};
   }
   // The live segments holding keys: one seek each, skipping empty ones.

@@ -24,11 +24,14 @@
 // scan() visits keys in key order across segments: one live segment streams directly from the
 // inner store; several are merged, reading each in chunks (bounded memory, one seek per chunk).
 //
-// With a memory index (state/window_memory_index.h), every live entry is also kept in memory:
-// get() and scan() answer from it and never reach the inner store, which is only written (and
-// read once, at the first call, for what it held at open). For stores read on every record whose
-// content the retention keeps small: the records of stream-stream joins and of sliding windows. Not
-// thread-safe, like every KeyValueBytesStore.
+// With a memory index (state/window_memory_index.h), the live entries are also kept in memory,
+// and get() and scan() answer from it: they never reach the inner store, which is only written
+// (and read once, at the first call, for what it held at open). The index drops a record key's
+// entries once retention has passed them (at its next write), not at their segment's expiry,
+// so its reads may miss keys the inner store still holds; retention stays a lower bound. For
+// stores read on every record whose content the retention keeps small: the records of
+// stream-stream joins and of sliding windows.
+// Not thread-safe, like every KeyValueBytesStore.
 #pragma once
 
 #include <chrono>
@@ -78,6 +81,8 @@ class SegmentedStore final : public KeyValueBytesStore {
   // The time `key` is filed under, or kInvalidArgument.
   Result<std::int64_t> time_of(std::string_view key) const;
   std::int64_t segment_of(std::int64_t time) const { return time / interval_; }
+  // The oldest time retention asks to keep: observed time - retention, excluded.
+  std::int64_t retained_from() const { return observed_ - retention_ + 1; }
   // Advances observed time to `time` and drops the segments that expired.
   Status observe(std::int64_t time);
   // Finds the oldest and newest segments on disk (a reopened persistent store).

@@ -246,10 +246,12 @@ TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContent
   EXPECT_EQ(scan_all(*store, {.from = wk("j", 0), .to = wk("k", 30)}),
             (Entries{{wk("j", 27), "27"}, {wk("k", 5), "5"}, {wk("k", 25), "25"}}));
   EXPECT_EQ(counting->reads, loading);
-  ASSERT_TRUE(store->put(wk("k", 45), "45").ok());  // expires segments 0 and 1, from memory too
-  EXPECT_EQ(scan_all(*store),
-            (Entries{{wk("j", 27), "27"}, {wk("k", 25), "25"}, {wk("k", 45), "45"}}));
-  EXPECT_EQ(counting->reads, loading);
+  // Expires segments 0 and 1; the index also drops what retention passed of k (25 <= 45 - 20),
+  // which its live segment 2 still holds below.
+  ASSERT_TRUE(store->put(wk("k", 45), "45").ok());
+  EXPECT_EQ(scan_all(*store), (Entries{{wk("j", 27), "27"}, {wk("k", 45), "45"}}));
+  EXPECT_EQ(segments_of(*counting), (std::vector<std::int64_t>{2, 2, 4}));
+  EXPECT_EQ(counting->reads, loading + 1);  // that look below
 }
 
 TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOnTheNextWrite) {

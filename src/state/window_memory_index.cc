@@ -32,21 +32,20 @@ std::vector<WindowMemoryIndex::Entry>::const_iterator WindowMemoryIndex::lower_b
 }
 
 std::optional<std::string_view> WindowMemoryIndex::get(std::string_view key,
-                                                       std::int64_t min_segment) const {
+                                                       std::int64_t min_time) const {
   const std::size_t record = key.size() - suffix_;
   auto group = groups_.find(key.substr(0, record));
   if (group == groups_.end()) return std::nullopt;
   const Suffix suffix = suffix_of(key.substr(record));
   auto entry = lower_bound(group->second, suffix);
-  if (entry == group->second.entries.end() || entry->suffix != suffix ||
-      entry->segment < min_segment) {
+  if (entry == group->second.entries.end() || entry->suffix != suffix || entry->time() < min_time) {
     return std::nullopt;
   }
   return entry->value;
 }
 
-void WindowMemoryIndex::put(std::int64_t segment, std::string_view key,
-                            std::optional<std::string_view> value) {
+void WindowMemoryIndex::put(std::string_view key, std::optional<std::string_view> value,
+                            std::int64_t keep_from) {
   const std::size_t record = key.size() - suffix_;
   const std::string_view record_key = key.substr(0, record);
   const Suffix suffix = suffix_of(key.substr(record));
@@ -65,22 +64,24 @@ void WindowMemoryIndex::put(std::int64_t segment, std::string_view key,
     add_group(group->first, group->second);
   }
   auto& entries = group->second.entries;
+  entries.erase(entries.begin(), std::ranges::find_if(entries, [&](const Entry& e) {
+                  return e.time() >= keep_from;
+                }));
   // Windows mostly arrive in time order: then the entry goes at the end.
   auto at = entries.empty() || entries.back().suffix < suffix
                 ? entries.end()
                 : entries.begin() + (lower_bound(group->second, suffix) - entries.cbegin());
   if (at != entries.end() && at->suffix == suffix) {
-    at->segment = segment;
     at->value.assign(*value);
     return;
   }
-  entries.insert(at, {.segment = segment, .suffix = suffix, .value = std::string(*value)});
+  entries.insert(at, {.suffix = suffix, .value = std::string(*value)});
 }
 
-void WindowMemoryIndex::drop_below(std::int64_t segment) {
+void WindowMemoryIndex::drop_below(std::int64_t time) {
   std::vector<std::string> emptied;
   for (auto& [record_key, group] : groups_) {
-    std::erase_if(group.entries, [&](const Entry& e) { return e.segment < segment; });
+    std::erase_if(group.entries, [&](const Entry& e) { return e.time() < time; });
     if (group.entries.empty()) emptied.push_back(record_key);
   }
   for (const auto& record_key : emptied) remove_group(record_key);
@@ -116,7 +117,7 @@ void WindowMemoryIndex::remove_group(std::string_view record_key) {
   groups_.erase(groups_.find(record_key));  // last: record_key may be the group's own key
 }
 
-void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_segment,
+void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_time,
                              const ScanVisitor& visit) const {
   // One record key's range: both bounds are that key followed by a suffix.
   const bool one_record_key =
@@ -124,37 +125,37 @@ void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_segment,
       range.from->size() == range.to->size() &&
       std::string_view(*range.from).substr(0, range.from->size() - suffix_) ==
           std::string_view(*range.to).substr(0, range.to->size() - suffix_);
-  if (!one_record_key) return scan_all(range, min_segment, visit);
+  if (!one_record_key) return scan_all(range, min_time, visit);
   const std::size_t record = range.from->size() - suffix_;
   const std::string_view record_key = std::string_view(*range.from).substr(0, record);
   auto group = groups_.find(record_key);
   if (group == groups_.end()) {
     auto longer = record_keys_.lower_bound(record_key);
     if (longer != record_keys_.end() && longer->starts_with(record_key)) {
-      scan_all(range, min_segment, visit);
+      scan_all(range, min_time, visit);
     }
     return;
   }
-  if (group->second.extensions > 0) return scan_all(range, min_segment, visit);
+  if (group->second.extensions > 0) return scan_all(range, min_time, visit);
   const Suffix to = suffix_of(std::string_view(*range.to).substr(record));
   std::string key(record_key);
   const auto& entries = group->second.entries;
   for (auto entry =
            lower_bound(group->second, suffix_of(std::string_view(*range.from).substr(record)));
        entry != entries.end() && entry->suffix <= to; ++entry) {
-    if (entry->segment < min_segment) continue;
+    if (entry->time() < min_time) continue;
     key.resize(record);
     append(key, entry->suffix);
     if (!visit(key, entry->value)) return;
   }
 }
 
-void WindowMemoryIndex::scan_all(const KeyRange& range, std::int64_t min_segment,
+void WindowMemoryIndex::scan_all(const KeyRange& range, std::int64_t min_time,
                                  const ScanVisitor& visit) const {
   std::vector<std::pair<std::string, std::string_view>> found;
   for (const auto& [record_key, group] : groups_) {
     for (const auto& entry : group.entries) {
-      if (entry.segment < min_segment) continue;
+      if (entry.time() < min_time) continue;
       std::string key = record_key;
       append(key, entry.suffix);
       if (in_range(key, range)) found.emplace_back(std::move(key), entry.value);

@@ -3,7 +3,10 @@
 // brook/internal/window_keys.h). Within a group the entries are sorted by suffix, which is
 // their key order. So the reads a stream-stream join or a sliding window makes on every record,
 // one record key's windows in a time range, cost a hash lookup and a binary search over that
-// key's few entries, whatever the store holds.
+// key's few entries, whatever the store holds. An entry's time is the first 8 bytes of its
+// suffix (the time the store files it under); a write to a key drops that key's entries older
+// than the retention asks, so that the index holds about the retention's worth of entries, not
+// whole segments.
 //
 // Any other read is answered in key order too: the entries in range are collected and sorted.
 // A range between two keys of one record key also holds the entries of longer record keys that
@@ -33,15 +36,16 @@ class WindowMemoryIndex {
   // `suffix`: the bytes of a stored key after its record key, 9 to 16.
   explicit WindowMemoryIndex(std::size_t suffix) : suffix_(suffix) {}
 
-  // The value of `key` (at least `suffix` bytes) if it is held in a segment >= `min_segment`.
-  std::optional<std::string_view> get(std::string_view key, std::int64_t min_segment) const;
-  // Sets (nullopt: removes) `key`, at least `suffix` bytes, filed in `segment`.
-  void put(std::int64_t segment, std::string_view key, std::optional<std::string_view> value);
-  // Forgets every entry filed in a segment below `segment`.
-  void drop_below(std::int64_t segment);
-  // Visits, in key order, the entries in `range` held in a segment >= `min_segment`, until
-  // `visit` returns false. `visit` must not change the index.
-  void scan(const KeyRange& range, std::int64_t min_segment, const ScanVisitor& visit) const;
+  // The value of `key` (at least `suffix` bytes) if it is held with a time >= `min_time`.
+  std::optional<std::string_view> get(std::string_view key, std::int64_t min_time) const;
+  // Sets (nullopt: removes) `key`, at least `suffix` bytes, after dropping the entries of its
+  // record key with a time below `keep_from`.
+  void put(std::string_view key, std::optional<std::string_view> value, std::int64_t keep_from);
+  // Forgets every entry with a time below `time`.
+  void drop_below(std::int64_t time);
+  // Visits, in key order, the entries in `range` with a time >= `min_time`, until `visit`
+  // returns false. `visit` must not change the index.
+  void scan(const KeyRange& range, std::int64_t min_time, const ScanVisitor& visit) const;
 
  private:
   // A key's suffix as two numbers that order as its bytes: the first 8 bytes, then the rest
@@ -53,9 +57,10 @@ class WindowMemoryIndex {
     auto operator<=>(const Suffix&) const = default;
   };
   struct Entry {
-    std::int64_t segment;
     Suffix suffix;
     std::string value;
+
+    std::int64_t time() const { return static_cast<std::int64_t>(suffix.high); }
   };
   struct Group {
     std::vector<Entry> entries;  // by suffix
@@ -71,7 +76,7 @@ class WindowMemoryIndex {
   void add_group(const std::string& record_key, Group& group);
   void remove_group(std::string_view record_key);
   // The general scan: collects what is in range, sorts it and visits it.
-  void scan_all(const KeyRange& range, std::int64_t min_segment, const ScanVisitor& visit) const;
+  void scan_all(const KeyRange& range, std::int64_t min_time, const ScanVisitor& visit) const;
 
   // Looked up by std::string_view (which this abseil's own string_view is not).
   struct Hash {

@@ -5,6 +5,7 @@
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/perf_level.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
@@ -626,11 +627,17 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   family_options.memtable_whole_key_filtering = true;
   family_options.optimize_filters_for_hits = false;
 
+  rocksdb::ColumnFamilyOptions data_options = family_options;
+  if (options.written_only) {
+    data_options.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+    db_options.allow_concurrent_memtable_write = false;  // which vectors do not support
+  }
+
   // Restoration's SST files of an earlier run that a crash left behind.
   std::filesystem::remove_all(dir / kRestoreDir, ec);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families{
-      {rocksdb::kDefaultColumnFamilyName, family_options},
+      {rocksdb::kDefaultColumnFamilyName, data_options},
       {std::string(kMetaFamily), family_options}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
@@ -639,7 +646,7 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
 
   auto store = std::make_unique<RocksDbStore>(
       std::move(name), std::move(dir_name), db, handles[0], handles[1],
-      rocksdb::Options(db_options, family_options), memory->impl_->cache, options);
+      rocksdb::Options(db_options, data_options), memory->impl_->cache, options);
   if (auto loaded = store->load_committed_offset(); !loaded.ok()) return error(std::move(loaded));
   if (auto loaded = store->load_committed_positions(); !loaded.ok()) {
     return error(std::move(loaded));

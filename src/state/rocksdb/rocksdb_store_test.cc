@@ -141,6 +141,30 @@ TEST(RocksDbStore, ScanMergesUncommittedPutsAndDeletesOverCommittedData) {
             (Entries{{"a", "1"}, {"b", "2"}, {"bb", "2"}, {"d", "1"}, {"e", "2"}, {"g", "2"}}));
 }
 
+// Its memtable is an unsorted vector: reads still see every write, in key order, before and
+// after the commit and after a reopen.
+TEST(RocksDbStore, AWrittenOnlyStoreStillReadsWhatItHolds) {
+  brook::testing::ScratchDir dir("rocksdb-store");
+  const RocksDbOptions written_only{.written_only = true};
+  {
+    auto store = open_store(dir.path(), written_only);
+    put_all(*store, {{"d", "1"}, {"b", "1"}, {"a", "1"}, {"c", "1"}});
+    ASSERT_TRUE(store->commit(Offset(1)).ok());
+    put_all(*store, {{"b", "2"}, {"e", "2"}});
+    ASSERT_TRUE(store->put("c", std::nullopt).ok());
+    ASSERT_TRUE(store->commit(Offset(2)).ok());
+    ASSERT_TRUE(store->delete_range({.from = "a", .to = "a"}).ok());
+    ASSERT_TRUE(store->commit(Offset(3)).ok());
+    EXPECT_EQ(store->get("b").value(), "2");
+    EXPECT_EQ(store->get("c").value(), std::nullopt);
+    EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}}));
+    EXPECT_EQ(scan_all(*store, {.from = "c", .to = "d"}), (Entries{{"d", "1"}}));
+  }
+  auto store = open_store(dir.path(), written_only);
+  EXPECT_EQ(store->committed_offset(), Offset(3));
+  EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}}));
+}
+
 TEST(RocksDbStore, ARangeDeletionHidesCommittedKeysUntilTheyAreWrittenAgain) {
   brook::testing::ScratchDir dir("rocksdb-store");
   auto store = open_store(dir.path());

@@ -82,6 +82,10 @@ Result<std::int64_t> SegmentedStore::time_of(std::string_view key) const {
 
 Status SegmentedStore::recover() {
   if (recovered_) return {};
+  if (index_only()) {  // nothing below
+    recovered_ = true;
+    return {};
+  }
   // The first key on disk gives the oldest segment; a binary search of "is there a key at or
   // after segment s" gives the newest.
   auto first_at_or_after = [&](std::int64_t segment) -> Result<std::optional<std::int64_t>> {
@@ -123,14 +127,21 @@ Status SegmentedStore::observe(std::int64_t time) {
   observed_ = std::max(observed_, time);
   const std::int64_t live = min_live_segment();
   if (live <= dropped_below_) return {};
-  if (auto s = inner_->delete_range(
-          {.from = segment_prefix(dropped_below_), .to = segment_prefix(live)});
-      !s.ok()) {
-    return s;
+  if (!index_only()) {
+    if (auto s = inner_->delete_range(
+            {.from = segment_prefix(dropped_below_), .to = segment_prefix(live)});
+        !s.ok()) {
+      return s;
+    }
   }
   dropped_below_ = live;
   if (memory_) memory_->drop_below(live * interval_);
   return {};
+}
+
+Result<std::int64_t> SegmentedStore::approximate_count() {
+  if (index_only()) return static_cast<std::int64_t>(memory_->size());
+  return inner_->approximate_count();
 }
 
 Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
@@ -155,7 +166,9 @@ Status SegmentedStore::write(std::string_view key, std::optional<std::string_vie
   if (auto s = observe(*time); !s.ok()) return s;
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return {};  // expired: ignored
-  if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
+  if (!index_only()) {
+    if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
+  }
   if (memory_) memory_->put(key, value, retained_from());
   return {};
 }

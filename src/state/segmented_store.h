@@ -26,7 +26,8 @@
 //
 // With a memory index (state/window_memory_index.h), the live entries are also kept in memory,
 // and get() and scan() answer from it: they never reach the inner store, which is only written
-// (and read once, at the first call, for what it held at open). The index drops a record key's
+// (and read once, at the first call, for what it held at open); an inner store that is not
+// persistent is not used at all. The index drops a record key's
 // entries once retention has passed them (at its next write), not at their segment's expiry,
 // so its reads may miss keys the inner store still holds; retention stays a lower bound. For
 // stores read on every record whose content the retention keeps small: the records of
@@ -64,7 +65,7 @@ class SegmentedStore final : public KeyValueBytesStore {
   Status restore(std::string_view key, std::optional<std::string_view> value) override;
   void reserve_for_restore(std::int64_t records) override { inner_->reserve_for_restore(records); }
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
-  Result<std::int64_t> approximate_count() override { return inner_->approximate_count(); }
+  Result<std::int64_t> approximate_count() override;
   Status flush() override { return inner_->flush(); }
   Status commit(std::optional<Offset> changelog_next) override {
     return inner_->commit(changelog_next);
@@ -83,6 +84,8 @@ class SegmentedStore final : public KeyValueBytesStore {
   std::int64_t segment_of(std::int64_t time) const { return time / interval_; }
   // The oldest time retention asks to keep: observed time - retention, excluded.
   std::int64_t retained_from() const { return observed_ - retention_ + 1; }
+  // The memory index is the store: the inner one would keep nothing after a restart either.
+  bool index_only() const { return memory_ && !inner_->persistent(); }
   // Advances observed time to `time` and drops the segments that expired.
   Status observe(std::int64_t time);
   // Finds the oldest and newest segments on disk (a reopened persistent store).

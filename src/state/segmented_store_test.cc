@@ -254,6 +254,27 @@ TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContent
   EXPECT_EQ(counting->reads, loading + 1);  // that look below
 }
 
+TEST(SegmentedStore, WithAMemoryIndexOverAStoreInMemoryTheIndexIsTheStore) {
+  auto counted = std::make_unique<CountingStore>(std::make_unique<InMemoryStore>("w"));
+  CountingStore& below = *counted;
+  SegmentedStore store(std::move(counted), StoreKind::kWindow, 20ms, 10ms, true);
+  ASSERT_TRUE(store.restore(wk("k", 5), "5").ok());
+  ASSERT_TRUE(store.restore(wk("k", 9), "9").ok());
+  EXPECT_EQ(store.approximate_count().value(), 2);
+  ASSERT_TRUE(store.put(wk("k", 25), "25").ok());  // retention passed 5 (<= 25 - 20), not 9
+  ASSERT_TRUE(store.put(wk("j", 26), "26").ok());
+  EXPECT_EQ(store.get(wk("k", 25)).value(), "25");
+  EXPECT_EQ(scan_all(store),
+            (Entries{{wk("j", 26), "26"}, {wk("k", 9), "9"}, {wk("k", 25), "25"}}));
+  EXPECT_EQ(store.approximate_count().value(), 3);
+  ASSERT_TRUE(store.put(wk("j", 45), "45").ok());  // expires segments 0 and 1: k's 9
+  EXPECT_EQ(scan_all(store),
+            (Entries{{wk("j", 26), "26"}, {wk("j", 45), "45"}, {wk("k", 25), "25"}}));
+  EXPECT_EQ(store.approximate_count().value(), 3);
+  EXPECT_EQ(scan_all(below), Entries{});
+  EXPECT_EQ(below.range_deletes, 0);
+}
+
 TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOnTheNextWrite) {
   brook::testing::ScratchDir dir("segmented-reopen");
   auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);

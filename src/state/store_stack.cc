@@ -42,9 +42,9 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
     stack.top = std::move(*store);
   }
   if (spec.kind != StoreKind::kKeyValue) {  // keys translated to [segment id][key] below
-    stack.top = std::make_unique<SegmentedStore>(
-        std::move(stack.top), spec.kind, spec.retention, segment_interval_for(spec.retention),
-        spec.reads_in_memory && spec.type == StoreType::kRocksDb);
+    stack.top = std::make_unique<SegmentedStore>(std::move(stack.top), spec.kind, spec.retention,
+                                                 segment_interval_for(spec.retention),
+                                                 spec.reads_in_memory);
   }
   stack.bottom = stack.top.get();
   if (spec.logging) {

@@ -56,6 +56,7 @@ void WindowMemoryIndex::put(std::string_view key, std::optional<std::string_view
     auto entry = lower_bound(group->second, suffix);
     if (entry == entries.end() || entry->suffix != suffix) return;
     entries.erase(entry);
+    --size_;
     if (entries.empty()) remove_group(record_key);
     return;
   }
@@ -64,9 +65,10 @@ void WindowMemoryIndex::put(std::string_view key, std::optional<std::string_view
     add_group(group->first, group->second);
   }
   auto& entries = group->second.entries;
-  entries.erase(entries.begin(), std::ranges::find_if(entries, [&](const Entry& e) {
-                  return e.time() >= keep_from;
-                }));
+  const auto kept =
+      std::ranges::find_if(entries, [&](const Entry& e) { return e.time() >= keep_from; });
+  size_ -= static_cast<std::size_t>(kept - entries.begin());
+  entries.erase(entries.begin(), kept);
   // Windows mostly arrive in time order: then the entry goes at the end.
   auto at = entries.empty() || entries.back().suffix < suffix
                 ? entries.end()
@@ -76,12 +78,13 @@ void WindowMemoryIndex::put(std::string_view key, std::optional<std::string_view
     return;
   }
   entries.insert(at, {.suffix = suffix, .value = std::string(*value)});
+  ++size_;
 }
 
 void WindowMemoryIndex::drop_below(std::int64_t time) {
   std::vector<std::string> emptied;
   for (auto& [record_key, group] : groups_) {
-    std::erase_if(group.entries, [&](const Entry& e) { return e.time() < time; });
+    size_ -= std::erase_if(group.entries, [&](const Entry& e) { return e.time() < time; });
     if (group.entries.empty()) emptied.push_back(record_key);
   }
   for (const auto& record_key : emptied) remove_group(record_key);

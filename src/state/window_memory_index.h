@@ -41,6 +41,8 @@ class WindowMemoryIndex {
   // Sets (nullopt: removes) `key`, at least `suffix` bytes, after dropping the entries of its
   // record key with a time below `keep_from`.
   void put(std::string_view key, std::optional<std::string_view> value, std::int64_t keep_from);
+  // The entries held.
+  std::size_t size() const { return size_; }
   // Forgets every entry with a time below `time`.
   void drop_below(std::int64_t time);
   // Visits, in key order, the entries in `range` with a time >= `min_time`, until `visit`
@@ -89,6 +91,7 @@ class WindowMemoryIndex {
   };
 
   std::size_t suffix_;
+  std::size_t size_ = 0;
   absl::flat_hash_map<std::string, Group, Hash, Equal> groups_;
   absl::btree_set<std::string, std::less<>> record_keys_;  // of groups_, in order: who extends whom
   std::map<std::size_t, std::size_t> key_lengths_;         // record key length -> groups

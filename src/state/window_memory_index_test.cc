@@ -128,6 +128,7 @@ TEST(WindowMemoryIndex, ReadsAsAnOrderedMapOfTheSameEntries) {
       }
       ASSERT_EQ(scan(index, range, min_time), expected) << "step " << step;
     }
+    ASSERT_EQ(index.size(), model.size());
     const auto found = model.find(window);
     const bool live = found != model.end() && found->second.first >= min_time;
     ASSERT_EQ(index.get(window, min_time),

@@ -41,8 +41,9 @@ struct StoreSpec {
   std::chrono::milliseconds retention{0};    // window and session stores: how long they keep data
   std::chrono::milliseconds window_size{0};  // window stores: window end = start + window_size
   bool retain_duplicates = false;            // window stores: add() keeps every value of a key
-  // Window and session stores on RocksDB: every live entry is also kept in memory, so reads
-  // never reach RocksDB (stores read on every record, small by their retention).
+  // Window and session stores: every live entry is kept in a memory index grouped by record
+  // key, so reads never reach the store below (stores read on every record, small by their
+  // retention); in memory the index is the store.
   bool reads_in_memory = false;
   bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
   bool caching = true;  // the record cache sits in front of the store

@@ -222,6 +222,7 @@ class RocksDbStore final : public KeyValueBytesStore {
 
   Result<std::optional<std::string>> get(std::string_view key) override {
     if (auto s = end_restoring("get"); !s.ok()) return error(std::move(s));
+    if (auto s = settle(); !s.ok()) return error(std::move(s));
     if (auto pending = pending_.find(key)) {
       if (!*pending) return std::optional<std::string>();
       return std::optional<std::string>(**pending);
@@ -235,11 +236,17 @@ class RocksDbStore final : public KeyValueBytesStore {
 
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     if (auto s = end_restoring("put"); !s.ok()) return s;
+    if (options_.written_only) {
+      auto s = value ? unsorted_.Put(data_.get(), slice(key), slice(*value))
+                     : unsorted_.Delete(data_.get(), slice(key));
+      return s.ok() ? Status() : failure(s, name_, dir_, "put");
+    }
     pending_.put(key, value);
     return {};
   }
 
   Status restore(std::string_view key, std::optional<std::string_view> value) override {
+    if (auto s = settle(); !s.ok()) return s;
     if (pending_.has_entries()) {
       return Status::failed_precondition(fmt::format(
           "RocksDB store '{}' in {}: restore after put without a commit between", name_, dir_));
@@ -271,6 +278,7 @@ class RocksDbStore final : public KeyValueBytesStore {
   // database's keys it covers.
   Status scan(const KeyRange& range, const ScanVisitor& visit) override {
     if (auto s = end_restoring("scan"); !s.ok()) return s;
+    if (auto s = settle(); !s.ok()) return s;
     if (range.from && range.to && *range.from > *range.to) return {};
     // RocksDB's upper bound is exclusive; `to` + '\0' is the smallest key after `to`.
     rocksdb::ReadOptions options = read_options_;
@@ -325,7 +333,13 @@ class RocksDbStore final : public KeyValueBytesStore {
     if (range.to) {
       to.reserve(range.to->size() + 1);
       to.append(*range.to).push_back('\0');  // RocksDB's end is exclusive
-    } else {  // an open end: just past the last key, in the database or the pending writes
+      if (options_.written_only && from < to) {
+        auto s = unsorted_.DeleteRange(data_.get(), slice(from), slice(to));
+        return s.ok() ? Status() : failure(s, name_, dir_, "delete_range");
+      }
+    } else {
+      if (auto s = settle(); !s.ok())
+        return s;  // an open end: just past the last key, in the database or the pending writes
       std::unique_ptr<rocksdb::Iterator> last(db_->NewIterator(read_options_, data_.get()));
       last->SeekToLast();
       if (!last->status().ok()) return failure(last->status(), name_, dir_, "delete_range");
@@ -362,6 +376,8 @@ class RocksDbStore final : public KeyValueBytesStore {
     // the thread that asks (a thread-local setting, which stays): a fifth of the memtable
     // inserts' time went to those counters.
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    if (pending_.empty()) return write(unsorted_, changelog_next);  // nothing was read
+    if (auto status = settle(); !status.ok()) return status;
     rocksdb::WriteBatch writes;
     rocksdb::Status s;
     for (const auto& [from, to] : pending_.ranges()) {
@@ -442,6 +458,36 @@ class RocksDbStore final : public KeyValueBytesStore {
       committed_positions_[partition] = offset;
     pending_positions_.clear();
     unlogged_ = unlogged_ || logged_elsewhere;
+    return {};
+  }
+
+  // A written-only store's writes, replayed in order into pending_ for a read or a restoration.
+  Status settle() {
+    if (unsorted_.Count() == 0) return {};
+    class Replay final : public rocksdb::WriteBatch::Handler {
+     public:
+      explicit Replay(PendingWrites& pending) : pending_(pending) {}
+      rocksdb::Status PutCF(std::uint32_t, const rocksdb::Slice& key,
+                            const rocksdb::Slice& value) override {
+        pending_.put(view(key), view(value));
+        return {};
+      }
+      rocksdb::Status DeleteCF(std::uint32_t, const rocksdb::Slice& key) override {
+        pending_.put(view(key), std::nullopt);
+        return {};
+      }
+      rocksdb::Status DeleteRangeCF(std::uint32_t, const rocksdb::Slice& from,
+                                    const rocksdb::Slice& to) override {
+        pending_.delete_range(std::string(view(from)), std::string(view(to)));
+        return {};
+      }
+
+     private:
+      PendingWrites& pending_;
+    } replay(pending_);
+    auto s = unsorted_.Iterate(&replay);
+    if (!s.ok()) return failure(s, name_, dir_, "reading its unsorted writes");
+    unsorted_.Clear();
     return {};
   }
 
@@ -568,6 +614,9 @@ class RocksDbStore final : public KeyValueBytesStore {
   rocksdb::Options sst_options_;  // the data family's, for restoration's SST files
   RocksDbOptions options_;
   PendingWrites pending_;  // the writes since the last commit
+  // written_only: the writes since the last commit or read, in order (pending_ then empty,
+  // unless a read came between).
+  rocksdb::WriteBatch unsorted_;
   rocksdb::ReadOptions read_options_;
   std::optional<Offset> committed_offset_;              // what the database holds
   std::map<std::int32_t, Offset> committed_positions_;  // commit_positions(), by partition

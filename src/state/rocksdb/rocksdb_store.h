@@ -45,8 +45,9 @@ struct RocksDbOptions {
   // Restoration loads a buffer of fewer bytes as a write batch, a larger one as SST files.
   std::size_t min_ingest_bytes = std::size_t{1} << 20;
   // The store is read only by scans right after it opens (a memory index above it answers the
-  // rest): its memtables are unsorted vectors, one append per write at commit, sorted when
-  // RocksDB flushes them on its background thread; a read of a memtable then sorts a copy.
+  // rest): its writes are kept as they come, sorted only if a read comes before the commit, and
+  // its memtables are unsorted vectors, one append per write at commit, sorted when RocksDB
+  // flushes them on its background thread (a read of a memtable sorts a copy).
   bool written_only = false;
 };
 

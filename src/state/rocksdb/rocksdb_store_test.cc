@@ -141,28 +141,33 @@ TEST(RocksDbStore, ScanMergesUncommittedPutsAndDeletesOverCommittedData) {
             (Entries{{"a", "1"}, {"b", "2"}, {"bb", "2"}, {"d", "1"}, {"e", "2"}, {"g", "2"}}));
 }
 
-// Its memtable is an unsorted vector: reads still see every write, in key order, before and
-// after the commit and after a reopen.
+// Its writes stay unsorted until a commit or a read, and its memtable is an unsorted vector:
+// reads still see every write in order and in key order, before and after commits, with reads
+// between the writes or without, and after a reopen.
 TEST(RocksDbStore, AWrittenOnlyStoreStillReadsWhatItHolds) {
   brook::testing::ScratchDir dir("rocksdb-store");
   const RocksDbOptions written_only{.written_only = true};
   {
     auto store = open_store(dir.path(), written_only);
-    put_all(*store, {{"d", "1"}, {"b", "1"}, {"a", "1"}, {"c", "1"}});
-    ASSERT_TRUE(store->commit(Offset(1)).ok());
-    put_all(*store, {{"b", "2"}, {"e", "2"}});
-    ASSERT_TRUE(store->put("c", std::nullopt).ok());
-    ASSERT_TRUE(store->commit(Offset(2)).ok());
-    ASSERT_TRUE(store->delete_range({.from = "a", .to = "a"}).ok());
-    ASSERT_TRUE(store->commit(Offset(3)).ok());
+    put_all(*store, {{"d", "1"}, {"b", "1"}, {"a", "1"}, {"c", "1"}, {"b", "2"}});
+    ASSERT_TRUE(store->commit(Offset(1)).ok());  // nothing read: written as they came
     EXPECT_EQ(store->get("b").value(), "2");
-    EXPECT_EQ(store->get("c").value(), std::nullopt);
-    EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}}));
+    put_all(*store, {{"e", "2"}, {"a", "2"}});
+    EXPECT_EQ(store->get("a").value(), "2");  // sorts the writes so far
+    ASSERT_TRUE(store->put("c", std::nullopt).ok());
+    ASSERT_TRUE(store->delete_range({.from = "a", .to = "a"}).ok());
+    ASSERT_TRUE(store->put("f", "3").ok());
+    EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}, {"f", "3"}}));
+    ASSERT_TRUE(store->put("g", "3").ok());
+    ASSERT_TRUE(store->commit(Offset(2)).ok());  // the sorted writes, then the rest
+    ASSERT_TRUE(store->delete_range({.from = "f", .to = "f"}).ok());
+    ASSERT_TRUE(store->commit(Offset(3)).ok());
+    EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}, {"g", "3"}}));
     EXPECT_EQ(scan_all(*store, {.from = "c", .to = "d"}), (Entries{{"d", "1"}}));
   }
   auto store = open_store(dir.path(), written_only);
   EXPECT_EQ(store->committed_offset(), Offset(3));
-  EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}}));
+  EXPECT_EQ(scan_all(*store), (Entries{{"b", "2"}, {"d", "1"}, {"e", "2"}, {"g", "3"}}));
 }
 
 TEST(RocksDbStore, ARangeDeletionHidesCommittedKeysUntilTheyAreWrittenAgain) {

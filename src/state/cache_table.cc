@@ -60,6 +60,7 @@ std::size_t CacheTable::insert(char* block, std::size_t hash) {
 }
 
 void CacheTable::erase(std::size_t slot) {
+  ++layout_;
   const std::size_t mask = capacity() - 1;
   // Backward shift: each later entry of the run moves into the gap if that is still at or
   // after its home slot (its distance from home says so), so every entry stays reachable.
@@ -87,6 +88,7 @@ bool CacheTable::shrink() {
 }
 
 void CacheTable::rehash(std::size_t new_capacity) {
+  ++layout_;
   std::vector<std::uint8_t> control(new_capacity, 0);
   std::vector<std::uint8_t> distance(new_capacity, 0);
   std::vector<char*> blocks(new_capacity, nullptr);

@@ -42,6 +42,10 @@ class CacheTable {
   // Halves the arrays while at most 1/5 full; false if nothing changed.
   bool shrink();
 
+  // Changes whenever entries may have moved to other slots (an erase or a rehash; an insert
+  // moves none): a slot found while it stays the same is still the entry's.
+  std::uint64_t layout() const { return layout_; }
+
   bool occupied(std::size_t slot) const { return (control_[slot] & kOccupied) != 0; }
   char* block(std::size_t slot) const { return blocks_[slot]; }
   void set_block(std::size_t slot, char* block) { blocks_[slot] = block; }
@@ -60,6 +64,7 @@ class CacheTable {
   std::vector<std::uint8_t> distance_;  // of each entry from its home slot
   std::vector<char*> blocks_;
   std::size_t size_ = 0;
+  std::uint64_t layout_ = 0;
 };
 
 }  // namespace brook::internal

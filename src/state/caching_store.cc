@@ -155,28 +155,38 @@ Status CachingStore::scan(const KeyRange& range, const ScanVisitor& visit) {
 Status CachingStore::flush() {
   last_read_.valid = false;
   if (dirty_ > 0) {
-    // Collected first: write-downs run downstream nodes, which may move the table's slots.
-    // A dirty block stays where it is until written down: nothing else evicts or rewrites it.
-    std::vector<std::pair<std::string_view, char*>> dirty;
+    // Collected first: write-downs run downstream nodes, which may move the table's slots
+    // (then an entry is looked up again). A dirty block stays where it is until written down:
+    // nothing else evicts or rewrites it.
+    struct Dirty {
+      std::string_view key;
+      char* block;
+      std::size_t slot;
+    };
+    std::vector<Dirty> dirty;
     dirty.reserve(dirty_);
     for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
       if (!table_.has(slot, CacheTable::kDirty)) continue;
       char* block = table_.block(slot);
-      dirty.emplace_back(CacheEntry::key(block), block);
+      dirty.push_back({CacheEntry::key(block), block, slot});
     }
     // In key order, as the stores below like it: a session's merged-away predecessors (ending
     // earlier) go before it.
     std::sort(dirty.begin(), dirty.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+              [](const Dirty& a, const Dirty& b) { return a.key < b.key; });
+    const std::uint64_t collected = table_.layout();
+    auto slot_of = [&](const Dirty& entry) {
+      return table_.layout() == collected ? entry.slot
+                                          : table_.find(entry.key, CacheTable::hash(entry.key));
+    };
     constexpr std::size_t kPrefetchAhead = 8;  // the store below starts looking that early
     for (std::size_t i = 0; i < dirty.size(); ++i) {
-      if (i + kPrefetchAhead < dirty.size()) inner_->prefetch(dirty[i + kPrefetchAhead].first);
-      const auto& [key, block] = dirty[i];
-      const std::size_t hash = CacheTable::hash(key);
-      if (Status s = write_down(table_.find(key, hash)); !s.ok()) return s;
-      const std::size_t slot = table_.find(key, hash);
+      if (i + kPrefetchAhead < dirty.size()) inner_->prefetch(dirty[i + kPrefetchAhead].key);
+      const Dirty& entry = dirty[i];
+      if (Status s = write_down(slot_of(entry)); !s.ok()) return s;
+      const std::size_t slot = slot_of(entry);
       --dirty_;
-      const auto value = CacheEntry::view(block).value;
+      const auto value = CacheEntry::view(entry.block).value;
       if (!value) {  // absent below now, like a key never read
         erase(slot);
       } else {

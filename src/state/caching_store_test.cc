@@ -317,6 +317,40 @@ TEST(CachingStore, FlushWritesDirtyKeysInKeyOrderAndKeepsThemCached) {
   EXPECT_EQ(changes.size(), 3u);
 }
 
+// The listener's own writes make room by evicting the flushing store's clean entries, which
+// moves the others in its table: every dirty entry is still written down once, with its value.
+TEST(CachingStore, AFlushWhoseListenerEvictsFromTheSameStoreWritesEveryEntryDown) {
+  const std::string value(100, 'v');
+  auto shared = budget(room_for(22, value));
+  auto first = make_store(shared);
+  auto second = make_store(shared);
+  Changes changes;
+  int written = 0;
+  first->set_flush_listener([&](std::string_view key, std::optional<std::string_view> now,
+                                std::optional<std::string_view> before, const Headers& headers) {
+    recorder(changes)(key, now, before, headers);
+    EXPECT_TRUE(second->put("s" + std::to_string(written++), value).ok());
+  });
+  for (int i = 0; i < 12; ++i) {
+    const std::string key = "c" + std::to_string(i);
+    ASSERT_TRUE(first->inner().put(key, value).ok());
+    ASSERT_EQ(first->get(key).value(), value);  // cached clean
+  }
+  Changes expected;
+  for (int i = 0; i < 8; ++i) {
+    const std::string key = "d" + std::to_string(i);
+    ASSERT_TRUE(first->put(key, value + std::to_string(i)).ok());
+    expected.push_back({key, value + std::to_string(i), std::nullopt});
+  }
+  const std::size_t before_flush = first->entries();
+  ASSERT_TRUE(first->flush().ok());
+  EXPECT_LT(first->entries(), before_flush) << "no clean entry was evicted during the flush";
+  EXPECT_EQ(changes, expected);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(first->inner().get("d" + std::to_string(i)).value(), value + std::to_string(i));
+  }
+}
+
 TEST(CachingStore, FlushDropsWrittenTombstonesFromTheCache) {
   auto store = make_store(budget(kLarge));
   ASSERT_TRUE(store->inner().put("k", "1").ok());

@@ -90,33 +90,45 @@ void WindowMemoryIndex::drop_below(std::int64_t time) {
   for (const auto& record_key : emptied) remove_group(record_key);
 }
 
-void WindowMemoryIndex::add_group(const std::string& record_key, Group& group) {
+template <class Visit>
+void WindowMemoryIndex::for_each_related(std::string_view record_key, Visit visit) {
   for (auto longer = record_keys_.upper_bound(record_key);
        longer != record_keys_.end() && longer->starts_with(record_key); ++longer) {
-    ++group.extensions;
+    visit(groups_.find(*longer)->second);
   }
   for (const auto& [length, groups] : key_lengths_) {
     if (length >= record_key.size()) break;
-    if (auto shorter = groups_.find(std::string_view(record_key).substr(0, length));
-        shorter != groups_.end()) {
-      ++shorter->second.extensions;
+    if (auto shorter = groups_.find(record_key.substr(0, length)); shorter != groups_.end()) {
+      visit(shorter->second);
     }
   }
+}
+
+bool WindowMemoryIndex::has_related(std::string_view record_key) const {
+  auto longer = record_keys_.upper_bound(record_key);
+  if (longer != record_keys_.end() && longer->starts_with(record_key)) return true;
+  for (const auto& [length, groups] : key_lengths_) {
+    if (length >= record_key.size()) break;
+    if (groups_.contains(record_key.substr(0, length))) return true;
+  }
+  return false;
+}
+
+void WindowMemoryIndex::add_group(const std::string& record_key, Group& group) {
+  for_each_related(record_key, [&](Group& other) {
+    ++other.related;
+    ++group.related;
+  });
   record_keys_.insert(record_key);
   ++key_lengths_[record_key.size()];
 }
 
 void WindowMemoryIndex::remove_group(std::string_view record_key) {
-  for (const auto& [length, groups] : key_lengths_) {
-    if (length >= record_key.size()) break;
-    if (auto shorter = groups_.find(record_key.substr(0, length)); shorter != groups_.end()) {
-      --shorter->second.extensions;
-    }
-  }
+  record_keys_.erase(record_key);
   if (auto count = key_lengths_.find(record_key.size()); --count->second == 0) {
     key_lengths_.erase(count);
   }
-  record_keys_.erase(record_key);
+  for_each_related(record_key, [](Group& other) { --other.related; });
   groups_.erase(groups_.find(record_key));  // last: record_key may be the group's own key
 }
 
@@ -133,13 +145,10 @@ void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_time,
   const std::string_view record_key = std::string_view(*range.from).substr(0, record);
   auto group = groups_.find(record_key);
   if (group == groups_.end()) {
-    auto longer = record_keys_.lower_bound(record_key);
-    if (longer != record_keys_.end() && longer->starts_with(record_key)) {
-      scan_all(range, min_time, visit);
-    }
+    if (has_related(record_key)) scan_all(range, min_time, visit);
     return;
   }
-  if (group->second.extensions > 0) return scan_all(range, min_time, visit);
+  if (group->second.related > 0) return scan_all(range, min_time, visit);
   const Suffix to = suffix_of(std::string_view(*range.to).substr(record));
   std::string key(record_key);
   const auto& entries = group->second.entries;

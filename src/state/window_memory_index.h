@@ -9,10 +9,10 @@
 // whole segments.
 //
 // Any other read is answered in key order too: the entries in range are collected and sorted.
-// A range between two keys of one record key also holds the entries of longer record keys that
-// begin with it (key "a" followed by a time may sort between "a" + two times); the index counts,
-// per group, the groups whose record key extends its own, and takes the general path when there
-// are any. Not thread-safe.
+// A range between two keys of one record key may also hold keys of a record key that begins
+// with it or that it begins with ("a\0" followed by a time may sort between "a" followed by two
+// times, and the other way round); the index counts, per group, the groups so related to it,
+// and such a group's reads take the general path. Not thread-safe.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -66,7 +66,7 @@ class WindowMemoryIndex {
   };
   struct Group {
     std::vector<Entry> entries;  // by suffix
-    std::size_t extensions = 0;  // groups whose record key begins with this one's, longer
+    std::size_t related = 0;  // groups whose record key begins with this one's, or it with theirs
   };
 
   // The Suffix of `bytes`, a key's last suffix_ bytes.
@@ -75,6 +75,11 @@ class WindowMemoryIndex {
   void append(std::string& out, Suffix suffix) const;
   // The first entry of `group` whose suffix is not below `suffix`.
   static std::vector<Entry>::const_iterator lower_bound(const Group& group, Suffix suffix);
+  // Calls visit(group) for each other group whose record key begins with `record_key` or
+  // that `record_key` begins with.
+  template <class Visit>
+  void for_each_related(std::string_view record_key, Visit visit);
+  bool has_related(std::string_view record_key) const;
   void add_group(const std::string& record_key, Group& group);
   void remove_group(std::string_view record_key);
   // The general scan: collects what is in range, sorts it and visits it.

@@ -76,10 +76,23 @@ TEST(WindowMemoryIndex, AOneKeyRangeAlsoHoldsTheLongerKeysThatSortInsideIt) {
   EXPECT_EQ(scan(index, range), Entries{});
 }
 
+TEST(WindowMemoryIndex, AOneKeyRangeAlsoHoldsTheShorterKeysThatSortInsideIt) {
+  WindowMemoryIndex index(kWindowKeySuffix);
+  // "a" + [0 0 0 0 0 0 0 1][seq 0] sorts between "a\0" + time 5 and "a\0" + time 300.
+  const std::string longer("a\0", 2);
+  index.put(wk(longer, 5), "longer", 0);
+  index.put(wk("a", 1), "a1", 0);
+  EXPECT_EQ(scan(index, window_key_range(longer, Timestamp(0), Timestamp(300))),
+            (Entries{{wk(longer, 5), "longer"}, {wk("a", 1), "a1"}}));
+  index.put(wk(longer, 5), std::nullopt, 0);  // group "a\0" gone
+  EXPECT_EQ(scan(index, window_key_range(longer, Timestamp(0), Timestamp(300))),
+            (Entries{{wk("a", 1), "a1"}}));
+}
+
 // Random puts, deletions and drops of keys that extend each other, read back against a
 // std::map of the same entries.
 TEST(WindowMemoryIndex, ReadsAsAnOrderedMapOfTheSameEntries) {
-  const std::vector<std::string> keys = {"", "a", "ab", std::string("a\0", 2), "b", "abc"};
+  const std::vector<std::string> keys = {"a", "ab", std::string("a\0", 2), "b", "c", "abc"};
   WindowMemoryIndex index(kWindowKeySuffix);
   std::map<std::string, std::pair<std::int64_t, std::string>> model;  // key -> time, value
   std::mt19937 random(17);

@@ -163,7 +163,9 @@ class EmbeddedConsumer final : public Consumer {
   Status set_paused(const std::vector<TopicPartition>& partitions, bool paused);
   Status add(const TopicPartition& tp);
   Status sync_group(std::chrono::milliseconds timeout);
-  std::vector<RecordBatch> fetch();
+  // The next records of the unpaused assigned partitions, taking turns. A failed read is
+  // returned naming the partition and offset; that partition's position stays.
+  Result<std::vector<RecordBatch>> fetch();
 
   EmbeddedState& state_;
   ConsumerConfig config_;

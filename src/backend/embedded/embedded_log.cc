@@ -439,7 +439,7 @@ Status EmbeddedConsumer::sync_group(std::chrono::milliseconds timeout) {
   return {};
 }
 
-std::vector<RecordBatch> EmbeddedConsumer::fetch() {
+Result<std::vector<RecordBatch>> EmbeddedConsumer::fetch() {
   std::vector<RecordBatch> out;
   if (assigned_.empty()) return out;
   const std::size_t n = assigned_.size();
@@ -453,7 +453,11 @@ std::vector<RecordBatch> EmbeddedConsumer::fetch() {
     if (a.paused) continue;
     const Offset end = a.slot->log->end_offset();  // before the read: appends may follow
     auto batch = a.slot->log->read(a.position, per_partition * 256);
-    if (!batch) continue;
+    if (!batch) {
+      return error(
+          Status(batch.error().code(), fmt::format("reading {} at offset {}: {}", tp.to_string(),
+                                                   a.position.value(), batch.error().message())));
+    }
     // Nothing left below the end (a compacted tail): the position moves to the end.
     if (batch->records.empty()) {
       if (a.position < end) a.position = end;
@@ -479,8 +483,9 @@ Result<std::vector<RecordBatch>> EmbeddedConsumer::poll_batches(std::chrono::mil
     }
     const auto version = state_.topics->append_version();
     auto batches = fetch();
+    if (!batches) return batches;
     const auto now = std::chrono::steady_clock::now();
-    if (!batches.empty() || now >= deadline) return batches;
+    if (!batches->empty() || now >= deadline) return batches;
     state_.topics->wait_for_append(
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now), version);
   }

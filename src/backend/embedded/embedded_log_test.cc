@@ -213,6 +213,36 @@ TEST_F(EmbeddedLogTest, APausedPartitionIsNotReadUntilResumed) {
   EXPECT_EQ(c->pause({{"other", Partition(0)}}).code(), StatusCode::kFailedPrecondition);
 }
 
+TEST_F(EmbeddedLogTest, ARecordDamagedAfterTheOpenFailsThePollNamingThePartitionAndFile) {
+  create("t", 1);
+  auto p = producer();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(p->send({.topic = "t", .value = "value-" + std::to_string(i)}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  std::filesystem::path segment;  // the file holding the records, damaged in the third value
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_)) {
+    if (entry.path().extension() == ".log" &&
+        testing::read_file(entry.path()).find("value-2") != std::string::npos) {
+      segment = entry.path();
+    }
+  }
+  ASSERT_FALSE(segment.empty());
+  testing::write_file(segment,
+                      testing::replace_first(testing::read_file(segment), "value-2", "value-X"));
+  auto c = consumer();
+  const TopicPartition t0{"t", Partition(0)};
+  ASSERT_TRUE(c->assign({t0}).ok());
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the position stays: it fails again
+    auto records = c->poll(0ms);
+    ASSERT_FALSE(records.has_value()) << "the damaged record was skipped silently";
+    EXPECT_EQ(records.error().code(), StatusCode::kCorruption);
+    EXPECT_THAT(records.error().message(), HasSubstr("reading t-0 at offset 0"));
+    EXPECT_THAT(records.error().message(), HasSubstr(segment.string()));
+    EXPECT_EQ(*c->position(t0), Offset(0));
+  }
+}
+
 TEST_F(EmbeddedLogTest, LagCountsTheRecordsAfterThePositionButNotThoseOfAnOpenTransaction) {
   create("t", 1);
   const TopicPartition tp{"t", Partition(0)};

@@ -27,12 +27,11 @@
 // With a memory index (state/window_memory_index.h), the live entries are also kept in memory,
 // and get() and scan() answer from it: they never reach the inner store, which is only written
 // (and read once, at the first call, for what it held at open); an inner store that is not
-// persistent is not used at all. The index drops a record key's
-// entries once retention has passed them (at its next write), not at their segment's expiry,
-// so its reads may miss keys the inner store still holds; retention stays a lower bound. For
-// stores read on every record whose content the retention keeps small: the records of
-// stream-stream joins and of sliding windows.
-// Not thread-safe, like every KeyValueBytesStore.
+// persistent is not used at all. The index drops a record key's entries once retention has
+// passed them (at its next write), not at their segment's expiry, so its reads may miss keys
+// the inner store still holds; retention stays a lower bound. For stores read on every record
+// whose content the retention keeps small: the records of stream-stream joins and of sliding
+// windows. Not thread-safe, like every KeyValueBytesStore.
 #pragma once
 
 #include <chrono>

@@ -34,7 +34,7 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
   if (spec.type == StoreType::kInMemory) {
     stack.top = std::make_unique<InMemoryStore>(spec.name);
   } else {
-    // A window store with a memory index above it (below) is read only when it opens.
+    // Under a memory index (the segmented store below keeps one), read only when it opens.
     const bool written_only = spec.reads_in_memory && spec.kind != StoreKind::kKeyValue;
     auto store = open_rocksdb_store(spec.name, env.dir, env.rocksdb_memory,
                                     {.sync = env.sync, .written_only = written_only});

@@ -337,9 +337,8 @@ class RocksDbStore final : public KeyValueBytesStore {
         auto s = unsorted_.DeleteRange(data_.get(), slice(from), slice(to));
         return s.ok() ? Status() : failure(s, name_, dir_, "delete_range");
       }
-    } else {
-      if (auto s = settle(); !s.ok())
-        return s;  // an open end: just past the last key, in the database or the pending writes
+    } else {  // an open end: just past the last key, in the database or the pending writes
+      if (auto s = settle(); !s.ok()) return s;
       std::unique_ptr<rocksdb::Iterator> last(db_->NewIterator(read_options_, data_.get()));
       last->SeekToLast();
       if (!last->status().ok()) return failure(last->status(), name_, dir_, "delete_range");

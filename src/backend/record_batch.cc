@@ -2,6 +2,16 @@
 
 namespace brook::internal {
 
+RecordBatch batch_of(const ConsumerRecord& record, std::shared_ptr<const void> bytes) {
+  return {.partition = {record.topic, record.partition},
+          .records = {{.offset = record.offset,
+                       .timestamp = record.timestamp,
+                       .key = record.key,
+                       .value = record.value,
+                       .headers = record.headers}},
+          .bytes = std::move(bytes)};
+}
+
 std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches) {
   std::size_t total = 0;
   for (const auto& batch : batches) total += batch.records.size();

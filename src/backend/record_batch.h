@@ -42,6 +42,10 @@ inline std::optional<std::string> owned(std::optional<std::string_view> bytes) {
   return bytes ? std::optional<std::string>(*bytes) : std::nullopt;
 }
 
+// A batch of `record` alone, viewing its key, value and topic: valid while `record` lives,
+// unless `bytes` keeps it alive as long as the batch.
+RecordBatch batch_of(const ConsumerRecord& record, std::shared_ptr<const void> bytes = nullptr);
+
 // The records of `batches` in order, each owning a copy of its key and value.
 std::vector<ConsumerRecord> to_consumer_records(std::vector<RecordBatch> batches);
 

@@ -34,21 +34,15 @@ ConsumerRecord record(std::string topic, std::int32_t partition, std::int64_t of
 }
 
 // A batch of `r` alone, owning it.
-RecordBatch batch_of(ConsumerRecord r) {
+RecordBatch owning_batch(ConsumerRecord r) {
   auto owned = std::make_shared<const ConsumerRecord>(std::move(r));
-  return {.partition = {owned->topic, owned->partition},
-          .records = {{.offset = owned->offset,
-                       .timestamp = owned->timestamp,
-                       .key = owned->key,
-                       .value = owned->value,
-                       .headers = owned->headers}},
-          .bytes = owned};
+  return batch_of(*owned, owned);
 }
 
 // A batch of the one record record() makes.
 RecordBatch input(std::string topic, std::int32_t partition, std::int64_t offset, std::int64_t ts,
                   std::optional<std::string> value) {
-  return batch_of(record(std::move(topic), partition, offset, ts, std::move(value)));
+  return owning_batch(record(std::move(topic), partition, offset, ts, std::move(value)));
 }
 
 // A topology reading int32 values from "a" and "b" and failing on value 13.
@@ -226,7 +220,7 @@ TEST_F(StreamTaskTest, DeadLetterKeepsTheOriginalBytesAndExplainsWhy) {
                          .dead_letter_topic = "dlq"});
   auto bad = record("a", 3, 4, 1, "abc");
   bad.headers.add("origin", "sensor-1");
-  task->add_batch(batch_of(bad));
+  task->add_batch(owning_batch(bad));
   task->add_batch(input("b", 3, 9, 2, int32(13)));
   drain(*task);
   ASSERT_EQ(collected_.records.size(), 2u);

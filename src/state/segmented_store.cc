@@ -135,7 +135,7 @@ Status SegmentedStore::observe(std::int64_t time) {
     }
   }
   dropped_below_ = live;
-  if (memory_) memory_->drop_below(live * interval_);
+  if (memory_) memory_->drop_below(min_live_time());
   return {};
 }
 
@@ -151,7 +151,7 @@ Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return std::optional<std::string>();
   if (memory_) {
-    auto value = memory_->get(key, min_live_segment() * interval_);
+    auto value = memory_->get(key, min_live_time());
     return value ? std::optional<std::string>(*value) : std::nullopt;
   }
   return inner_->get(inner_key(segment, key));
@@ -190,7 +190,7 @@ Status SegmentedStore::scan(const KeyRange& range, const ScanVisitor& visit) {
   if (observed_ < 0) return {};
   if (range.from && range.to && *range.from > *range.to) return {};
   if (memory_) {
-    memory_->scan(range, min_live_segment() * interval_, visit);
+    memory_->scan(range, min_live_time(), visit);
     return {};
   }
   // The live segments holding keys: one seek each, skipping empty ones.

@@ -81,6 +81,8 @@ class SegmentedStore final : public KeyValueBytesStore {
   // The time `key` is filed under, or kInvalidArgument.
   Result<std::int64_t> time_of(std::string_view key) const;
   std::int64_t segment_of(std::int64_t time) const { return time / interval_; }
+  // The first time of the oldest live segment.
+  std::int64_t min_live_time() const { return min_live_segment() * interval_; }
   // The oldest time retention asks to keep: observed time - retention, excluded.
   std::int64_t retained_from() const { return observed_ - retention_ + 1; }
   // The memory index is the store: the inner one would keep nothing after a restart either.

@@ -1,6 +1,9 @@
 #include "state/window_memory_index.h"
 
+#include <absl/container/inlined_vector.h>
+
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "brook/internal/coding.h"
@@ -20,9 +23,17 @@ WindowMemoryIndex::Suffix WindowMemoryIndex::suffix_of(std::string_view bytes) c
           .low = read_big_endian(bytes.substr(8)) << (8 * (16 - suffix_))};
 }
 
+void WindowMemoryIndex::write(char* out, Suffix suffix) const {
+  char low[8];  // left-aligned: its first suffix_ - 8 bytes are the key's
+  put_big_endian(out, suffix.high);
+  put_big_endian(low, suffix.low);
+  std::memcpy(out + 8, low, suffix_ - 8);
+}
+
 void WindowMemoryIndex::append(std::string& out, Suffix suffix) const {
-  append_big_endian(out, suffix.high, 8);
-  append_big_endian(out, suffix.low >> (8 * (16 - suffix_)), static_cast<int>(suffix_ - 8));
+  const std::size_t at = out.size();
+  out.resize(at + suffix_);
+  write(out.data() + at, suffix);
 }
 
 std::vector<WindowMemoryIndex::Entry>::const_iterator WindowMemoryIndex::lower_bound(
@@ -90,34 +101,31 @@ void WindowMemoryIndex::drop_below(std::int64_t time) {
   for (const auto& record_key : emptied) remove_group(record_key);
 }
 
-template <class Visit>
-void WindowMemoryIndex::for_each_related(std::string_view record_key, Visit visit) {
-  for (auto longer = record_keys_.upper_bound(record_key);
-       longer != record_keys_.end() && longer->starts_with(record_key); ++longer) {
-    visit(groups_.find(*longer)->second);
+template <class Index, class Visit>
+bool WindowMemoryIndex::for_each_related(Index& index, std::string_view record_key, Visit visit) {
+  for (auto longer = index.record_keys_.upper_bound(record_key);
+       longer != index.record_keys_.end() && longer->starts_with(record_key); ++longer) {
+    if (!visit(index.groups_.find(*longer)->second)) return false;
   }
-  for (const auto& [length, groups] : key_lengths_) {
+  for (const auto& [length, groups] : index.key_lengths_) {
     if (length >= record_key.size()) break;
-    if (auto shorter = groups_.find(record_key.substr(0, length)); shorter != groups_.end()) {
-      visit(shorter->second);
+    if (auto shorter = index.groups_.find(record_key.substr(0, length));
+        shorter != index.groups_.end() && !visit(shorter->second)) {
+      return false;
     }
   }
+  return true;
 }
 
 bool WindowMemoryIndex::has_related(std::string_view record_key) const {
-  auto longer = record_keys_.upper_bound(record_key);
-  if (longer != record_keys_.end() && longer->starts_with(record_key)) return true;
-  for (const auto& [length, groups] : key_lengths_) {
-    if (length >= record_key.size()) break;
-    if (groups_.contains(record_key.substr(0, length))) return true;
-  }
-  return false;
+  return !for_each_related(*this, record_key, [](const Group&) { return false; });
 }
 
 void WindowMemoryIndex::add_group(const std::string& record_key, Group& group) {
-  for_each_related(record_key, [&](Group& other) {
+  for_each_related(*this, record_key, [&](Group& other) {
     ++other.related;
     ++group.related;
+    return true;
   });
   record_keys_.insert(record_key);
   ++key_lengths_[record_key.size()];
@@ -128,7 +136,10 @@ void WindowMemoryIndex::remove_group(std::string_view record_key) {
   if (auto count = key_lengths_.find(record_key.size()); --count->second == 0) {
     key_lengths_.erase(count);
   }
-  for_each_related(record_key, [](Group& other) { --other.related; });
+  for_each_related(*this, record_key, [](Group& other) {
+    --other.related;
+    return true;
+  });
   groups_.erase(groups_.find(record_key));  // last: record_key may be the group's own key
 }
 
@@ -150,15 +161,17 @@ void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_time,
   }
   if (group->second.related > 0) return scan_all(range, min_time, visit);
   const Suffix to = suffix_of(std::string_view(*range.to).substr(record));
-  std::string key(record_key);
+  // The key each visit is given: the record key, then the entry's suffix (on the stack for
+  // the usual key sizes: this runs for every record of a join).
+  absl::InlinedVector<char, 64> key(record_key.begin(), record_key.end());
+  key.resize(record + suffix_);
   const auto& entries = group->second.entries;
   for (auto entry =
            lower_bound(group->second, suffix_of(std::string_view(*range.from).substr(record)));
        entry != entries.end() && entry->suffix <= to; ++entry) {
     if (entry->time() < min_time) continue;
-    key.resize(record);
-    append(key, entry->suffix);
-    if (!visit(key, entry->value)) return;
+    write(key.data() + record, entry->suffix);
+    if (!visit({key.data(), key.size()}, entry->value)) return;
   }
 }
 

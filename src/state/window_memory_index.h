@@ -71,14 +71,15 @@ class WindowMemoryIndex {
 
   // The Suffix of `bytes`, a key's last suffix_ bytes.
   Suffix suffix_of(std::string_view bytes) const;
-  // Appends the bytes of `suffix` to `out`.
+  // Writes the suffix_ bytes of `suffix` at `out`; append() adds them to `out`.
+  void write(char* out, Suffix suffix) const;
   void append(std::string& out, Suffix suffix) const;
   // The first entry of `group` whose suffix is not below `suffix`.
   static std::vector<Entry>::const_iterator lower_bound(const Group& group, Suffix suffix);
-  // Calls visit(group) for each other group whose record key begins with `record_key` or
-  // that `record_key` begins with.
-  template <class Visit>
-  void for_each_related(std::string_view record_key, Visit visit);
+  // Calls visit(group) for each other group of `index` whose record key begins with
+  // `record_key` or that `record_key` begins with, until visit returns false; false if it did.
+  template <class Index, class Visit>
+  static bool for_each_related(Index& index, std::string_view record_key, Visit visit);
   bool has_related(std::string_view record_key) const;
   void add_group(const std::string& record_key, Group& group);
   void remove_group(std::string_view record_key);

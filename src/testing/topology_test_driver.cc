@@ -95,12 +95,7 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
       }
       StreamTask& task = *task_of_topic.at(next.topic);
       // The task processes the record before `next` goes: the batch views it in place.
-      task.add_batch({.partition = {next.topic, next.partition},
-                      .records = {{.offset = next.offset,
-                                   .timestamp = next.timestamp,
-                                   .key = next.key,
-                                   .value = next.value,
-                                   .headers = next.headers}}});
+      task.add_batch(internal::batch_of(next));
       while (task.buffered() > 0) {
         auto processed = task.process_one();
         if (!processed) throw TaskFailed(processed.error());

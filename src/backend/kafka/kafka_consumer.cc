@@ -276,12 +276,11 @@ Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::committed_wit
     const std::vector<TopicPartition>& partitions) {
   if (partitions.empty()) return std::map<TopicPartition, OffsetAndMetadata>{};
   PartitionList list = make_partition_list(partitions);
-  if (auto s = kafka_status(
-          rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count())),
-          "reading committed offsets");
-      !s.ok()) {
-    return error(s);
-  }
+  // A group coordinator still loading or just moved (a broker that has just started) passes.
+  const auto code = retry_transient(timeout_, [&] {
+    return rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count()));
+  });
+  if (auto s = kafka_status(code, "reading committed offsets"); !s.ok()) return error(s);
   return to_committed(list.get());
 }
 

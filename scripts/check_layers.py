@@ -5,7 +5,10 @@ Checks src/**/*.{h,cc} (tests excepted: they may reach anything) and include/bro
   - a layer of src/ includes only itself, the layers below it (LAYER_DEPS) and the public
     headers (brook/...);
   - a third-party library is included only where it belongs (LIBRARY_HOMES);
-  - a public header includes only the standard library, nlohmann/json and brook/... headers.
+  - a public header includes only the standard library, nlohmann/json and brook/... headers;
+  - only the JSON headers (JSON_HEADERS) include nlohmann/json, and no other public header
+    includes them: the core headers stay free of it (it adds about a second to every
+    translation unit that parses it).
 Prints every violation as FILE:LINE: what; exit 1 if any. --self-test checks the checker on a
 small tree with one violation of each kind.
 """
@@ -41,6 +44,9 @@ LIBRARY_HOMES = {
 # The files that may include the examples' headers (unqualified names, from examples/*/): the
 # demo runs every example. (It belongs beside the examples rather than in the CLI: to move.)
 EXAMPLE_USERS = "src/cli/demo"
+# The public headers that bring nlohmann/json, included by applications where they use them.
+JSON_HEADERS = {"brook/json_serde.h", "brook/avro_serde.h", "brook/change_event.h",
+                "brook/serve.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -63,6 +69,10 @@ def violations(root: pathlib.Path):
                 if name.startswith(prefix) and not relative.startswith(home):
                     yield f"{where}: includes <{name}>, which only {home} may"
             if public:
+                header = relative.removeprefix("include/")
+                if header not in JSON_HEADERS and (name.startswith("nlohmann/")
+                                                   or name in JSON_HEADERS):
+                    yield f"{where}: includes {name}: only the JSON headers may (JSON_HEADERS)"
                 if quoted and not name.startswith("brook/"):
                     yield f'{where}: a public header includes "{name}" (only brook/... headers)'
                 elif not quoted and "/" in name and not name.startswith("nlohmann/"):
@@ -98,8 +108,9 @@ def self_test() -> int:
             "src/cli/bad_example.cc": '#include "stock_stats.h"\n',
             "src/state/fine_test.cc": '#include "runtime/stream_task.h"\n',
             "include/brook/bad.h": '#include "core/log.h"\n#include <fmt/format.h>\n',
-            "include/brook/fine.h": '#include <string>\n#include <nlohmann/json.hpp>\n'
-                                    '#include "brook/status.h"\n',
+            "include/brook/json_serde.h": '#include <string>\n#include <nlohmann/json.hpp>\n'
+                                          '#include "brook/status.h"\n',
+            "include/brook/core.h": '#include "brook/json_serde.h"\n#include <nlohmann/json.hpp>\n',
         }
         for name, text in files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +118,7 @@ def self_test() -> int:
         found = list(violations(root))
         expected = ["src/state/bad_layer.cc:1", "src/core/bad_library.cc:1",
                     "src/cli/bad_example.cc:1", "src/backend/fine.cc:2", "include/brook/bad.h:1",
-                    "include/brook/bad.h:2"]
+                    "include/brook/bad.h:2", "include/brook/core.h:1", "include/brook/core.h:2"]
         places = [v.split(": ")[0] for v in found]
         if sorted(places) != sorted(expected):
             print("self-test FAILED: expected violations at", expected, "found:", *found,

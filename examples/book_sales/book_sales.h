@@ -8,6 +8,7 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <chrono>
 #include <cstdint>

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <optional>
 #include <string>

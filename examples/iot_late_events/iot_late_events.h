@@ -18,6 +18,7 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <chrono>
 #include <cstdint>

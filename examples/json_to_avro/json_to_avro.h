@@ -3,7 +3,9 @@
 // with the reason in its headers: nothing is lost (DESIGN.md pattern 1).
 #pragma once
 
+#include <brook/avro_serde.h>
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <cstdint>
 #include <optional>

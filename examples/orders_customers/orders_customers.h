@@ -12,6 +12,7 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <cstdint>
 #include <map>

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/change_event.h>
+#include <brook/json_serde.h>
 
 #include <cstdint>
 #include <optional>

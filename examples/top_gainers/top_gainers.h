@@ -14,6 +14,7 @@
 #pragma once
 
 #include <brook/brook.h>
+#include <brook/json_serde.h>
 
 #include <cstddef>
 #include <map>

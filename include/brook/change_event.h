@@ -19,6 +19,7 @@
 
 #include "brook/json_serde.h"
 #include "brook/serde.h"
+#include "brook/streams_builder.h"
 
 namespace brook {
 
@@ -76,9 +77,6 @@ Result<DebeziumEnvelope> parse_debezium_envelope(std::string_view bytes);
 // `after` are rows already in JSON text, or empty for none (null).
 std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::string_view after,
                                     const ChangeSource& source, std::optional<std::int64_t> ts_ms);
-// Appends `text` (UTF-8) to `out` as a JSON string: quoted, with '"', '\' and control
-// characters escaped.
-void append_json_string(std::string& out, std::string_view text);
 // A Debezium key: the object of the primary key's columns, with or without the `schema` part.
 // kCorruption if the bytes are not a JSON object (or a schema-wrapped one).
 Result<nlohmann::json> parse_debezium_key(std::string_view bytes);
@@ -168,5 +166,27 @@ template <JsonConvertible V>
 struct DefaultSerde<ChangeEvent<V>> {
   static SerdePtr<ChangeEvent<V>> make() { return std::make_shared<const DebeziumSerde<V>>(); }
 };
+
+// StreamsBuilder::table_from_changes (declared and documented in brook/streams_builder.h).
+template <class K, class V>
+KTable<K, V> StreamsBuilder::table_from_changes(std::string topic,
+                                                Consumed<K, std::optional<ChangeEvent<V>>> consumed,
+                                                Materialized<K, V> materialized) {
+  static_assert(!internal::kIsOptional<K>,
+                "StreamsBuilder::table_from_changes<K, V>: a table's key type must not be "
+                "std::optional (records with a null key are dropped: a row needs a key)");
+  if constexpr (JsonByDefault<K>) {
+    if (!consumed.key_serde) consumed.key_serde = std::make_shared<const DebeziumKeySerde<K>>();
+  }
+  if (!consumed.value_serde) {
+    consumed.value_serde =
+        std::make_shared<const DebeziumSerde<V>>(DebeziumSerde<V>::Images::kAfterOnly);
+  }
+  using Event = std::optional<ChangeEvent<V>>;
+  auto source = add_source<K, Event>({topic}, consumed, internal::NullKeys::kDrop);
+  return KStream<K, Event>(graph_, source)
+      .map_values([](const Event& event) { return event ? event->row() : std::optional<V>(); })
+      .to_table(std::move(materialized));
+}
 
 }  // namespace brook

@@ -1,5 +1,7 @@
-// JsonSerde<T>: UTF-8 JSON for any type nlohmann::json converts (to_json/from_json),
-// and the default serde of such types.
+// JsonSerde<T>: UTF-8 JSON for any type nlohmann::json converts (to_json/from_json), and
+// the default serde of such types. Include this header wherever such a type is a key or value
+// with its default serde (best: in the header that declares its to_json/from_json): the core
+// headers leave nlohmann's header out, which every translation unit would otherwise parse.
 #pragma once
 
 #include <expected>
@@ -9,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "brook/internal/json_form.h"
 #include "brook/internal/type_name.h"
 #include "brook/serde.h"
 
@@ -110,5 +113,24 @@ template <JsonByDefault T>
 struct DefaultSerde<T> {
   static SerdePtr<T> make() { return std::make_shared<const JsonSerde<T>>(); }
 };
+
+namespace internal {
+// Served store keys and values of these types as JSON (brook/internal/json_form.h).
+template <JsonByDefault T>
+struct JsonForm<T> {
+  static constexpr bool kValues = true;
+  static constexpr bool kKeys = true;
+  static void append(std::string& out, const T& value) {
+    out += nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  static std::optional<T> parse(std::string_view text) {
+    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) return std::nullopt;
+    auto value = json_as<T>(json);
+    if (!value) return std::nullopt;
+    return std::move(*value);
+  }
+};
+}  // namespace internal
 
 }  // namespace brook

@@ -102,9 +102,12 @@ class KTable {
     const std::string store = name + "-store";
     auto key_serde = traits_.key_serde ? traits_.key_serde : default_serde<K>();
     auto value_serde = traits_.value_serde ? traits_.value_serde : default_serde<V>();
-    if (!key_serde) internal::missing_serde<K>(*graph_, name, "suppress", "key", "Materialized");
+    if (!key_serde)
+      internal::missing_serde(*graph_, name, "suppress", "key", "Materialized",
+                              internal::type_name<SerdeTargetT<K>>());
     if (!value_serde)
-      internal::missing_serde<V>(*graph_, name, "suppress", "value", "Materialized");
+      internal::missing_serde(*graph_, name, "suppress", "value", "Materialized",
+                              internal::type_name<SerdeTargetT<V>>());
     SerdePtr<internal::BufferedChange<V>> buffered;
     if (value_serde)
       buffered = std::make_shared<const internal::BufferedChangeSerde<V>>(value_serde);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "brook/internal/store_spec.h"
@@ -43,33 +44,31 @@ class Cancellable {
   std::shared_ptr<bool> cancelled_;
 };
 
-template <class KOut, class VOut>
-class ProcessorContext {
+namespace internal {
+class TaskContext;
+}  // namespace internal
+
+// What a processor's context offers besides forwarding. It does not depend on the types a
+// node forwards, so the library implements it once; ProcessorContext<KOut, VOut> adds
+// forward().
+class ProcessorContextBase {
  public:
-  virtual ~ProcessorContext() = default;
-
-  // Sends a record to every child of this node, in the order the children were added.
-  virtual void forward(Record<KOut, VOut> record) = 0;
-  // Sends a record to the child with this name only. Throws std::invalid_argument if this
-  // node has no such child.
-  virtual void forward(Record<KOut, VOut> record, std::string_view child) = 0;
-
   // Calls `punctuator` every `interval`. Stream-time punctuations are aligned to multiples of
   // the interval and fire once per jump of stream time, however many intervals it skipped.
-  virtual Cancellable schedule(std::chrono::milliseconds interval, PunctuationType type,
-                               Punctuator punctuator) = 0;
+  Cancellable schedule(std::chrono::milliseconds interval, PunctuationType type,
+                       Punctuator punctuator);
 
   // Topic, partition and offset of the record being processed; nullopt in a punctuation.
-  virtual std::optional<RecordMetadata> record_metadata() const = 0;
+  std::optional<RecordMetadata> record_metadata() const;
   // The largest timestamp this task has processed (Timestamp::min() before the first).
-  virtual Timestamp current_stream_time() const = 0;
+  Timestamp current_stream_time() const;
   // The task's view of the system clock (the test driver's mock clock in tests).
-  virtual Timestamp current_system_time() const = 0;
-  virtual TaskId task_id() const = 0;
-  virtual std::string_view application_id() const = 0;
+  Timestamp current_system_time() const;
+  TaskId task_id() const;
+  std::string_view application_id() const;
   // Drops the record being processed on purpose (a late event, say): counts it in the task's
   // dropped-records metric and logs `reason` with where the record came from, rate-limited.
-  virtual void drop_record(std::string_view reason) = 0;
+  void drop_record(std::string_view reason);
 
   // The task's instance of the store `name`, typed. The store must be connected to this node
   // (Processed{.stores}) and declared with exactly these key and value types; otherwise this
@@ -102,7 +101,34 @@ class ProcessorContext {
 
   // The untyped store behind key_value_store(); throws std::invalid_argument if this node has
   // no store of that name.
-  virtual internal::StoreAccess state_store(std::string_view name) = 0;
+  internal::StoreAccess state_store(std::string_view name);
+
+ protected:
+  // The context of the node named `node` (a string that outlives it), in the task given to
+  // attach() before any other call.
+  explicit ProcessorContextBase(const std::string& node) : node_(node) {}
+  ~ProcessorContextBase() = default;
+  ProcessorContextBase(const ProcessorContextBase&) = delete;
+  ProcessorContextBase& operator=(const ProcessorContextBase&) = delete;
+  void attach(internal::TaskContext& task) { task_ = &task; }
+
+ private:
+  const std::string& node_;
+  internal::TaskContext* task_ = nullptr;
+};
+
+template <class KOut, class VOut>
+class ProcessorContext : public ProcessorContextBase {
+ public:
+  // Sends a record to every child of this node, in the order the children were added.
+  virtual void forward(Record<KOut, VOut> record) = 0;
+  // Sends a record to the child with this name only. Throws std::invalid_argument if this
+  // node has no such child.
+  virtual void forward(Record<KOut, VOut> record, std::string_view child) = 0;
+
+ protected:
+  using ProcessorContextBase::ProcessorContextBase;
+  ~ProcessorContext() = default;
 };
 
 template <class KIn, class VIn, class KOut, class VOut>

@@ -5,9 +5,10 @@
 // Serdes are immutable after construction and safe to share between threads.
 //
 // The default serde of a type comes from the trait DefaultSerde<T>; Brook provides it for
-// std::string, std::int32_t, std::int64_t, double, Bytes, and every type that nlohmann::json
-// can convert (to_json/from_json), which is encoded as JSON. Specialise DefaultSerde<T> for
-// your own types, or pass a serde explicitly where a topic is read or written.
+// std::string, std::int32_t, std::int64_t, double, Bytes, and, where brook/json_serde.h is
+// included, every type that nlohmann::json can convert (to_json/from_json), which is encoded
+// as JSON. Specialise DefaultSerde<T> for your own types, or pass a serde explicitly where a
+// topic is read or written.
 //
 // Null: Kafka keys and values may be null. A std::optional<T> key or value uses T's serde and
 // maps null <-> std::nullopt exactly. Any other type reads null as a value-initialised T
@@ -179,5 +180,3 @@ Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, T
 }
 
 }  // namespace brook
-
-#include "brook/json_serde.h"  // the JSON default for nlohmann-convertible types

@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "brook/change_event.h"
 #include "brook/global_ktable.h"
 #include "brook/kstream.h"
 #include "brook/options.h"
 #include "brook/topology.h"
 
 namespace brook {
+
+template <class V>
+struct ChangeEvent;  // brook/change_event.h
 
 class StreamsBuilder {
  public:
@@ -54,7 +56,8 @@ class StreamsBuilder {
     return KTable<K, V>(graph_, node, store);
   }
 
-  // A table of the rows of `topic`, a topic of Debezium change events (brook/change_event.h):
+  // A table of the rows of `topic`, a topic of Debezium change events (defined in
+  // brook/change_event.h: include it to call this):
   // each key's row is the `after` image of its latest event; a delete, and the tombstone
   // Debezium writes after it, delete the key. Values are read by default with
   // DebeziumSerde<V>(kAfterOnly) (`before` is not needed, nor read), keys by
@@ -66,23 +69,7 @@ class StreamsBuilder {
   template <class K, class V>
   KTable<K, V> table_from_changes(std::string topic,
                                   Consumed<K, std::optional<ChangeEvent<V>>> consumed = {},
-                                  Materialized<K, V> materialized = {}) {
-    static_assert(!internal::kIsOptional<K>,
-                  "StreamsBuilder::table_from_changes<K, V>: a table's key type must not be "
-                  "std::optional (records with a null key are dropped: a row needs a key)");
-    if constexpr (JsonByDefault<K>) {
-      if (!consumed.key_serde) consumed.key_serde = std::make_shared<const DebeziumKeySerde<K>>();
-    }
-    if (!consumed.value_serde) {
-      consumed.value_serde =
-          std::make_shared<const DebeziumSerde<V>>(DebeziumSerde<V>::Images::kAfterOnly);
-    }
-    using Event = std::optional<ChangeEvent<V>>;
-    auto source = add_source<K, Event>({topic}, consumed, internal::NullKeys::kDrop);
-    return KStream<K, Event>(graph_, source)
-        .map_values([](const Event& event) { return event ? event->row() : std::optional<V>(); })
-        .to_table(std::move(materialized));
-  }
+                                  Materialized<K, V> materialized = {});
 
   // Global tables (brook/global_ktable.h): a table of the latest value per key of every
   // partition of `topic` (best a compacted topic; it is the table's only log), replicated in

@@ -52,25 +52,13 @@ class TimeWindows {
   }
 
   // A non-ok Status naming what is wrong: size, advance or grace out of range.
-  Status validate() const {
-    if (size_.count() <= 0) return invalid("the window size must be positive", size_);
-    if (advance_.count() <= 0 || advance_ > size_) {
-      return invalid("the advance must be positive and at most the size " +
-                         std::to_string(size_.count()) + " ms",
-                     advance_);
-    }
-    if (grace_.count() < 0) return invalid("the grace period must not be negative", grace_);
-    return {};
-  }
+  Status validate() const;
 
  private:
   TimeWindows(std::chrono::milliseconds size, std::chrono::milliseconds advance,
               std::chrono::milliseconds grace)
       : size_(size), advance_(advance), grace_(grace) {}
-  static Status invalid(const std::string& what, std::chrono::milliseconds got) {
-    return Status::invalid_argument("TimeWindows: " + what + ", got " +
-                                    std::to_string(got.count()) + " ms");
-  }
+  static Status invalid(const std::string& what, std::chrono::milliseconds got);
 
   std::chrono::milliseconds size_;
   std::chrono::milliseconds advance_;
@@ -94,18 +82,7 @@ class SlidingWindows {
   std::chrono::milliseconds time_difference() const { return difference_; }
   std::chrono::milliseconds grace() const { return grace_; }
 
-  Status validate() const {
-    if (difference_.count() <= 0) {
-      return Status::invalid_argument("SlidingWindows: the time difference must be positive, got " +
-                                      std::to_string(difference_.count()) + " ms");
-    }
-    if (grace_.count() < 0) {
-      return Status::invalid_argument(
-          "SlidingWindows: the grace period must not be negative, got " +
-          std::to_string(grace_.count()) + " ms");
-    }
-    return {};
-  }
+  Status validate() const;
 
  private:
   SlidingWindows(std::chrono::milliseconds difference, std::chrono::milliseconds grace)
@@ -128,18 +105,7 @@ class SessionWindows {
   std::chrono::milliseconds gap() const { return gap_; }
   std::chrono::milliseconds grace() const { return grace_; }
 
-  Status validate() const {
-    if (gap_.count() <= 0) {
-      return Status::invalid_argument("SessionWindows: the inactivity gap must be positive, got " +
-                                      std::to_string(gap_.count()) + " ms");
-    }
-    if (grace_.count() < 0) {
-      return Status::invalid_argument(
-          "SessionWindows: the grace period must not be negative, got " +
-          std::to_string(grace_.count()) + " ms");
-    }
-    return {};
-  }
+  Status validate() const;
 
  private:
   SessionWindows(std::chrono::milliseconds gap, std::chrono::milliseconds grace)
@@ -179,18 +145,7 @@ class JoinWindows {
   std::chrono::milliseconds size() const { return before_ + after_; }
 
   // A non-ok Status naming what is wrong: a negative window size or grace period.
-  Status validate() const {
-    if (size().count() < 0) {
-      return Status::invalid_argument("JoinWindows: before + after must not be negative, got " +
-                                      std::to_string(before_.count()) + " + " +
-                                      std::to_string(after_.count()) + " ms");
-    }
-    if (grace_.count() < 0) {
-      return Status::invalid_argument("JoinWindows: the grace period must not be negative, got " +
-                                      std::to_string(grace_.count()) + " ms");
-    }
-    return {};
-  }
+  Status validate() const;
 
  private:
   JoinWindows(std::chrono::milliseconds before, std::chrono::milliseconds after,

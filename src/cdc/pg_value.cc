@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "brook/change_event.h"
+#include "brook/internal/json_text.h"
 #include "core/base64.h"
 
 namespace brook::internal {
@@ -139,8 +139,7 @@ bool is_special_time(std::string_view text) {
 bool append_value(std::string& out, std::uint32_t type_oid, std::string_view text) {
   auto number = [&](auto value) {
     if (!value) return false;
-    char digits[32];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, *value).ptr);
+    append_json_number(out, *value);
     return true;
   };
   auto string = [&](std::string_view value) {

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <iterator>
 #include <utility>
 
 #include "brook/change_event.h"
+#include "brook/internal/json_text.h"
 
 namespace brook::internal {
 namespace {
@@ -129,27 +128,6 @@ Result<DebeziumEnvelope> parse_debezium_envelope(std::string_view bytes) {
   return envelope;
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  std::size_t plain = 0;  // the start of the run of characters that need no escape
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text, plain, i - plain);
-    plain = i + 1;
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default: fmt::format_to(std::back_inserter(out), "\\u{:04x}", c);
-    }
-  }
-  out.append(text, plain);
-  out += '"';
-}
-
 std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::string_view after,
                                     const ChangeSource& source, std::optional<std::int64_t> ts_ms) {
   const auto known =
@@ -161,8 +139,7 @@ std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::s
       out += "null";
       return;
     }
-    char digits[24];
-    out.append(digits, std::to_chars(digits, digits + sizeof digits, *n).ptr);
+    append_json_number(out, *n);
   };
   out += "{\"before\":";
   out += before.empty() ? "null" : before;

@@ -38,6 +38,18 @@ std::optional<Token> decode_token(std::string_view text) {
 
 std::string_view kind_of(const StoreSpec& spec) { return kind_name(spec.kind); }
 
+// The JSON form of a key or value (StoreSpec's key_to_json, value_to_json) as a tree to reply
+// with.
+Result<nlohmann::json> parsed(Result<std::string> text) {
+  if (!text) return error(std::move(text.error()));
+  auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return error(Status::internal("the JSON form of a store's key or value is not JSON: " +
+                                  text->substr(0, 100)));
+  }
+  return json;
+}
+
 }  // namespace
 
 StoreEndpoints::StoreEndpoints(Streams& app, const ServeOptions& options, Forwarder& forwarder)
@@ -85,7 +97,7 @@ Result<nlohmann::json> StoreEndpoints::render_value(const StoreSpec& spec,
   if (auto it = renderers_.find(spec.value_type); it != renderers_.end()) {
     return it->second.render(spec.value_serde.get(), bytes);
   }
-  if (spec.value_to_json) return spec.value_to_json(bytes);
+  if (spec.value_to_json) return parsed(spec.value_to_json(bytes));
   return error(Status::internal(
       fmt::format("store {} holds values of type {}, which have no JSON form: give it to_json, "
                   "or a renderer (brook::render_values in ServeOptions::renderers)",
@@ -94,7 +106,7 @@ Result<nlohmann::json> StoreEndpoints::render_value(const StoreSpec& spec,
 
 nlohmann::json StoreEndpoints::render_key(const StoreSpec& spec, std::string_view bytes) const {
   if (spec.key_to_json) {
-    if (auto json = spec.key_to_json(bytes)) return std::move(*json);
+    if (auto json = parsed(spec.key_to_json(bytes))) return std::move(*json);
   }
   return to_hex(bytes);
 }

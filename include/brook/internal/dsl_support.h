@@ -17,15 +17,10 @@
 
 namespace brook::internal {
 
-// Records that node `name` has no serde for T (kind "source", what "key", options "Consumed").
-template <class T>
+// Records that node `name` has no serde for `type` (kind "source", what "key", options
+// "Consumed").
 void missing_serde(GraphBuilder& graph, const std::string& name, std::string_view kind,
-                   std::string_view what, std::string_view options) {
-  graph.add_error(Status::invalid_argument(
-      std::string(kind) + " " + name + ": no " + std::string(what) + " serde for type " +
-      type_name<SerdeTargetT<T>>() + "; give one in " + std::string(options) + "{." +
-      std::string(what) + "_serde = ...} or specialise brook::DefaultSerde"));
-}
+                   std::string_view what, std::string_view options, std::string_view type);
 
 // `given`, or T's default serde; records a missing one against node `name`.
 template <class T>
@@ -34,7 +29,7 @@ SerdePtr<SerdeTargetT<T>> serde_or_default(GraphBuilder& graph, SerdePtr<SerdeTa
                                            std::string_view what, std::string_view options) {
   if (given) return given;
   auto serde = default_serde<T>();
-  if (!serde) missing_serde<T>(graph, name, kind, what, options);
+  if (!serde) missing_serde(graph, name, kind, what, options, type_name<SerdeTargetT<T>>());
   return serde;
 }
 

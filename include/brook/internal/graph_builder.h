@@ -21,22 +21,14 @@ class GraphBuilder {
  public:
   // `user_name` if given, else "<prefix>-<10-digit counter>" as Kafka Streams names nodes.
   std::string name_for(const std::string& user_name, std::string_view prefix);
-  void add(NodeSpec spec) { nodes_.push_back(std::move(spec)); }
-  void add_store(StoreSpec spec) { stores_.push_back(std::move(spec)); }
+  void add(NodeSpec spec);
+  void add_store(StoreSpec spec);
   // Takes the record cache away from the store `name` (added before): its node then forwards
   // every update at once instead of the net change per key at commit.
-  void uncache_store(std::string_view name) {
-    for (auto& store : stores_) {
-      if (store.name == name) store.caching = false;
-    }
-  }
-  void add_repartition_topic(RepartitionTopic topic) {
-    repartition_topics_.push_back(std::move(topic));
-  }
-  void add_copartition_group(CopartitionGroup group) {
-    copartition_groups_.push_back(std::move(group));
-  }
-  void add_error(Status status) { errors_.push_back(std::move(status)); }
+  void uncache_store(std::string_view name);
+  void add_repartition_topic(RepartitionTopic topic);
+  void add_copartition_group(CopartitionGroup group);
+  void add_error(Status status);
   // The topology, or one Status listing every mistake. May be called once.
   Result<Topology> build();
 

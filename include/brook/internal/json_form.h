@@ -1,81 +1,96 @@
 // The text and JSON forms of store keys and values, for serving stores over HTTP: a key given
 // as text in a URL (strings as they are, integers and floating-point numbers in decimal, any
-// JSON-convertible type as its JSON), and keys and values rendered as JSON. Types without such
-// a form have none (nullopt / no function): the serve layer then says so. Not for users.
+// JSON-convertible type as its JSON), and keys and values rendered as JSON text. Types without
+// such a form have none (no function): the serve layer then says so. Not for users.
 #pragma once
 
 #include <charconv>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "brook/internal/json_text.h"
+#include "brook/internal/type_name.h"
 #include "brook/serde.h"
 #include "brook/state_store.h"
 
 namespace brook::internal {
 
+// How values of T are written as JSON (kValues: append(out, value)) and read from their text
+// in a URL (kKeys: parse(text), nullopt if `text` is not one). Given here for strings and
+// numbers, and by brook/json_serde.h for the types nlohmann::json converts; other types have
+// neither.
 template <class T>
-struct IsValueAndTimestamp : std::false_type {};
-template <class V>
-struct IsValueAndTimestamp<ValueAndTimestamp<V>> : std::true_type {};
-template <class T>
-struct IsOptional : std::false_type {};
-template <class V>
-struct IsOptional<std::optional<V>> : std::true_type {};
+struct JsonForm {
+  static constexpr bool kValues = false;
+  static constexpr bool kKeys = false;
+};
 
-// Whether values of T have a JSON form.
+template <>
+struct JsonForm<std::string> {
+  static constexpr bool kValues = true;
+  static constexpr bool kKeys = true;
+  static void append(std::string& out, const std::string& value) { append_json_string(out, value); }
+  static std::optional<std::string> parse(std::string_view text) { return std::string(text); }
+};
+
+template <>
+struct JsonForm<bool> {
+  static constexpr bool kValues = true;
+  static constexpr bool kKeys = false;
+  static void append(std::string& out, bool value) { out += value ? "true" : "false"; }
+};
+
 template <class T>
-struct HasJsonForm : std::bool_constant<std::is_constructible_v<nlohmann::json, const T&>> {};
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+struct JsonForm<T> {
+  static constexpr bool kValues = true;
+  static constexpr bool kKeys = true;
+  static void append(std::string& out, T value) { append_json_number(out, value); }
+  static std::optional<T> parse(std::string_view text) {
+    T out{};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return out;
+  }
+};
+
+template <class T>
+inline constexpr bool kIsValueAndTimestamp = false;
+template <class V>
+inline constexpr bool kIsValueAndTimestamp<ValueAndTimestamp<V>> = true;
+
+// Whether values of T have a JSON form: their own, or that of what they wrap.
+template <class T>
+struct HasJsonForm : std::bool_constant<JsonForm<T>::kValues> {};
 template <class V>
 struct HasJsonForm<ValueAndTimestamp<V>> : HasJsonForm<V> {};
 template <class V>
 struct HasJsonForm<std::optional<V>> : HasJsonForm<V> {};
 
 template <class T>
-nlohmann::json to_json_form(const T& value) {
-  if constexpr (IsValueAndTimestamp<T>::value) {
-    return {{"value", to_json_form(value.value)}, {"timestamp", value.timestamp.value()}};
-  } else if constexpr (IsOptional<T>::value) {
-    return value ? to_json_form(*value) : nlohmann::json();
-  } else {
-    return nlohmann::json(value);
-  }
-}
-
-// T from its text form, or nullopt if `text` is not one.
-template <class T>
-std::optional<T> from_text_form(std::string_view text) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    return std::string(text);
-  } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    T out{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return out;
-  } else if constexpr (JsonConvertible<T>) {
-    auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded()) return std::nullopt;
-    try {
-      return json.template get<T>();
-    } catch (const nlohmann::json::exception&) {
-      return std::nullopt;
+void append_json_form(std::string& out, const T& value) {
+  if constexpr (kIsOptional<T>) {
+    if (value) {
+      append_json_form(out, *value);
+    } else {
+      out += "null";
     }
+  } else if constexpr (kIsValueAndTimestamp<T>) {
+    out += "{\"timestamp\":";
+    append_json_number(out, value.timestamp.value());
+    out += ",\"value\":";
+    append_json_form(out, value.value);
+    out += '}';
   } else {
-    return std::nullopt;
+    JsonForm<T>::append(out, value);
   }
 }
 
-template <class T>
-constexpr bool has_text_form() {
-  return std::is_same_v<T, std::string> || (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
-         JsonConvertible<T>;
-}
-
-// Bytes -> JSON through `serde`; kCorruption if the bytes do not deserialise.
-using ToJson = std::function<Result<nlohmann::json>(std::string_view bytes)>;
+// Bytes -> JSON text through `serde`; kCorruption if the bytes do not deserialise.
+using ToJson = std::function<Result<std::string>(std::string_view bytes)>;
 // Text -> serialised key; kInvalidArgument naming the type if `text` is not a T.
 using FromText = std::function<Result<std::string>(std::string_view text)>;
 
@@ -84,21 +99,23 @@ ToJson make_to_json(SerdePtr<T> serde) {
   if constexpr (!HasJsonForm<T>::value) {
     return nullptr;
   } else {
-    return [serde = std::move(serde)](std::string_view bytes) -> Result<nlohmann::json> {
+    return [serde = std::move(serde)](std::string_view bytes) -> Result<std::string> {
       auto value = serde->deserialize(bytes);
       if (!value) return error(std::move(value.error()));
-      return to_json_form(*value);
+      std::string out;
+      append_json_form(out, *value);
+      return out;
     };
   }
 }
 
 template <class T>
 FromText make_from_text(SerdePtr<T> serde) {
-  if constexpr (!has_text_form<T>()) {
+  if constexpr (!JsonForm<T>::kKeys) {
     return nullptr;
   } else {
     return [serde = std::move(serde)](std::string_view text) -> Result<std::string> {
-      auto value = from_text_form<T>(text);
+      auto value = JsonForm<T>::parse(text);
       if (!value) {
         // Appended, not "'" + std::string(...): g++ 12 -O3 warns (-Wrestrict) on the latter.
         std::string message = "'";

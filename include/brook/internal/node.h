@@ -149,10 +149,13 @@ template <class KIn, class VIn, class KOut, class VOut>
 class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<KOut, VOut> {
  public:
   ProcessorNode(std::string name, std::unique_ptr<Processor<KIn, VIn, KOut, VOut>> processor)
-      : InputNode<KIn, VIn>(std::move(name)), processor_(std::move(processor)) {}
+      : InputNode<KIn, VIn>(std::move(name)),
+        ProcessorContext<KOut, VOut>(Node::name()),
+        processor_(std::move(processor)) {}
 
   void init(TaskContext& task) override {
     Node::init(task);
+    this->attach(task);
     run_in_node(this->name(), [&] { processor_->init(*this); });
   }
   void close() override {
@@ -169,27 +172,8 @@ class ProcessorNode final : public InputNode<KIn, VIn>, public ProcessorContext<
   void forward(Record<KOut, VOut> record, std::string_view child) override {
     children_.forward(std::move(record), child);
   }
-  Cancellable schedule(std::chrono::milliseconds interval, PunctuationType type,
-                       Punctuator punctuator) override {
-    return this->task().schedule(this->name(), interval, type, std::move(punctuator));
-  }
-  std::optional<RecordMetadata> record_metadata() const override {
-    return task_const().record_metadata();
-  }
-  Timestamp current_stream_time() const override { return task_const().stream_time(); }
-  Timestamp current_system_time() const override { return task_const().system_time(); }
-  TaskId task_id() const override { return task_const().task_id(); }
-  std::string_view application_id() const override { return task_const().application_id(); }
-  void drop_record(std::string_view reason) override {
-    this->task().drop_record(this->name(), reason);
-  }
-  StoreAccess state_store(std::string_view store) override {
-    return this->task().state_store(this->name(), store);
-  }
 
  private:
-  const TaskContext& task_const() const { return const_cast<ProcessorNode*>(this)->task(); }
-
   std::unique_ptr<Processor<KIn, VIn, KOut, VOut>> processor_;
   Children<KOut, VOut> children_;
 };
@@ -205,6 +189,12 @@ struct SourceRecord {
   std::optional<std::string_view> value;
   const Headers& headers;
 };
+
+// The error of source `node` that could not deserialize the `what` ("key", "value") of `raw`.
+Status cannot_deserialize(const std::string& node, const SourceRecord& raw, std::string_view what,
+                          const Status& cause);
+// Throws the NodeError of sink `node`: `what` went wrong, because of `cause` if given.
+[[noreturn]] void sink_failed(const std::string& node, std::string_view what, const Status* cause);
 
 // The entry of a sub-topology: turns bytes from its topics into typed records.
 class SourceNodeBase : public Node {
@@ -271,10 +261,7 @@ class SourceNode final : public SourceNodeBase {
 
  private:
   Status describe(const SourceRecord& raw, std::string_view what, const Status& cause) {
-    return Status(cause.code(), "source " + name() + ": cannot deserialize " + std::string(what) +
-                                    " of " + std::string(raw.topic) + "-" +
-                                    std::to_string(raw.partition.value()) + "@" +
-                                    std::to_string(raw.offset.value()) + ": " + cause.message());
+    return cannot_deserialize(name(), raw, what, cause);
   }
 
   SerdePtr<SerdeTargetT<K>> key_serde_;
@@ -330,9 +317,9 @@ class SinkNode final : public InputNode<K, V> {
     run_in_node(this->name(), [&] { out.topic = topic_(record); });
     if (out.topic.empty()) fail("the topic name extractor returned an empty topic");
     auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
-    if (!key) fail("cannot serialize key: " + key.error().message());
+    if (!key) fail("cannot serialize key", &key.error());
     auto value = encode<V>(*value_serde_, record.value);
-    if (!value) fail("cannot serialize value: " + value.error().message());
+    if (!value) fail("cannot serialize value", &value.error());
     out.key = std::move(*key);
     out.value = std::move(*value);
     if constexpr (!std::is_null_pointer_v<WindowedKeySerde>) {
@@ -344,8 +331,8 @@ class SinkNode final : public InputNode<K, V> {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) {
-    throw NodeError(this->name(), "sink " + this->name() + ": " + what);
+  [[noreturn]] void fail(std::string_view what, const Status* cause = nullptr) {
+    sink_failed(this->name(), what, cause);
   }
   // The partition the default partitioner gives the windowed key's own key. An unknown topic
   // is left to the send, which reports it.

@@ -70,16 +70,12 @@ struct StoreSpec {
   // "store <name> holds <its types>, not <K, V>".
   template <class K, class V>
   std::string mismatch() const {
-    return "store " + name + " holds <" + key_type_name + ", " + value_type_name + ">, not <" +
-           type_name<K>() + ", " + type_name<V>() + ">";
+    return mismatch(type_name<K>(), type_name<V>());
   }
+  std::string mismatch(std::string_view key, std::string_view value) const;
 
   // "store <name> is a <kind> store, not a <wanted> store", or empty if it is one.
-  std::string kind_mismatch(StoreKind wanted) const {
-    if (kind == wanted) return {};
-    return "store " + name + " is a " + kind_name(kind) + " store, not a " + kind_name(wanted) +
-           " store";
-  }
+  std::string kind_mismatch(StoreKind wanted) const;
 
   template <class K, class V>
   static StoreSpec make(std::string name, StoreType type, bool logging, bool caching,

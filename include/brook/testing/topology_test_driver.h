@@ -132,7 +132,8 @@ SerdePtr<SerdeTargetT<T>> serde_or_default(SerdePtr<SerdeTargetT<T>> given,
   if (given) return given;
   if (auto serde = default_serde<T>()) return serde;
   throw std::invalid_argument("test topic " + topic + ": no default serde for type " +
-                              internal::type_name<SerdeTargetT<T>>());
+                              internal::type_name<SerdeTargetT<T>>() +
+                              " (a type with to_json/from_json: include brook/json_serde.h)");
 }
 
 template <class K, class V>

@@ -36,6 +36,24 @@ internal::StoreAccess ProcessorContextBase::state_store(std::string_view name) {
 
 namespace internal {
 
+void rethrow_in_node(const std::string& node) {
+  try {
+    throw;
+  } catch (const NodeError&) {
+    throw;
+  } catch (const StoreError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw NodeError(node, e.what());
+  } catch (...) {
+    throw NodeError(node, "unknown exception");
+  }
+}
+
+void no_such_child(std::string_view child) {
+  throw std::invalid_argument(fmt::format("no child node named '{}'", child));
+}
+
 Status cannot_deserialize(const std::string& node, const SourceRecord& raw, std::string_view what,
                           const Status& cause) {
   return Status(cause.code(),

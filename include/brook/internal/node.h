@@ -102,6 +102,9 @@ class InputNode : public Node {
   virtual void process(Record<K, V>&& record) = 0;
 };
 
+// Throws the std::invalid_argument of a forward() to `child`, which is not a child.
+[[noreturn]] void no_such_child(std::string_view child);
+
 // The typed children of a node and how records reach them.
 template <class K, class V>
 class Children {
@@ -120,12 +123,16 @@ class Children {
     for (auto* node : nodes_) {
       if (node->name() == child) return node->process(std::move(record));
     }
-    throw std::invalid_argument("no child node named '" + std::string(child) + "'");
+    no_such_child(child);
   }
 
  private:
   std::vector<InputNode<K, V>*> nodes_;
 };
+
+// Called in a catch block: rethrows a NodeError or StoreError (not the node's fault: the task
+// stops) as it is, and any other exception as a NodeError naming `node`.
+[[noreturn]] void rethrow_in_node(const std::string& node);
 
 // Runs `fn`, turning any exception other than a NodeError or StoreError into a NodeError
 // naming `node`.
@@ -133,14 +140,8 @@ template <class Fn>
 void run_in_node(const std::string& node, Fn&& fn) {
   try {
     fn();
-  } catch (const NodeError&) {
-    throw;
-  } catch (const StoreError&) {
-    throw;  // not the node's fault: the task stops
-  } catch (const std::exception& e) {
-    throw NodeError(node, e.what());
   } catch (...) {
-    throw NodeError(node, "unknown exception");
+    rethrow_in_node(node);
   }
 }
 

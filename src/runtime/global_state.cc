@@ -8,17 +8,6 @@
 #include "core/log.h"
 
 namespace brook::internal {
-namespace {
-
-MetricName global_metric(const char* name) {
-  return {.group = "stream-task-metrics", .name = name, .tags = {{"task-id", "global"}}};
-}
-
-std::string position(const ConsumerRecord& record) {
-  return fmt::format("{}-{}@{}", record.topic, record.partition.value(), record.offset.value());
-}
-
-}  // namespace
 
 Result<GlobalStores> open_global_stores(const TopologyData& topology, const StateConfig& state) {
   GlobalStores stores;
@@ -58,16 +47,12 @@ GlobalStateUpdater::GlobalStateUpdater(std::shared_ptr<const TopologyData> topol
     : topology_(std::move(topology)),
       stores_(std::move(stores)),
       config_(std::move(config)),
-      processed_(metrics.counter(global_metric("process-total"))),
-      deserialization_errors_(metrics.counter(global_metric("deserialization-errors-total"))),
-      processing_errors_(metrics.counter(global_metric("processing-errors-total"))),
-      dropped_(metrics.counter(global_metric("dropped-records-total"))),
-      dead_lettered_(metrics.counter(global_metric("dead-letter-records-total"))) {}
+      boundary_("global thread", "global", config_.errors, config_.dead_letters, metrics) {}
 
 GlobalStateUpdater::~GlobalStateUpdater() { close(); }
 
 Status GlobalStateUpdater::init() {
-  if (auto s = validate(config_.errors); !s.ok()) return s;
+  if (auto s = validate(boundary_.errors()); !s.ok()) return s;
   for (std::size_t g = 0; g < topology_->global_subtopologies.size(); ++g) {
     auto graph = instantiate_global(*topology_, static_cast<int>(g));
     if (!graph) return graph.error();
@@ -112,32 +97,17 @@ Status GlobalStateUpdater::process(const ConsumerRecord& record) {
     return Status::not_found(
         fmt::format("global thread: no global store reads topic '{}'", record.topic));
   }
-  current_ = &record;
+  const SourceRecord source_record{.topic = record.topic,
+                                   .partition = record.partition,
+                                   .offset = record.offset,
+                                   .timestamp = record.timestamp,
+                                   .key = record.key,
+                                   .value = record.value,
+                                   .headers = record.headers};
+  current_ = &source_record;
   task_ = global_task_id(source->second.second, record.partition.value());
-  ++processed_;
-  Status outcome;
-  try {
-    Status read = source->second.first->process_raw({.topic = record.topic,
-                                                     .partition = record.partition,
-                                                     .offset = record.offset,
-                                                     .timestamp = record.timestamp,
-                                                     .key = record.key,
-                                                     .value = record.value,
-                                                     .headers = record.headers});
-    if (!read.ok()) {
-      ++deserialization_errors_;
-      outcome = handle_error("deserialization", config_.errors.on_deserialization_error,
-                             source->second.first->name(), read.message(), record);
-    }
-  } catch (const NodeError& e) {
-    ++processing_errors_;
-    outcome =
-        handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(), record);
-  } catch (const StoreError& e) {
-    outcome = Status::io_error(fmt::format("global thread: {}", e.what()));
-  }
+  Status outcome = boundary_.process(*source->second.first, source_record);
   current_ = nullptr;
-  if (!timestamp_error_.ok()) outcome = std::exchange(timestamp_error_, Status());
   return outcome;
 }
 
@@ -174,7 +144,7 @@ void GlobalStateUpdater::close() {
 
 std::optional<RecordMetadata> GlobalStateUpdater::record_metadata() const {
   if (current_ == nullptr) return std::nullopt;
-  return RecordMetadata{current_->topic, current_->partition, current_->offset};
+  return RecordMetadata{std::string(current_->topic), current_->partition, current_->offset};
 }
 
 Cancellable GlobalStateUpdater::schedule(std::string_view node, std::chrono::milliseconds,
@@ -185,7 +155,7 @@ Cancellable GlobalStateUpdater::schedule(std::string_view node, std::chrono::mil
 
 Timestamp GlobalStateUpdater::partition_time() const {
   if (current_ == nullptr) return Timestamp::min();
-  auto it = partition_time_.find({current_->topic, current_->partition.value()});
+  auto it = partition_time_.find({std::string(current_->topic), current_->partition.value()});
   return it == partition_time_.end() ? Timestamp::min() : it->second;
 }
 
@@ -195,45 +165,21 @@ std::optional<Timestamp> GlobalStateUpdater::accept_timestamp(Timestamp timestam
     throw std::logic_error("accept_timestamp() outside a record read by a source");
   }
   auto& partition_time =
-      partition_time_.try_emplace({current_->topic, current_->partition.value()}, Timestamp::min())
+      partition_time_
+          .try_emplace({std::string(current_->topic), current_->partition.value()},
+                       Timestamp::min())
           .first->second;
-  if (timestamp.value() < 0) {
-    const std::string what = fmt::format("global thread: invalid timestamp {} of record {}",
-                                         timestamp.value(), position(*current_));
-    switch (on_invalid) {
-      case InvalidTimestamp::kSkip:
-        ++dropped_;
-        if (worth_logging(++handled_)) {
-          log(LogLevel::kWarn, "{}: dropped (InvalidTimestamp::kSkip{})", what,
-              rate_limit_note(handled_));
-        }
-        return std::nullopt;
-      case InvalidTimestamp::kUsePartitionTime:
-        if (partition_time != Timestamp::min()) {
-          timestamp = partition_time;
-          break;
-        }
-        timestamp_error_ = Status::invalid_argument(
-            what +
-            ", and no partition time yet to use instead (InvalidTimestamp::kUsePartitionTime)");
-        return std::nullopt;
-      case InvalidTimestamp::kFail:
-        timestamp_error_ = Status::invalid_argument(what + " (InvalidTimestamp::kFail)");
-        return std::nullopt;
-    }
-  }
-  partition_time = std::max(partition_time, timestamp);
-  stream_time_ = std::max(stream_time_, timestamp);
-  return timestamp;
+  const std::string& source = source_of_topic_.find(current_->topic)->second.first->name();
+  auto accepted =
+      boundary_.accept_timestamp(timestamp, on_invalid, partition_time, *current_, source);
+  if (!accepted) return std::nullopt;
+  partition_time = std::max(partition_time, *accepted);
+  stream_time_ = std::max(stream_time_, *accepted);
+  return accepted;
 }
 
 void GlobalStateUpdater::drop_record(std::string_view node, std::string_view reason) {
-  ++dropped_;
-  if (worth_logging(++handled_)) {
-    log(LogLevel::kWarn, "global thread: node {} dropped the record from {}{}: {}", node,
-        current_ == nullptr ? std::string("a punctuation") : position(*current_),
-        rate_limit_note(handled_), reason);
-  }
+  boundary_.drop_record(node, reason, current_);
 }
 
 void GlobalStateUpdater::send(ProducerRecord&&) {
@@ -255,37 +201,6 @@ StoreAccess GlobalStateUpdater::state_store(std::string_view node, std::string_v
     throw std::invalid_argument(fmt::format("global node {} has no state store '{}'", node, store));
   }
   return {*local->second, local->second->spec()};
-}
-
-Status GlobalStateUpdater::handle_error(std::string_view kind, ErrorAction action,
-                                        const std::string& node, const std::string& message,
-                                        const ConsumerRecord& record) {
-  if (action == ErrorAction::kFail) {
-    return Status::invalid_argument(fmt::format("global thread: {} error in node {} at {}: {}",
-                                                kind, node, position(record), message));
-  }
-  if (worth_logging(++handled_)) {
-    log(LogLevel::kWarn, "global thread: {} error in node {} at {} (skipped{}): {}", kind, node,
-        position(record), rate_limit_note(handled_), message);
-  }
-  if (action == ErrorAction::kDeadLetter && config_.dead_letters != nullptr) {
-    ProducerRecord dead{.topic = config_.errors.dead_letter_topic,
-                        .timestamp = record.timestamp,
-                        .key = record.key,
-                        .value = record.value,
-                        .headers = record.headers};
-    dead.headers.add(std::string(kErrorKindHeader), std::string(kind));
-    dead.headers.add(std::string(kErrorMessageHeader), message);
-    dead.headers.add(std::string(kErrorNodeHeader), node);
-    dead.headers.add(std::string(kErrorTopicHeader), record.topic);
-    dead.headers.add(std::string(kErrorPartitionHeader), std::to_string(record.partition.value()));
-    dead.headers.add(std::string(kErrorOffsetHeader), std::to_string(record.offset.value()));
-    config_.dead_letters->send(std::move(dead));
-    ++dead_lettered_;
-  } else {
-    ++dropped_;
-  }
-  return {};
 }
 
 }  // namespace brook::internal

@@ -15,6 +15,7 @@
 #include "brook/error_handling.h"
 #include "brook/internal/topology_data.h"
 #include "brook/metrics.h"
+#include "runtime/record_boundary.h"
 #include "runtime/stream_task.h"
 #include "runtime/task_stores.h"
 
@@ -79,28 +80,18 @@ class GlobalStateUpdater final : public TaskContext {
   StoreAccess state_store(std::string_view node, std::string_view store) override;
 
  private:
-  Status handle_error(std::string_view kind, ErrorAction action, const std::string& node,
-                      const std::string& message, const ConsumerRecord& record);
-
   std::shared_ptr<const TopologyData> topology_;
   GlobalStores stores_;
   Config config_;
+  RecordBoundary boundary_;
   std::vector<TaskGraph> graphs_;  // one per global sub-topology
   std::map<std::string, std::pair<SourceNodeBase*, int>, std::less<>> source_of_topic_;
   std::map<std::pair<std::string, std::int32_t>, Timestamp> partition_time_;
-  const ConsumerRecord* current_ = nullptr;
+  const SourceRecord* current_ = nullptr;
   TaskId task_{0, 0};
   Timestamp stream_time_ = Timestamp::min();
-  Status timestamp_error_;
-  std::int64_t handled_ = 0;  // for rate-limited logging
   bool initialised_ = false;
   bool closed_ = false;
-
-  Metrics::Counter& processed_;
-  Metrics::Counter& deserialization_errors_;
-  Metrics::Counter& processing_errors_;
-  Metrics::Counter& dropped_;
-  Metrics::Counter& dead_lettered_;
 };
 
 }  // namespace brook::internal

@@ -17,43 +17,10 @@
 namespace brook::internal {
 namespace {
 
-MetricName task_metric(const char* name, TaskId id) {
-  return {.group = "stream-task-metrics", .name = name, .tags = {{"task-id", id.to_string()}}};
-}
-
-std::string_view action_name(ErrorAction action) {
-  switch (action) {
-    case ErrorAction::kFail: return "fail";
-    case ErrorAction::kLogAndContinue: return "log-and-continue";
-    case ErrorAction::kDeadLetter: return "dead-letter";
-  }
-  return "?";
-}
-
 constexpr char kPartitionTimeVersion = 2;
 constexpr std::int64_t kUnknownPartitionTime = -1;  // Kafka Streams' RecordQueue.UNKNOWN
 
-// "<topic>-<partition>@<offset>", or "a punctuation" without a record.
-std::string position(const SourceRecord* record) {
-  if (record == nullptr) return "a punctuation";
-  return fmt::format("{}-{}@{}", record->topic, record->partition.value(), record->offset.value());
-}
-
 }  // namespace
-
-Status validate(const ErrorHandling& errors) {
-  const bool dead_letter = errors.on_deserialization_error == ErrorAction::kDeadLetter ||
-                           errors.on_processing_error == ErrorAction::kDeadLetter;
-  if (dead_letter && errors.dead_letter_topic.empty()) {
-    return Status::invalid_argument(
-        "error handling: ErrorAction::kDeadLetter needs ErrorHandling::dead_letter_topic");
-  }
-  if (errors.on_production_error == ErrorAction::kDeadLetter) {
-    return Status::invalid_argument(
-        "error handling: production errors can fail or log-and-continue, not dead-letter");
-  }
-  return {};
-}
 
 std::string encode_partition_time(Timestamp partition_time) {
   const std::int64_t time =
@@ -86,18 +53,15 @@ StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, 
       topology_(std::move(topology)),
       config_(std::move(config)),
       collector_(collector),
+      boundary_("task " + id.to_string(), id.to_string(), config_.errors, &collector, metrics),
       stores_(id, config_.state),
-      processed_(metrics.counter(task_metric("process-total", id))),
-      deserialization_errors_(metrics.counter(task_metric("deserialization-errors-total", id))),
-      processing_errors_(metrics.counter(task_metric("processing-errors-total", id))),
-      dropped_(metrics.counter(task_metric("dropped-records-total", id))),
-      dead_lettered_(metrics.counter(task_metric("dead-letter-records-total", id))),
-      enforced_processing_(metrics.counter(task_metric("enforced-processing-total", id))) {}
+      enforced_processing_(
+          metrics.counter(task_metric("enforced-processing-total", id.to_string()))) {}
 
 StreamTask::~StreamTask() { close(); }
 
 Status StreamTask::init() {
-  if (auto s = validate(config_.errors); !s.ok()) return s;
+  if (auto s = validate(boundary_.errors()); !s.ok()) return s;
   auto opened = stores_.open(
       *topology_, config_.application_id,
       [this](ProducerRecord&& record) { collector_.send(std::move(record)); },
@@ -239,27 +203,9 @@ Status StreamTask::process(Input& in, const SourceRecord& record) {
   current_ = &record;  // metadata is built only if a processor asks for it
   current_input_ = &in;
   current_timestamp_ = record.timestamp;
-  ++processed_;
-  Status outcome;
-  try {
-    Status read = in.source->process_raw(record);
-    if (!read.ok()) {
-      ++deserialization_errors_;
-      outcome = handle_error("deserialization", config_.errors.on_deserialization_error,
-                             in.source->name(), read.message(), &record);
-    }
-  } catch (const NodeError& e) {
-    ++processing_errors_;
-    outcome =
-        handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(), &record);
-  } catch (const StoreError& e) {
-    outcome = Status::io_error(fmt::format("task {}: {}", id_.to_string(), e.what()));
-  }
+  Status outcome = boundary_.process(*in.source, record);
   current_ = nullptr;
   current_input_ = nullptr;
-  if (!timestamp_error_.ok()) {  // the source dropped the record and returned ok
-    outcome = std::exchange(timestamp_error_, Status());
-  }
   if (config_.idle_advance) idle_since_ = idle_advanced_to_ = config_.clock();
   return outcome;
 }
@@ -270,40 +216,13 @@ std::optional<Timestamp> StreamTask::accept_timestamp(Timestamp timestamp,
     throw std::logic_error("accept_timestamp() outside a record read by a source");
   }
   Input& input = *current_input_;
-  if (timestamp.value() < 0) {
-    const std::string what = fmt::format(
-        "invalid timestamp {} of record {}-{}@{} (source {})", timestamp.value(), current_->topic,
-        current_->partition.value(), current_->offset.value(), input.source->name());
-    switch (on_invalid) {
-      case InvalidTimestamp::kSkip:
-        ++dropped_;
-        if (worth_logging(++invalid_timestamps_)) {
-          log(LogLevel::kWarn,
-              "task {}: dropped the record with an {} (InvalidTimestamp::kSkip, #{} of this "
-              "task{})",
-              id_.to_string(), what, invalid_timestamps_, rate_limit_note(invalid_timestamps_));
-        }
-        return std::nullopt;
-      case InvalidTimestamp::kUsePartitionTime:
-        if (input.partition_time != Timestamp::min()) {
-          timestamp = input.partition_time;
-          break;
-        }
-        timestamp_error_ = Status::invalid_argument(
-            fmt::format("task {}: {}, and no partition time yet to use instead "
-                        "(InvalidTimestamp::kUsePartitionTime)",
-                        id_.to_string(), what));
-        return std::nullopt;
-      case InvalidTimestamp::kFail:
-        timestamp_error_ = Status::invalid_argument(
-            fmt::format("task {}: {} (InvalidTimestamp::kFail)", id_.to_string(), what));
-        return std::nullopt;
-    }
-  }
-  input.partition_time = std::max(input.partition_time, timestamp);
-  stream_time_ = std::max(stream_time_, timestamp);
-  current_timestamp_ = timestamp;
-  return timestamp;
+  auto accepted = boundary_.accept_timestamp(timestamp, on_invalid, input.partition_time, *current_,
+                                             input.source->name());
+  if (!accepted) return std::nullopt;
+  input.partition_time = std::max(input.partition_time, *accepted);
+  stream_time_ = std::max(stream_time_, *accepted);
+  current_timestamp_ = *accepted;
+  return accepted;
 }
 
 Result<int> StreamTask::punctuate_wall_clock() {
@@ -354,7 +273,7 @@ Result<int> StreamTask::punctuate(PunctuationType type, Timestamp now) {
     schedules_[i].next = schedules_[i].next + interval * (missed + 1);
     const std::string node = schedules_[i].node;
     Punctuator punctuator = schedules_[i].punctuator;
-    if (auto s = run_outside_record([&] { run_in_node(node, [&] { punctuator(now); }); });
+    if (auto s = boundary_.run_outside_record([&] { run_in_node(node, [&] { punctuator(now); }); });
         !s.ok()) {
       return error(std::move(s));
     }
@@ -363,23 +282,9 @@ Result<int> StreamTask::punctuate(PunctuationType type, Timestamp now) {
   return fired;
 }
 
-template <class Fn>
-Status StreamTask::run_outside_record(Fn fn) {
-  try {
-    fn();
-  } catch (const NodeError& e) {
-    ++processing_errors_;
-    return handle_error("processing", config_.errors.on_processing_error, e.node(), e.what(),
-                        nullptr);
-  } catch (const StoreError& e) {
-    return Status::io_error(fmt::format("task {}: {}", id_.to_string(), e.what()));
-  }
-  return {};
-}
-
 Status StreamTask::flush_state() {
   Status flushed;
-  if (auto s = run_outside_record([&] { flushed = stores_.flush(); }); !s.ok()) return s;
+  if (auto s = boundary_.run_outside_record([&] { flushed = stores_.flush(); }); !s.ok()) return s;
   return flushed;
 }
 
@@ -404,43 +309,7 @@ StoreAccess StreamTask::state_store(std::string_view node, std::string_view stor
 }
 
 void StreamTask::drop_record(std::string_view node, std::string_view reason) {
-  ++dropped_;
-  if (!worth_logging(++dropped_by_nodes_)) return;
-  log(LogLevel::kWarn, "task {}: node {} dropped the record from {} (drop #{} of this task{}): {}",
-      id_.to_string(), node, position(current_), dropped_by_nodes_,
-      rate_limit_note(dropped_by_nodes_), reason);
-}
-
-Status StreamTask::handle_error(std::string_view kind, ErrorAction action, const std::string& node,
-                                const std::string& message, const SourceRecord* record) {
-  const std::string where = position(record);
-  if (action == ErrorAction::kFail) {
-    return Status::invalid_argument(fmt::format("task {}: {} error in node {} at {}: {}",
-                                                id_.to_string(), kind, node, where, message));
-  }
-  if (worth_logging(++handled_errors_)) {
-    log(LogLevel::kWarn, "task {}: {} error in node {} at {} ({}, error #{} of this task{}): {}",
-        id_.to_string(), kind, node, where, action_name(action), handled_errors_,
-        rate_limit_note(handled_errors_), message);
-  }
-  if (action == ErrorAction::kDeadLetter && record != nullptr) {
-    ProducerRecord dead{.topic = config_.errors.dead_letter_topic,
-                        .timestamp = record->timestamp,
-                        .key = owned(record->key),
-                        .value = owned(record->value),
-                        .headers = record->headers};
-    dead.headers.add(std::string(kErrorKindHeader), std::string(kind));
-    dead.headers.add(std::string(kErrorMessageHeader), message);
-    dead.headers.add(std::string(kErrorNodeHeader), node);
-    dead.headers.add(std::string(kErrorTopicHeader), std::string(record->topic));
-    dead.headers.add(std::string(kErrorPartitionHeader), std::to_string(record->partition.value()));
-    dead.headers.add(std::string(kErrorOffsetHeader), std::to_string(record->offset.value()));
-    collector_.send(std::move(dead));
-    ++dead_lettered_;
-  } else {
-    ++dropped_;
-  }
-  return {};
+  boundary_.drop_record(node, reason, current_);
 }
 
 void StreamTask::close() {

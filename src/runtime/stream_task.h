@@ -21,6 +21,7 @@
 #include "brook/error_handling.h"
 #include "brook/internal/topology_data.h"
 #include "brook/metrics.h"
+#include "runtime/record_boundary.h"
 #include "runtime/task_stores.h"
 
 namespace brook::internal {
@@ -58,9 +59,6 @@ struct TaskConfig {
   // is buffered at once.
   std::optional<InputWait> input_wait;
 };
-
-// A non-ok Status if `errors` is unusable, naming what is missing.
-Status validate(const ErrorHandling& errors);
 
 // The commit metadata that keeps an input partition's partition time with its committed
 // offset, in the format of Kafka Streams' TopicPartitionMetadata: base64 of a version byte
@@ -151,17 +149,12 @@ class StreamTask final : public TaskContext {
 
   // Calls the punctuators of `type` due at `now`; returns how many.
   Result<int> punctuate(PunctuationType type, Timestamp now);
-  // Runs `fn` (a punctuation or a cache flush, outside any input record) with the handlers.
-  template <class Fn>
-  Status run_outside_record(Fn fn);
-  // Applies the configured action to a failed record; a non-ok Status means: stop the task.
-  Status handle_error(std::string_view kind, ErrorAction action, const std::string& node,
-                      const std::string& message, const SourceRecord* record);
 
   TaskId id_;
   std::shared_ptr<const TopologyData> topology_;
   TaskConfig config_;
   RecordCollector& collector_;
+  RecordBoundary boundary_;
   TaskStores stores_;
   TaskGraph graph_;
   // One input partition of the task: its buffered records, the source node that reads it
@@ -201,23 +194,14 @@ class StreamTask final : public TaskContext {
   const SourceRecord* current_ = nullptr;  // the record being processed, if any
   Input* current_input_ = nullptr;         // where it came from
   Timestamp current_timestamp_{0};         // its timestamp as its source accepted it
-  Status timestamp_error_;                 // set by accept_timestamp() to stop the task
   Timestamp stream_time_ = Timestamp::min();
   // With idle_advance: the clock when the task last processed a record, and up to when the
   // clock has already advanced stream time since.
   Timestamp idle_since_ = Timestamp::min();
   Timestamp idle_advanced_to_ = Timestamp::min();
-  std::int64_t invalid_timestamps_ = 0;  // skipped for their timestamp, for rate-limited logging
-  std::int64_t handled_errors_ = 0;      // skipped or dead-lettered, for rate-limited logging
-  std::int64_t dropped_by_nodes_ = 0;    // drop_record() calls, for rate-limited logging
   bool initialised_ = false;
   bool closed_ = false;
 
-  Metrics::Counter& processed_;
-  Metrics::Counter& deserialization_errors_;
-  Metrics::Counter& processing_errors_;
-  Metrics::Counter& dropped_;
-  Metrics::Counter& dead_lettered_;
   Metrics::Counter& enforced_processing_;  // records processed while an input was empty
 };
 

@@ -1,9 +1,30 @@
 // What makes windows invalid (brook/windows.h).
 #include "brook/windows.h"
 
+#include <fmt/format.h>
+
 #include <string>
+#include <string_view>
 
 namespace brook {
+namespace {
+
+// "<windows>: the <what> must be positive", or the grace period must not be negative.
+Status validate_length_and_grace(std::string_view windows, std::string_view what,
+                                 std::chrono::milliseconds length,
+                                 std::chrono::milliseconds grace) {
+  if (length.count() <= 0) {
+    return Status::invalid_argument(
+        fmt::format("{}: the {} must be positive, got {} ms", windows, what, length.count()));
+  }
+  if (grace.count() < 0) {
+    return Status::invalid_argument(fmt::format(
+        "{}: the grace period must not be negative, got {} ms", windows, grace.count()));
+  }
+  return {};
+}
+
+}  // namespace
 
 Status TimeWindows::validate() const {
   if (size_.count() <= 0) return invalid("the window size must be positive", size_);
@@ -17,27 +38,11 @@ Status TimeWindows::validate() const {
 }
 
 Status SlidingWindows::validate() const {
-  if (difference_.count() <= 0) {
-    return Status::invalid_argument("SlidingWindows: the time difference must be positive, got " +
-                                    std::to_string(difference_.count()) + " ms");
-  }
-  if (grace_.count() < 0) {
-    return Status::invalid_argument("SlidingWindows: the grace period must not be negative, got " +
-                                    std::to_string(grace_.count()) + " ms");
-  }
-  return {};
+  return validate_length_and_grace("SlidingWindows", "time difference", difference_, grace_);
 }
 
 Status SessionWindows::validate() const {
-  if (gap_.count() <= 0) {
-    return Status::invalid_argument("SessionWindows: the inactivity gap must be positive, got " +
-                                    std::to_string(gap_.count()) + " ms");
-  }
-  if (grace_.count() < 0) {
-    return Status::invalid_argument("SessionWindows: the grace period must not be negative, got " +
-                                    std::to_string(grace_.count()) + " ms");
-  }
-  return {};
+  return validate_length_and_grace("SessionWindows", "inactivity gap", gap_, grace_);
 }
 
 Status JoinWindows::validate() const {

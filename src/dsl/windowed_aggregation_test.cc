@@ -373,5 +373,26 @@ TEST(WindowedDsl, MistakesAreReportedAtBuild) {
               HasSubstr("until_window_closes() needs a windowed table"));
 }
 
+
+TEST(Windows, InvalidWindowsSayWhatIsWrong) {
+  EXPECT_THAT(TimeWindows::of_size_with_no_grace(0ms).validate().message(),
+              HasSubstr("TimeWindows: the window size must be positive, got 0 ms"));
+  EXPECT_THAT(TimeWindows::of_size_with_no_grace(10ms).advance_by(11ms).validate().message(),
+              HasSubstr("TimeWindows: the advance must be positive and at most the size 10 ms, "
+                        "got 11 ms"));
+  EXPECT_THAT(TimeWindows::of_size_and_grace(10ms, -1ms).validate().message(),
+              HasSubstr("TimeWindows: the grace period must not be negative, got -1 ms"));
+  EXPECT_THAT(SlidingWindows::of_time_difference_with_no_grace(0ms).validate().message(),
+              HasSubstr("SlidingWindows: the time difference must be positive, got 0 ms"));
+  EXPECT_THAT(SlidingWindows::of_time_difference_and_grace(5ms, -2ms).validate().message(),
+              HasSubstr("SlidingWindows: the grace period must not be negative, got -2 ms"));
+  EXPECT_THAT(SessionWindows::of_inactivity_gap_with_no_grace(-1ms).validate().message(),
+              HasSubstr("SessionWindows: the inactivity gap must be positive, got -1 ms"));
+  EXPECT_THAT(SessionWindows::of_inactivity_gap_and_grace(5ms, -1ms).validate().message(),
+              HasSubstr("SessionWindows: the grace period must not be negative, got -1 ms"));
+  EXPECT_TRUE(SessionWindows::of_inactivity_gap_and_grace(5ms, 0ms).validate().ok());
+  EXPECT_TRUE(SlidingWindows::of_time_difference_and_grace(5ms, 0ms).validate().ok());
+}
+
 }  // namespace
 }  // namespace brook

@@ -7,8 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "backend/embedded/embedded_log.h"
-#include "backend/kafka/kafka_backend.h"
+#include "backend/open_backend.h"
 #include "brook/streams.h"
 #include "cdc/change_streamer.h"
 #include "cdc/pg_catalog.h"
@@ -168,20 +167,19 @@ Status run_postgres_source(const PostgresSourceConfig& config,
           "cdc: unknown log setting '{}' (the source takes bootstrap.servers or data.dir)", key));
     }
   }
-  if (auto servers = log.find("bootstrap.servers"); servers != log.end()) {
-    if (log.contains("data.dir")) {
-      return Status::invalid_argument("cdc: give bootstrap.servers or data.dir, not both");
-    }
-    auto kafka = internal::open_kafka_backend({.bootstrap_servers = servers->second});
-    if (!kafka) return kafka.error();
-    backend = std::move(*kafka);
-  } else {
-    auto dir = log.find("data.dir");
-    auto embedded =
-        internal::open_embedded_log({.data_dir = dir == log.end() ? "brook-data" : dir->second});
-    if (!embedded) return embedded.error();
-    backend = std::move(*embedded);
+  const auto servers = log.find("bootstrap.servers");
+  const auto dir = log.find("data.dir");
+  if (servers != log.end() && dir != log.end()) {
+    return Status::invalid_argument("cdc: give bootstrap.servers or data.dir, not both");
   }
+  if (servers != log.end() && servers->second.empty()) {
+    return Status::invalid_argument("cdc: bootstrap.servers names no servers");
+  }
+  auto opened =
+      internal::open_backend({.bootstrap_servers = servers == log.end() ? "" : servers->second},
+                             {.data_dir = dir == log.end() ? "brook-data" : dir->second});
+  if (!opened) return opened.error();
+  backend = std::move(*opened);
   return internal::run_postgres_source(config, *backend, std::move(stop));
 }
 

@@ -5,8 +5,7 @@
 #include <chrono>
 #include <filesystem>
 
-#include "backend/embedded/embedded_log.h"
-#include "backend/kafka/kafka_backend.h"
+#include "backend/open_backend.h"
 
 namespace brook::cli {
 
@@ -36,31 +35,22 @@ Status check_log_choice(const ParsedArgs& args, std::string_view prefix) {
   return {};
 }
 
-namespace {
-
-Result<std::unique_ptr<internal::LogBackend>> open_data_dir(const std::filesystem::path& dir,
-                                                            bool create_dir) {
+Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir,
+                                                       std::string_view prefix) {
+  // The parser refuses an empty --bootstrap-servers: empty means none given.
+  const std::string servers =
+      args.value_or(fmt::format("{}bootstrap-servers", prefix), std::string());
+  const std::filesystem::path dir =
+      args.value_or(fmt::format("{}data-dir", prefix), std::string(kDefaultDataDir));
   std::error_code ec;
-  if (!create_dir && !std::filesystem::is_directory(dir, ec)) {
+  if (servers.empty() && !create_dir && !std::filesystem::is_directory(dir, ec)) {
     return error(Status::not_found(
         fmt::format("data dir {} does not exist (brook topics create makes it)", dir.string())));
   }
   // A short-lived command: no background retention or compaction.
-  auto log = internal::open_embedded_log(
+  return internal::open_backend(
+      {.bootstrap_servers = servers},
       {.data_dir = dir, .maintenance_interval = std::chrono::milliseconds(0)});
-  if (!log) return error(log.error());
-  return std::unique_ptr<internal::LogBackend>(std::move(*log));
-}
-
-}  // namespace
-
-Result<std::unique_ptr<internal::LogBackend>> open_log(const ParsedArgs& args, bool create_dir,
-                                                       std::string_view prefix) {
-  if (auto servers = args.value(fmt::format("{}bootstrap-servers", prefix))) {
-    return internal::open_kafka_backend({.bootstrap_servers = *servers});
-  }
-  return open_data_dir(
-      args.value_or(fmt::format("{}data-dir", prefix), std::string(kDefaultDataDir)), create_dir);
 }
 
 }  // namespace brook::cli

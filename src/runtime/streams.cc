@@ -15,8 +15,7 @@
 #include <utility>
 
 #include "backend/embedded/dir_lock.h"
-#include "backend/embedded/embedded_log.h"
-#include "backend/kafka/kafka_backend.h"
+#include "backend/open_backend.h"
 #include "core/log.h"
 #include "runtime/global_stream_thread.h"
 #include "runtime/instance_directory.h"
@@ -454,20 +453,18 @@ namespace {
 // The embedded log in data.dir, or the Kafka cluster at bootstrap.servers. On Kafka, names
 // the process for its transactional producers: its group.instance.id, else a random id.
 Result<std::unique_ptr<internal::LogBackend>> open_backend(internal::StreamsConfig& config) {
-  if (config.bootstrap_servers.empty()) {
-    auto log = internal::open_embedded_log({.data_dir = config.data_dir, .fsync = config.fsync});
-    if (!log) return error(log.error());
-    return std::unique_ptr<internal::LogBackend>(std::move(*log));
+  if (!config.bootstrap_servers.empty()) {
+    config.process_id = config.group_instance_id;
+    if (config.process_id.empty()) {
+      config.process_id =
+          fmt::format("{:016x}", std::random_device()() * 0x100000000ULL ^ std::random_device()());
+    }
   }
-  config.process_id = config.group_instance_id;
-  if (config.process_id.empty()) {
-    config.process_id =
-        fmt::format("{:016x}", std::random_device()() * 0x100000000ULL ^ std::random_device()());
-  }
-  return internal::open_kafka_backend({.bootstrap_servers = config.bootstrap_servers,
-                                       .common = config.kafka,
-                                       .producer = config.kafka_producer,
-                                       .consumer = config.kafka_consumer});
+  return internal::open_backend({.bootstrap_servers = config.bootstrap_servers,
+                                 .common = config.kafka,
+                                 .producer = config.kafka_producer,
+                                 .consumer = config.kafka_consumer},
+                                {.data_dir = config.data_dir, .fsync = config.fsync});
 }
 
 }  // namespace

@@ -402,6 +402,9 @@ TEST_F(PostgresSourceTest, ThePublicEntryPointOpensTheLogItIsGiven) {
   EXPECT_THAT(status.message(), HasSubstr("not both"));
   status = run_postgres_source(config(), {{"state.dir", "x"}}, stop.get_token());
   EXPECT_THAT(status.message(), HasSubstr("unknown log setting 'state.dir'"));
+  status = run_postgres_source(config(), {{"bootstrap.servers", ""}}, stop.get_token());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("bootstrap.servers names no servers"));
 
   // A data dir of its own: the snapshot's row is there once the source stops.
   const auto dir = scratch_.path() / "own";

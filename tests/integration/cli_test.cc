@@ -594,6 +594,11 @@ TEST_F(CliTest, LogErrorsPrintTheStatusAndExit1) {
   EXPECT_EQ(missing_dir.exit_code, 1);
   EXPECT_THAT(missing_dir.err, HasSubstr("does not exist"));
 
+  // An empty cluster address is refused, not read as "no cluster: the embedded log".
+  auto no_servers = run_brook({"topics", "list", "--bootstrap-servers", ""});
+  EXPECT_EQ(no_servers.exit_code, 2);
+  EXPECT_THAT(no_servers.err, HasSubstr("--bootstrap-servers must not be empty"));
+
   create("events", 1);
   auto consume = brook({"consume", "nope"});
   EXPECT_EQ(consume.exit_code, 1);

@@ -373,7 +373,6 @@ TEST(WindowedDsl, MistakesAreReportedAtBuild) {
               HasSubstr("until_window_closes() needs a windowed table"));
 }
 
-
 TEST(Windows, InvalidWindowsSayWhatIsWrong) {
   EXPECT_THAT(TimeWindows::of_size_with_no_grace(0ms).validate().message(),
               HasSubstr("TimeWindows: the window size must be positive, got 0 ms"));

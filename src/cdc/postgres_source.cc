@@ -160,7 +160,6 @@ namespace brook {
 
 Status run_postgres_source(const PostgresSourceConfig& config,
                            const std::map<std::string, std::string>& log, std::stop_token stop) {
-  std::unique_ptr<internal::LogBackend> backend;
   for (const auto& [key, value] : log) {
     if (key != "bootstrap.servers" && key != "data.dir") {
       return Status::invalid_argument(fmt::format(
@@ -175,12 +174,11 @@ Status run_postgres_source(const PostgresSourceConfig& config,
   if (servers != log.end() && servers->second.empty()) {
     return Status::invalid_argument("cdc: bootstrap.servers names no servers");
   }
-  auto opened =
+  auto backend =
       internal::open_backend({.bootstrap_servers = servers == log.end() ? "" : servers->second},
                              {.data_dir = dir == log.end() ? "brook-data" : dir->second});
-  if (!opened) return opened.error();
-  backend = std::move(*opened);
-  return internal::run_postgres_source(config, *backend, std::move(stop));
+  if (!backend) return backend.error();
+  return internal::run_postgres_source(config, **backend, std::move(stop));
 }
 
 Status run_postgres_source(const PostgresSourceConfig& config, const Streams& app,

@@ -104,11 +104,8 @@ Status GlobalStateUpdater::process(const ConsumerRecord& record) {
                                    .key = record.key,
                                    .value = record.value,
                                    .headers = record.headers};
-  current_ = &source_record;
   task_ = global_task_id(source->second.second, record.partition.value());
-  Status outcome = boundary_.process(*source->second.first, source_record);
-  current_ = nullptr;
-  return outcome;
+  return boundary_.process(*source->second.first, source_record);
 }
 
 Status GlobalStateUpdater::commit(const std::map<TopicPartition, Offset>& positions) {
@@ -143,8 +140,9 @@ void GlobalStateUpdater::close() {
 }
 
 std::optional<RecordMetadata> GlobalStateUpdater::record_metadata() const {
-  if (current_ == nullptr) return std::nullopt;
-  return RecordMetadata{std::string(current_->topic), current_->partition, current_->offset};
+  const SourceRecord* current = boundary_.current();
+  if (current == nullptr) return std::nullopt;
+  return RecordMetadata{std::string(current->topic), current->partition, current->offset};
 }
 
 Cancellable GlobalStateUpdater::schedule(std::string_view node, std::chrono::milliseconds,
@@ -154,24 +152,23 @@ Cancellable GlobalStateUpdater::schedule(std::string_view node, std::chrono::mil
 }
 
 Timestamp GlobalStateUpdater::partition_time() const {
-  if (current_ == nullptr) return Timestamp::min();
-  auto it = partition_time_.find({std::string(current_->topic), current_->partition.value()});
+  const SourceRecord* current = boundary_.current();
+  if (current == nullptr) return Timestamp::min();
+  auto it = partition_time_.find({std::string(current->topic), current->partition.value()});
   return it == partition_time_.end() ? Timestamp::min() : it->second;
 }
 
 std::optional<Timestamp> GlobalStateUpdater::accept_timestamp(Timestamp timestamp,
                                                               InvalidTimestamp on_invalid) {
-  if (current_ == nullptr) {
+  const SourceRecord* current = boundary_.current();
+  if (current == nullptr) {
     throw std::logic_error("accept_timestamp() outside a record read by a source");
   }
   auto& partition_time =
       partition_time_
-          .try_emplace({std::string(current_->topic), current_->partition.value()},
-                       Timestamp::min())
+          .try_emplace({std::string(current->topic), current->partition.value()}, Timestamp::min())
           .first->second;
-  const std::string& source = source_of_topic_.find(current_->topic)->second.first->name();
-  auto accepted =
-      boundary_.accept_timestamp(timestamp, on_invalid, partition_time, *current_, source);
+  auto accepted = boundary_.accept_timestamp(timestamp, on_invalid, partition_time);
   if (!accepted) return std::nullopt;
   partition_time = std::max(partition_time, *accepted);
   stream_time_ = std::max(stream_time_, *accepted);
@@ -179,7 +176,7 @@ std::optional<Timestamp> GlobalStateUpdater::accept_timestamp(Timestamp timestam
 }
 
 void GlobalStateUpdater::drop_record(std::string_view node, std::string_view reason) {
-  boundary_.drop_record(node, reason, current_);
+  boundary_.drop_record(node, reason);
 }
 
 void GlobalStateUpdater::send(ProducerRecord&&) {

@@ -62,6 +62,8 @@ RecordBoundary::RecordBoundary(std::string who, std::string_view metrics_id, Err
 
 Status RecordBoundary::process(SourceNodeBase& source, const SourceRecord& record) {
   ++processed_;
+  current_ = &record;
+  current_source_ = &source;
   Status outcome;
   try {
     Status read = source.process_raw(record);
@@ -75,6 +77,8 @@ Status RecordBoundary::process(SourceNodeBase& source, const SourceRecord& recor
   } catch (const StoreError& e) {
     outcome = store_failed(e);
   }
+  current_ = nullptr;
+  current_source_ = nullptr;
   if (!timestamp_error_.ok()) {  // the source dropped the record and returned ok
     outcome = std::exchange(timestamp_error_, Status());
   }
@@ -83,12 +87,11 @@ Status RecordBoundary::process(SourceNodeBase& source, const SourceRecord& recor
 
 std::optional<Timestamp> RecordBoundary::accept_timestamp(Timestamp timestamp,
                                                           InvalidTimestamp on_invalid,
-                                                          Timestamp partition_time,
-                                                          const SourceRecord& record,
-                                                          std::string_view source) {
+                                                          Timestamp partition_time) {
   if (timestamp.value() >= 0) return timestamp;
-  const std::string what = fmt::format("invalid timestamp {} of record {} (source {})",
-                                       timestamp.value(), position(&record), source);
+  const std::string what =
+      fmt::format("invalid timestamp {} of record {} (source {})", timestamp.value(),
+                  position(current_), current_source_->name());
   switch (on_invalid) {
     case InvalidTimestamp::kSkip:
       ++dropped_;
@@ -112,12 +115,11 @@ std::optional<Timestamp> RecordBoundary::accept_timestamp(Timestamp timestamp,
   return std::nullopt;
 }
 
-void RecordBoundary::drop_record(std::string_view node, std::string_view reason,
-                                 const SourceRecord* record) {
+void RecordBoundary::drop_record(std::string_view node, std::string_view reason) {
   ++dropped_;
   if (!worth_logging(++dropped_by_nodes_)) return;
   log(LogLevel::kWarn, "{}: node {} dropped the record from {} (drop #{}{}): {}", who_, node,
-      position(record), dropped_by_nodes_, rate_limit_note(dropped_by_nodes_), reason);
+      position(current_), dropped_by_nodes_, rate_limit_note(dropped_by_nodes_), reason);
 }
 
 Status RecordBoundary::processing_error(const NodeError& e, const SourceRecord* record) {

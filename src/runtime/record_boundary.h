@@ -36,6 +36,8 @@ class RecordBoundary {
 
   const std::string& who() const { return who_; }
   const ErrorHandling& errors() const { return errors_; }
+  // The record process() is running through the nodes; null outside (a punctuation, a flush).
+  const SourceRecord* current() const { return current_; }
 
   // Runs `record` through `source` and the nodes below it. A non-ok Status means: stop (a
   // handler said kFail, an invalid timestamp said so, or a store failed).
@@ -54,14 +56,13 @@ class RecordBoundary {
     return {};
   }
 
-  // TaskContext::accept_timestamp() for the record being processed, whose partition's time is
-  // `partition_time` (Timestamp::min() if unknown): the timestamp to use, or nullopt to drop
-  // the record; an InvalidTimestamp that says stop makes process() return the reason.
+  // TaskContext::accept_timestamp() for current(), whose partition's time is `partition_time`
+  // (Timestamp::min() if unknown): the timestamp to use, or nullopt to drop the record; an
+  // InvalidTimestamp that says stop makes process() return the reason. Only during process().
   std::optional<Timestamp> accept_timestamp(Timestamp timestamp, InvalidTimestamp on_invalid,
-                                            Timestamp partition_time, const SourceRecord& record,
-                                            std::string_view source);
-  // TaskContext::drop_record(): `node` dropped `record` (null: in a punctuation) on purpose.
-  void drop_record(std::string_view node, std::string_view reason, const SourceRecord* record);
+                                            Timestamp partition_time);
+  // TaskContext::drop_record(): `node` dropped current() (none: in a punctuation) on purpose.
+  void drop_record(std::string_view node, std::string_view reason);
 
  private:
   Status processing_error(const NodeError& e, const SourceRecord* record);
@@ -72,7 +73,9 @@ class RecordBoundary {
   std::string who_;
   ErrorHandling errors_;
   RecordCollector* dead_letters_;
-  Status timestamp_error_;               // set by accept_timestamp() to stop
+  const SourceRecord* current_ = nullptr;           // during process()
+  const SourceNodeBase* current_source_ = nullptr;  // its source
+  Status timestamp_error_;                          // set by accept_timestamp() to stop
   std::int64_t invalid_timestamps_ = 0;  // skipped for their timestamp, for rate-limited logging
   std::int64_t handled_errors_ = 0;      // skipped or dead-lettered, for rate-limited logging
   std::int64_t dropped_by_nodes_ = 0;    // drop_record() calls, for rate-limited logging

@@ -66,7 +66,7 @@ Status StreamTask::init() {
       *topology_, config_.application_id,
       [this](ProducerRecord&& record) { collector_.send(std::move(record)); },
       [this] {
-        if (current_ != nullptr) return current_timestamp_;
+        if (boundary_.current() != nullptr) return current_timestamp_;
         return stream_time_ == Timestamp::min() ? Timestamp(0) : stream_time_;
       });
   if (!opened.ok()) return opened;
@@ -200,11 +200,9 @@ Status StreamTask::process(Input& in, const SourceRecord& record) {
     return Status::not_found(
         fmt::format("task {}: no source reads topic '{}'", id_.to_string(), record.topic));
   }
-  current_ = &record;  // metadata is built only if a processor asks for it
   current_input_ = &in;
   current_timestamp_ = record.timestamp;
   Status outcome = boundary_.process(*in.source, record);
-  current_ = nullptr;
   current_input_ = nullptr;
   if (config_.idle_advance) idle_since_ = idle_advanced_to_ = config_.clock();
   return outcome;
@@ -216,8 +214,7 @@ std::optional<Timestamp> StreamTask::accept_timestamp(Timestamp timestamp,
     throw std::logic_error("accept_timestamp() outside a record read by a source");
   }
   Input& input = *current_input_;
-  auto accepted = boundary_.accept_timestamp(timestamp, on_invalid, input.partition_time, *current_,
-                                             input.source->name());
+  auto accepted = boundary_.accept_timestamp(timestamp, on_invalid, input.partition_time);
   if (!accepted) return std::nullopt;
   input.partition_time = std::max(input.partition_time, *accepted);
   stream_time_ = std::max(stream_time_, *accepted);
@@ -309,7 +306,7 @@ StoreAccess StreamTask::state_store(std::string_view node, std::string_view stor
 }
 
 void StreamTask::drop_record(std::string_view node, std::string_view reason) {
-  boundary_.drop_record(node, reason, current_);
+  boundary_.drop_record(node, reason);
 }
 
 void StreamTask::close() {

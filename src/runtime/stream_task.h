@@ -116,8 +116,9 @@ class StreamTask final : public TaskContext {
 
   // TaskContext
   std::optional<RecordMetadata> record_metadata() const override {
-    if (current_ == nullptr) return std::nullopt;
-    return RecordMetadata{std::string(current_->topic), current_->partition, current_->offset};
+    const SourceRecord* current = boundary_.current();  // built only if a processor asks
+    if (current == nullptr) return std::nullopt;
+    return RecordMetadata{std::string(current->topic), current->partition, current->offset};
   }
   Timestamp stream_time() const override { return stream_time_; }
   Timestamp partition_time() const override {
@@ -191,9 +192,8 @@ class StreamTask final : public TaskContext {
   Inputs inputs_;
   std::size_t buffered_ = 0;
   std::vector<Schedule> schedules_;
-  const SourceRecord* current_ = nullptr;  // the record being processed, if any
-  Input* current_input_ = nullptr;         // where it came from
-  Timestamp current_timestamp_{0};         // its timestamp as its source accepted it
+  Input* current_input_ = nullptr;  // where the record being processed came from
+  Timestamp current_timestamp_{0};  // its timestamp as its source accepted it
   Timestamp stream_time_ = Timestamp::min();
   // With idle_advance: the clock when the task last processed a record, and up to when the
   // clock has already advanced stream time since.

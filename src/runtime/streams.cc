@@ -452,7 +452,7 @@ namespace {
 
 // The embedded log in data.dir, or the Kafka cluster at bootstrap.servers. On Kafka, names
 // the process for its transactional producers: its group.instance.id, else a random id.
-Result<std::unique_ptr<internal::LogBackend>> open_backend(internal::StreamsConfig& config) {
+Result<std::unique_ptr<internal::LogBackend>> backend_of(internal::StreamsConfig& config) {
   if (!config.bootstrap_servers.empty()) {
     config.process_id = config.group_instance_id;
     if (config.process_id.empty()) {
@@ -484,7 +484,7 @@ Status Streams::start() {
   auto state_lock = internal::DirLock::acquire(impl_->app_state_dir(), "state dir");
   if (!state_lock) return fail(state_lock.error());
   impl_->state_lock.emplace(std::move(*state_lock));
-  auto backend = open_backend(impl_->config);
+  auto backend = backend_of(impl_->config);
   if (!backend) return fail(backend.error());
   {
     std::lock_guard lock(impl_->mutex);

@@ -1,6 +1,21 @@
 #include "backend/log_backend.h"
 
+#include <fmt/format.h>
+
+#include "core/utf8.h"
+
 namespace brook::internal {
+
+Status check_commit_metadata(const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
+  for (const auto& [tp, committed] : offsets) {
+    if (const auto at = first_non_utf8(committed.metadata); at != std::string_view::npos) {
+      return Status::invalid_argument(
+          fmt::format("commit metadata of {} is not UTF-8 (byte {} of {})", tp.to_string(), at,
+                      committed.metadata.size()));
+    }
+  }
+  return {};
+}
 
 Status Consumer::commit(const std::map<TopicPartition, Offset>& offsets) {
   std::map<TopicPartition, OffsetAndMetadata> with_metadata;

@@ -53,6 +53,11 @@ struct OffsetAndMetadata {
   friend bool operator==(const OffsetAndMetadata&, const OffsetAndMetadata&) = default;
 };
 
+// kInvalidArgument naming the partition if the metadata of one of `offsets` is not UTF-8 (a
+// Kafka broker keeps it as text: bytes that are not would come back changed). Every backend
+// refuses such a commit before it changes anything.
+Status check_commit_metadata(const std::map<TopicPartition, OffsetAndMetadata>& offsets);
+
 class Admin {
  public:
   virtual ~Admin() = default;
@@ -174,9 +179,9 @@ class Consumer {
   virtual Result<std::vector<RecordBatch>> poll_batches(std::chrono::milliseconds timeout) = 0;
   // Only for partitions given to assign().
   virtual Status seek(const TopicPartition& partition, Offset offset) = 0;
-  // poll() stops reading `partitions` (assigned ones) until resume(); positions are kept. A
-  // task restoring its stores waits without its input piling up in memory. A new assignment
-  // of a partition starts unpaused.
+  // poll() stops reading `partitions` until resume(); positions are kept. A task restoring
+  // its stores waits without its input piling up in memory. A new assignment of a partition
+  // starts unpaused. kFailedPrecondition, changing nothing, if one is not assigned.
   virtual Status pause(const std::vector<TopicPartition>& partitions) = 0;
   virtual Status resume(const std::vector<TopicPartition>& partitions) = 0;
   // The next offset poll() reads from the partition: one past the last record returned, and

@@ -329,7 +329,7 @@ Status EmbeddedProducer::check_transaction(std::string_view call) const {
   }
   std::lock_guard lock(state_.epochs_mutex);
   if (state_.epochs.at(config_.transactional_id) != epoch_) {
-    return Status::failed_precondition(
+    return Status::task_migrated(
         fmt::format("{}: producer {} was fenced by a newer producer with the same transactional id",
                     call, config_.transactional_id));
   }
@@ -348,7 +348,7 @@ Status EmbeddedProducer::send_offsets_to_transaction(
   if (auto s = check_transaction("send_offsets_to_transaction"); !s.ok()) return s;
   if (!in_transaction_) return Status::failed_precondition("no open transaction");
   // Refused now: once in the transaction log, the offsets must be committable.
-  if (auto s = OffsetStore::check(offsets); !s.ok()) return s;
+  if (auto s = check_commit_metadata(offsets); !s.ok()) return s;
   auto& stored = pending_.offsets[static_cast<const EmbeddedGroupMetadata&>(group).group_id];
   for (const auto& [tp, offset] : offsets) stored[tp] = offset;
   return {};

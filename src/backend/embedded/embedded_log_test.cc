@@ -85,18 +85,15 @@ class EmbeddedLogTest : public ::testing::Test {
   std::unique_ptr<EmbeddedLog> log_;  // declared last: closed before the dir is removed
 };
 
-TEST_F(EmbeddedLogTest, CreatesListsDescribesAndDeletesTopics) {
+// What both logs do with topics is in tests/contract/backend_contract_test.cc.
+TEST_F(EmbeddedLogTest, TopicsAndTheirDeletionSurviveAReopen) {
   create("a", 3, {{"cleanup.policy", "compact"}});
   create("b", 1);
-  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("a", "b"));
-  auto a = log_->admin().describe_topic("a");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->partitions, 3);
-  EXPECT_EQ(a->configs.at("cleanup.policy"), "compact");
   EXPECT_TRUE(log_->admin().delete_topic("a").ok());
-  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("b"));
+  create("c", 2);
   reopen();
-  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("b"));
+  EXPECT_THAT(*log_->admin().list_topics(), ElementsAre("b", "c"));
+  EXPECT_EQ(log_->admin().describe_topic("c")->partitions, 2);
 }
 
 TEST_F(EmbeddedLogTest, RejectsBadTopicsWithAClearMessage) {
@@ -118,23 +115,6 @@ TEST_F(EmbeddedLogTest, RejectsBadTopicsWithAClearMessage) {
   EXPECT_THAT(admin.describe_topic("nope").error().message(),
               HasSubstr("topic 'nope' does not exist"));
   EXPECT_EQ(producer()->send({.topic = "nope", .value = "v"}).code(), StatusCode::kNotFound);
-}
-
-TEST_F(EmbeddedLogTest, ProducerPartitionsByMurmur2OfTheKey) {
-  create("t", 4);
-  auto p = producer();
-  for (const char* key : {"alpha", "beta", "gamma", "delta", "epsilon"}) {
-    ASSERT_TRUE(p->send({.topic = "t", .key = key, .value = key}).ok());
-  }
-  ASSERT_TRUE(p->flush().ok());
-  auto c = consumer();
-  std::vector<TopicPartition> all;
-  for (int i = 0; i < 4; ++i) all.push_back({"t", Partition(i)});
-  ASSERT_TRUE(c->assign(all).ok());
-  auto records = c->poll(0ms);
-  ASSERT_TRUE(records);
-  ASSERT_EQ(records->size(), 5u);
-  for (const auto& r : *records) EXPECT_EQ(r.partition, partition_for_key(*r.key, 4));
 }
 
 // A producer appends what it buffers once it holds 4 MiB of keys and values (or 16 384
@@ -189,28 +169,6 @@ TEST_F(EmbeddedLogTest, GroupMembersSplitPartitionsByNumberAndCommittedOffsetsSu
   reopen();
   auto again = consumer("g");
   EXPECT_EQ(*again->committed({"a", Partition(0)}), Offset(1));
-}
-
-TEST_F(EmbeddedLogTest, APausedPartitionIsNotReadUntilResumed) {
-  create("t", 2);
-  auto p = producer();
-  ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(0), .value = "zero"}).ok());
-  ASSERT_TRUE(p->send({.topic = "t", .partition = Partition(1), .value = "one"}).ok());
-  ASSERT_TRUE(p->flush().ok());
-  auto c = consumer();
-  const TopicPartition zero{"t", Partition(0)};
-  ASSERT_TRUE(c->assign({zero, {"t", Partition(1)}}).ok());
-  ASSERT_TRUE(c->pause({zero}).ok());
-  auto records = c->poll(0ms);
-  ASSERT_TRUE(records);
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].value, "one");
-  EXPECT_EQ(*c->position(zero), Offset(0));
-  ASSERT_TRUE(c->resume({zero}).ok());
-  records = c->poll(0ms);
-  ASSERT_EQ(records->size(), 1u);
-  EXPECT_EQ((*records)[0].value, "zero");
-  EXPECT_EQ(c->pause({{"other", Partition(0)}}).code(), StatusCode::kFailedPrecondition);
 }
 
 TEST_F(EmbeddedLogTest, ARecordDamagedAfterTheOpenFailsThePollNamingThePartitionAndFile) {
@@ -269,37 +227,6 @@ TEST_F(EmbeddedLogTest, LagCountsTheRecordsAfterThePositionButNotThoseOfAnOpenTr
   EXPECT_FALSE(c->lag({"t", Partition(1)}));  // not assigned
 }
 
-TEST_F(EmbeddedLogTest, TransactionsLandWholeOrNotAtAll) {
-  create("out", 2);
-  create("in", 1);
-  auto p = producer("tx");
-  ASSERT_TRUE(p->begin_transaction().ok());
-  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "a"}).ok());
-  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(1), .value = "b"}).ok());
-  EXPECT_TRUE(values("out").empty());  // nothing visible before commit
-  auto group = consumer("g");
-  const TopicPartition in{"in", Partition(0)};
-  ASSERT_TRUE(
-      p->send_offsets_to_transaction({{in, {Offset(7), "seven"}}}, *group->group_metadata()).ok());
-  ASSERT_TRUE(p->commit_transaction().ok());
-  EXPECT_THAT(values("out"), ElementsAre("a", "b"));
-  EXPECT_EQ(*group->committed(in), Offset(7));
-  EXPECT_EQ(group->committed_with_metadata({in})->at(in), (OffsetAndMetadata{Offset(7), "seven"}));
-
-  ASSERT_TRUE(p->begin_transaction().ok());
-  ASSERT_TRUE(p->send({.topic = "out", .partition = Partition(0), .value = "c"}).ok());
-  ASSERT_TRUE(p->abort_transaction().ok());
-  EXPECT_THAT(values("out"), ElementsAre("a", "b"));
-}
-
-TEST_F(EmbeddedLogTest, ANewerProducerFencesTheOlderOne) {
-  create("out", 1);
-  auto old_producer = producer("tx");
-  auto new_producer = producer("tx");
-  EXPECT_THAT(old_producer->begin_transaction().message(), HasSubstr("fenced"));
-  EXPECT_TRUE(new_producer->begin_transaction().ok());
-}
-
 TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplied) {
   create("out", 1);
   auto p = producer();
@@ -350,22 +277,6 @@ TEST_F(EmbeddedLogTest, DeletingATopicForgetsItsCommittedOffsets) {
   auto committed = consumer("g")->committed_with_metadata({t, u});
   ASSERT_TRUE(committed) << committed.error().to_string();
   EXPECT_THAT(*committed, ElementsAre(std::pair{u, OffsetAndMetadata{Offset(3), ""}}));
-}
-
-TEST_F(EmbeddedLogTest, MetadataThatIsNotUtf8IsRefusedAndChangesNothing) {
-  create("t", 1);
-  const TopicPartition tp{"t", Partition(0)};
-  auto c = consumer("g");
-  ASSERT_TRUE(c->commit({{tp, Offset(1)}}).ok());
-  const Status refused = c->commit_with_metadata({{tp, {Offset(2), "\xff\xfe"}}});
-  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(refused.message(), HasSubstr("t-0"));
-  EXPECT_EQ(*c->committed(tp), Offset(1));
-  auto p = producer("tx");
-  ASSERT_TRUE(p->begin_transaction().ok());
-  EXPECT_EQ(
-      p->send_offsets_to_transaction({{tp, {Offset(2), "\xff"}}}, *c->group_metadata()).code(),
-      StatusCode::kInvalidArgument);
 }
 
 TEST_F(EmbeddedLogTest, ACommitThatCannotBeWrittenChangesNothing) {

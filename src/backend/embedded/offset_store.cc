@@ -75,20 +75,8 @@ Result<std::unique_ptr<OffsetStore>> OffsetStore::open(fs::path data_dir) {
   return store;
 }
 
-Status OffsetStore::check(const CommittedOffsets& offsets) {
-  for (const auto& [tp, committed] : offsets) {
-    try {
-      (void)nlohmann::json(committed.metadata).dump();
-    } catch (const nlohmann::json::type_error& e) {
-      return Status::invalid_argument(
-          fmt::format("commit metadata of {} is not UTF-8: {}", tp.to_string(), e.what()));
-    }
-  }
-  return {};
-}
-
 Status OffsetStore::commit(const std::string& group, const CommittedOffsets& offsets) {
-  if (auto s = check(offsets); !s.ok()) return s;
+  if (auto s = check_commit_metadata(offsets); !s.ok()) return s;
   std::lock_guard lock(mutex_);
   auto it = groups_.find(group);
   CommittedOffsets updated = it == groups_.end() ? CommittedOffsets() : it->second;

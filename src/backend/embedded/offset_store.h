@@ -21,10 +21,8 @@ class OffsetStore {
   // Reads every group's file; kCorruption naming the first that is damaged.
   static Result<std::unique_ptr<OffsetStore>> open(std::filesystem::path data_dir);
 
-  // kInvalidArgument naming the partition if a metadata string is not UTF-8 (the file keeps
-  // it as JSON text).
-  static Status check(const CommittedOffsets& offsets);
-  // Adds `offsets` to the group's and writes them; on failure nothing changes.
+  // Adds `offsets` to the group's and writes them; on failure nothing changes (metadata that
+  // is not UTF-8 is refused: check_commit_metadata()).
   Status commit(const std::string& group, const CommittedOffsets& offsets);
   std::optional<OffsetAndMetadata> committed(const std::string& group,
                                              const TopicPartition& tp) const;

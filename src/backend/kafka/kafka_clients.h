@@ -122,6 +122,7 @@ class KafkaConsumer final : public Consumer {
   static void on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t event,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   void rebalance(rd_kafka_resp_err_t event, rd_kafka_topic_partition_list_t* partitions);
+  Status set_paused(const std::vector<TopicPartition>& partitions, bool paused);
   // Hands librdkafka what assign() and seek() changed since the last poll, with every known
   // position (a partition without one starts at its committed offset, else the earliest).
   Status apply_assignment();

@@ -226,13 +226,24 @@ Result<std::vector<RecordBatch>> KafkaConsumer::poll_batches(std::chrono::millis
 }
 
 Status KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {
-  PartitionList list = make_partition_list(partitions);
-  return kafka_status(rd_kafka_pause_partitions(handle_.get(), list.get()), "pausing partitions");
+  return set_paused(partitions, true);
 }
 
 Status KafkaConsumer::resume(const std::vector<TopicPartition>& partitions) {
+  return set_paused(partitions, false);
+}
+
+Status KafkaConsumer::set_paused(const std::vector<TopicPartition>& partitions, bool paused) {
+  for (const auto& tp : partitions) {
+    if (!assigned_.contains(tp)) {
+      return Status::failed_precondition("pause/resume of unassigned partition " + tp.to_string());
+    }
+  }
   PartitionList list = make_partition_list(partitions);
-  return kafka_status(rd_kafka_resume_partitions(handle_.get(), list.get()), "resuming partitions");
+  return paused ? kafka_status(rd_kafka_pause_partitions(handle_.get(), list.get()),
+                               "pausing partitions")
+                : kafka_status(rd_kafka_resume_partitions(handle_.get(), list.get()),
+                               "resuming partitions");
 }
 
 Result<Offset> KafkaConsumer::position(const TopicPartition& partition) const {
@@ -268,6 +279,7 @@ Status KafkaConsumer::commit_with_metadata(
     const std::map<TopicPartition, OffsetAndMetadata>& offsets) {
   if (config_.group_id.empty()) return Status::invalid_argument("commit() needs a group id");
   if (offsets.empty()) return {};
+  if (auto s = check_commit_metadata(offsets); !s.ok()) return s;
   PartitionList list = make_commit_list(offsets);
   return kafka_status(rd_kafka_commit(handle_.get(), list.get(), 0), "committing offsets");
 }

@@ -189,6 +189,7 @@ Status KafkaProducer::begin_transaction() {
 Status KafkaProducer::send_offsets_to_transaction(
     const std::map<TopicPartition, OffsetAndMetadata>& offsets, const GroupMetadata& group) {
   if (offsets.empty()) return {};
+  if (auto s = check_commit_metadata(offsets); !s.ok()) return s;
   PartitionList list = make_commit_list(offsets);
   return transaction_step("sending offsets to the transaction", [&](int timeout_ms) {
     return rd_kafka_send_offsets_to_transaction(

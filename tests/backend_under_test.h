@@ -1,0 +1,184 @@
+// Tests that must hold on both logs, written once and run on each (tests/contract/): the
+// embedded log in a scratch directory, and Kafka on the broker scripts/test.sh starts
+// (kafka_cluster.h). Names of topics, groups and applications are unique per test, as the
+// broker is shared.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/log_backend.h"
+#include "backend/open_backend.h"
+#include "kafka_cluster.h"
+#include "scratch_dir.h"
+#include "unique_name.h"
+
+namespace brook::testing {
+
+enum class Backend { kEmbedded, kKafka };
+
+inline const char* to_string(Backend backend) {
+  return backend == Backend::kEmbedded ? "Embedded" : "Kafka";
+}
+inline void PrintTo(Backend backend, std::ostream* out) { *out << to_string(backend); }
+// The suffix of each test's name.
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+  return to_string(info.param);
+}
+
+// Records of `partition` from `from` until the consumer's position reaches the partition's
+// end as such a reader sees it (the last stable offset for read_committed, else the high
+// watermark), waiting up to 30 s.
+inline std::vector<ConsumerRecord> read_partition(internal::LogBackend& log,
+                                                  const internal::TopicPartition& partition,
+                                                  Offset from = Offset(0),
+                                                  bool read_committed = true) {
+  using Kind = internal::OffsetSpec::Kind;
+  auto end = log.admin().list_offset(
+      partition, {.kind = read_committed ? Kind::kLatest : Kind::kHighWatermark});
+  EXPECT_TRUE(end) << end.error().to_string();
+  auto consumer = log.make_consumer({.read_committed = read_committed});
+  EXPECT_TRUE(consumer) << consumer.error().to_string();
+  std::vector<ConsumerRecord> out;
+  if (!end || !consumer) return out;
+  EXPECT_TRUE((*consumer)->assign({partition}).ok());
+  EXPECT_TRUE((*consumer)->seek(partition, from).ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (true) {
+    if (auto position = (*consumer)->position(partition); position && *position >= *end) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "reading " << partition.to_string() << " did not reach offset "
+                    << end->value() << " within 30 s";
+      break;
+    }
+    auto records = (*consumer)->poll(std::chrono::milliseconds(100));
+    if (!records) {
+      ADD_FAILURE() << records.error().to_string();
+      break;
+    }
+    for (auto& r : *records) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Every record of `topic`, partition by partition.
+inline std::vector<ConsumerRecord> read_topic_records(internal::LogBackend& log,
+                                                      const std::string& topic) {
+  auto description = log.admin().describe_topic(topic);
+  EXPECT_TRUE(description) << description.error().to_string();
+  std::vector<ConsumerRecord> out;
+  for (int p = 0; description && p < description->partitions; ++p) {
+    for (auto& r : read_partition(log, {topic, Partition(p)})) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+inline std::vector<std::string> values_of(const std::vector<ConsumerRecord>& records) {
+  std::vector<std::string> out;
+  for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
+  return out;
+}
+
+// A test run on each backend. The backend is opened by each helper and closed after it
+// (with_log), so that between two helpers a Streams application may hold the embedded data
+// dir, which one process at a time may open.
+class BackendTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  bool on_kafka() const { return GetParam() == Backend::kKafka; }
+
+  // A name no other test (or earlier run) on the broker uses.
+  static std::string name(const std::string& prefix) { return unique_name(prefix); }
+
+  // A client of the broker, or the embedded log of this test's data dir (without background
+  // maintenance); null, with the test failed, if it cannot be opened.
+  std::unique_ptr<internal::LogBackend> open_log() {
+    const std::string bootstrap = on_kafka() ? kafka_bootstrap() : "";
+    if (on_kafka() && bootstrap.empty()) return nullptr;
+    auto log = internal::open_backend(
+        {.bootstrap_servers = bootstrap},
+        {.data_dir = data_dir_.path(), .maintenance_interval = std::chrono::milliseconds(0)});
+    if (!log) {
+      ADD_FAILURE() << log.error().to_string();
+      return nullptr;
+    }
+    return std::move(*log);
+  }
+
+  // Opens the backend, runs `fn(LogBackend&)`, closes it.
+  template <class Fn>
+  void with_log(Fn fn) {
+    auto log = open_log();
+    ASSERT_NE(log, nullptr);
+    fn(*log);
+  }
+
+  // Creates topic `name` with `partitions`; its records are kept forever unless `configs`
+  // says otherwise (tests date records early in 1970, which the broker's retention would
+  // delete).
+  void create_topic(const std::string& topic, std::int32_t partitions,
+                    std::map<std::string, std::string> configs = {}) {
+    configs.try_emplace("retention.ms", "-1");
+    with_log([&](internal::LogBackend& log) {
+      const Status s = log.admin().create_topic(
+          {.name = topic, .partitions = partitions, .configs = std::move(configs)});
+      ASSERT_TRUE(s.ok()) << s.to_string();
+    });
+  }
+
+  // Writes `records` (key, value or nullopt for a tombstone) to `topic` in order, with
+  // timestamps 1, 2, ..., each to the partition murmur2 picks for its key, and flushes.
+  void produce(const std::string& topic, const KeyValues& records) {
+    with_log([&](internal::LogBackend& log) {
+      auto producer = log.make_producer({.client_id = "test"});
+      ASSERT_TRUE(producer) << producer.error().to_string();
+      std::int64_t ts = 0;
+      for (const auto& [key, value] : records) {
+        const Status s = (*producer)->send(
+            {.topic = topic, .timestamp = Timestamp(++ts), .key = key, .value = value});
+        ASSERT_TRUE(s.ok()) << s.to_string();
+      }
+      const Status s = (*producer)->flush();
+      ASSERT_TRUE(s.ok()) << s.to_string();
+    });
+  }
+
+  std::vector<ConsumerRecord> read_all(const std::string& topic) {
+    std::vector<ConsumerRecord> out;
+    with_log([&](internal::LogBackend& log) { out = read_topic_records(log, topic); });
+    return out;
+  }
+
+  // The configuration of a Streams application `app` on this backend, plus `extra`: commits
+  // every 100 ms; on Kafka a short session, so that the group notices a member leaving
+  // within seconds.
+  std::map<std::string, std::string> streams_config(const std::string& app,
+                                                    std::map<std::string, std::string> extra = {}) {
+    extra.emplace("application.id", app);
+    extra.emplace("commit.interval.ms", "100");
+    extra.emplace("state.dir", (state_dir_.path() / app).string());
+    if (on_kafka()) {
+      extra.emplace("bootstrap.servers", kafka_bootstrap());
+      extra.emplace("consumer.session.timeout.ms", "6000");
+      extra.emplace("consumer.heartbeat.interval.ms", "1000");
+    } else {
+      extra.emplace("data.dir", data_dir_.path().string());
+      extra.emplace("poll.ms", "10");
+    }
+    return extra;
+  }
+
+ private:
+  ScratchDir data_dir_{"brook-contract-log"};
+  ScratchDir state_dir_{"brook-contract-state"};
+};
+
+}  // namespace brook::testing

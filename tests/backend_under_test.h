@@ -20,6 +20,7 @@
 #include "backend/open_backend.h"
 #include "kafka_cluster.h"
 #include "scratch_dir.h"
+#include "topic_reader.h"
 #include "unique_name.h"
 
 namespace brook::testing {
@@ -35,65 +36,13 @@ inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return to_string(info.param);
 }
 
-// Records of `partition` from `from` until the consumer's position reaches the partition's
-// end as such a reader sees it (the last stable offset for read_committed, else the high
-// watermark), waiting up to 30 s.
-inline std::vector<ConsumerRecord> read_partition(internal::LogBackend& log,
-                                                  const internal::TopicPartition& partition,
-                                                  Offset from = Offset(0),
-                                                  bool read_committed = true) {
-  using Kind = internal::OffsetSpec::Kind;
-  auto end = log.admin().list_offset(
-      partition, {.kind = read_committed ? Kind::kLatest : Kind::kHighWatermark});
-  EXPECT_TRUE(end) << end.error().to_string();
-  auto consumer = log.make_consumer({.read_committed = read_committed});
-  EXPECT_TRUE(consumer) << consumer.error().to_string();
-  std::vector<ConsumerRecord> out;
-  if (!end || !consumer) return out;
-  EXPECT_TRUE((*consumer)->assign({partition}).ok());
-  EXPECT_TRUE((*consumer)->seek(partition, from).ok());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (true) {
-    if (auto position = (*consumer)->position(partition); position && *position >= *end) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "reading " << partition.to_string() << " did not reach offset "
-                    << end->value() << " within 30 s";
-      break;
-    }
-    auto records = (*consumer)->poll(std::chrono::milliseconds(100));
-    if (!records) {
-      ADD_FAILURE() << records.error().to_string();
-      break;
-    }
-    for (auto& r : *records) out.push_back(std::move(r));
-  }
-  return out;
-}
-
-// Every record of `topic`, partition by partition.
-inline std::vector<ConsumerRecord> read_topic_records(internal::LogBackend& log,
-                                                      const std::string& topic) {
-  auto description = log.admin().describe_topic(topic);
-  EXPECT_TRUE(description) << description.error().to_string();
-  std::vector<ConsumerRecord> out;
-  for (int p = 0; description && p < description->partitions; ++p) {
-    for (auto& r : read_partition(log, {topic, Partition(p)})) out.push_back(std::move(r));
-  }
-  return out;
-}
-
-inline std::vector<std::string> values_of(const std::vector<ConsumerRecord>& records) {
-  std::vector<std::string> out;
-  for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
-  return out;
-}
-
-// A test run on each backend. The backend is opened by each helper and closed after it
-// (with_log), so that between two helpers a Streams application may hold the embedded data
-// dir, which one process at a time may open.
-class BackendTest : public ::testing::TestWithParam<Backend> {
+// A test on one of the backends, which `backend()` names. The backend is opened by each
+// helper and closed after it (with_log), so that between two helpers a Streams application
+// may hold the embedded data dir, which one process at a time may open.
+class OnBackend : public ::testing::Test {
  protected:
-  bool on_kafka() const { return GetParam() == Backend::kKafka; }
+  virtual Backend backend() const = 0;
+  bool on_kafka() const { return backend() == Backend::kKafka; }
 
   // A name no other test (or earlier run) on the broker uses.
   static std::string name(const std::string& prefix) { return unique_name(prefix); }
@@ -151,9 +100,14 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
     });
   }
 
+  // Every record of `topic`, partition by partition.
   std::vector<ConsumerRecord> read_all(const std::string& topic) {
     std::vector<ConsumerRecord> out;
-    with_log([&](internal::LogBackend& log) { out = read_topic_records(log, topic); });
+    with_log([&](internal::LogBackend& log) {
+      for (auto& [partition, records] : read_topic(log, topic)) {
+        for (auto& r : records) out.push_back(std::move(r));
+      }
+    });
     return out;
   }
 
@@ -179,6 +133,13 @@ class BackendTest : public ::testing::TestWithParam<Backend> {
  private:
   ScratchDir data_dir_{"brook-contract-log"};
   ScratchDir state_dir_{"brook-contract-state"};
+};
+
+// A test written once and run on each backend: INSTANTIATE_TEST_SUITE_P(BothBackends, <suite>,
+// ::testing::Values(Backend::kEmbedded, Backend::kKafka), backend_name).
+class BackendTest : public OnBackend, public ::testing::WithParamInterface<Backend> {
+ protected:
+  Backend backend() const override { return GetParam(); }
 };
 
 }  // namespace brook::testing

@@ -11,7 +11,7 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "integration/child_process.h"
-#include "integration/topic_reader.h"
+#include "topic_reader.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
 

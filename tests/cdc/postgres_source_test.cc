@@ -14,7 +14,7 @@
 #include "backend/embedded/embedded_log.h"
 #include "brook/change_event.h"
 #include "cdc/source_position.h"
-#include "integration/topic_reader.h"
+#include "topic_reader.h"
 #include "kafka_cluster.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"

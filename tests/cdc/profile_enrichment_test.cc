@@ -15,7 +15,7 @@
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
 #include "brook/streams.h"
-#include "integration/topic_reader.h"
+#include "topic_reader.h"
 #include "kafka_cluster.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"

@@ -1,7 +1,7 @@
-// Streams applications on a real Kafka broker, in this process: a fenced producer is replaced
-// and the application keeps running; changelogs compacted by the broker restore correctly;
-// static members restart without a rebalance; missing topics stop the start, named; windowed
-// keys are partitioned by their key alone.
+// What only Streams applications on a real Kafka broker do, in this process: a fenced producer
+// is replaced and the application keeps running; changelogs compacted by the broker restore
+// correctly; static members restart without a rebalance. What applications do on both logs is
+// in tests/contract/streams_contract_test.cc.
 #include <gmock/gmock.h>
 
 #include <atomic>
@@ -15,7 +15,6 @@
 #include "brook/streams_builder.h"
 #include "kafka_cluster.h"
 #include "topic_reader.h"
-#include "windowed_partitions.h"
 
 namespace brook::testing {
 namespace {
@@ -42,17 +41,6 @@ Topology copy_topology(const std::string& in, const std::string& out) {
       .map_values([](const std::string& v) { return v + "!"; })
       .to(out);
   return *builder.build();
-}
-
-TEST_F(KafkaStreamsTest, AMissingSourceTopicStopsTheStartNamingIt) {
-  const auto in = unique_name("missing-in");
-  const auto out = unique_name("out");
-  create_topic(out, 1);
-  Streams app(copy_topology(in, out), config(unique_name("app"), "a"));
-  const Status s = app.start();
-  EXPECT_EQ(s.code(), StatusCode::kNotFound);
-  EXPECT_THAT(s.message(), HasSubstr("source topic '" + in + "' does not exist"));
-  EXPECT_EQ(app.state(), Streams::State::kError);
 }
 
 TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
@@ -182,23 +170,6 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!", "6!", "7!", "8!"));
   EXPECT_TRUE(restarts->close().ok());
   EXPECT_TRUE(stays.close().ok());
-}
-
-TEST_F(KafkaStreamsTest, SinksPartitionWindowedKeysByTheKeyAlone) {
-  const auto in = unique_name("readings");
-  const auto per_window = unique_name("per-window");
-  const auto per_session = unique_name("per-session");
-  for (const auto& topic : {in, per_window, per_session}) create_topic(topic, 4);
-  auto producer = kafka_->make_producer({.client_id = "test"});
-  ASSERT_TRUE(producer) << producer.error().to_string();
-  for (auto& record : windowed_input(in)) {
-    ASSERT_TRUE((*producer)->send(std::move(record)).ok());
-  }
-  ASSERT_TRUE((*producer)->flush().ok());
-  Streams app(windowed_sinks(in, per_window, per_session), config(unique_name("app"), "a"));
-  ASSERT_EQ(app.run_until_idle(kDeadline).to_string(), "OK");
-  expect_partitioned_by_key(*kafka_, per_window, 8);
-  expect_partitioned_by_key(*kafka_, per_session, 16);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // Windowed aggregations on the real runtime over the embedded log: a restart in the middle of
 // a window keeps its result, and the suppression buffer's held results, whether the stores
-// come back from RocksDB or are rebuilt from their changelogs; windowed keys are partitioned
-// by their key alone.
+// come back from RocksDB or are rebuilt from their changelogs.
 #include <gmock/gmock.h>
 
 #include <map>
@@ -11,7 +10,6 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "embedded_fixture.h"
-#include "windowed_partitions.h"
 
 namespace brook::testing {
 namespace {
@@ -135,26 +133,6 @@ INSTANTIATE_TEST_SUITE_P(Stores, WindowsTest,
                          [](const auto& store) {
                            return store.param == StoreType::kRocksDb ? "RocksDb" : "InMemory";
                          });
-
-class WindowedKeysTest : public EmbeddedFixture {};
-
-TEST_F(WindowedKeysTest, SinksPartitionWindowedKeysByTheKeyAlone) {
-  create_topics({{"readings", 4}, {"per-window", 4}, {"per-session", 4}});
-  with_log([&](internal::EmbeddedLog& log) {
-    auto producer = std::move(*log.make_producer({}));
-    for (auto& record : windowed_input("readings")) {
-      ASSERT_TRUE(producer->send(std::move(record)).ok());
-    }
-    ASSERT_TRUE(producer->flush().ok());
-  });
-  Streams app(windowed_sinks("readings", "per-window", "per-session"),
-              config({{"application.id", "windowed-keys"}}));
-  ASSERT_EQ(app.run_until_idle(60s).to_string(), "OK");
-  with_log([&](internal::EmbeddedLog& log) {
-    expect_partitioned_by_key(log, "per-window", 8);
-    expect_partitioned_by_key(log, "per-session", 16);
-  });
-}
 
 }  // namespace
 }  // namespace brook::testing

@@ -6,9 +6,9 @@
 
 #include <set>
 
+#include "app_waits.h"
 #include "brook/serve.h"
 #include "http_support.h"
-#include "integration/app_waits.h"
 #include "kafka_cluster.h"
 
 namespace brook::testing {

@@ -6,8 +6,8 @@
 #include <set>
 #include <thread>
 
+#include "app_waits.h"
 #include "http_support.h"
-#include "integration/app_waits.h"
 #include "kafka_cluster.h"
 
 namespace brook::testing {

@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "kafka_cluster.h"
+#include "topic_reader.h"
 
 namespace brook::internal {
 namespace {
 
+using ::brook::testing::read_partition;
 using ::brook::testing::unique_name;
+using ::brook::testing::values_of;
 using ::testing::ElementsAre;
 
 class KafkaBackendTest : public ::brook::testing::KafkaFixture {
@@ -27,38 +30,6 @@ class KafkaBackendTest : public ::brook::testing::KafkaFixture {
     auto p = kafka_->make_producer({.client_id = "test", .transactional_id = transactional_id});
     EXPECT_TRUE(p) << p.error().to_string();
     return p ? std::move(*p) : nullptr;
-  }
-  std::unique_ptr<Consumer> consumer(const std::string& group = "", bool read_committed = true) {
-    auto c = kafka_->make_consumer({.group_id = group, .read_committed = read_committed});
-    EXPECT_TRUE(c) << c.error().to_string();
-    return c ? std::move(*c) : nullptr;
-  }
-  // Reads `partition` from `from` until its position reaches the end the admin reports.
-  std::vector<ConsumerRecord> read_all(const TopicPartition& partition, Offset from = Offset(0),
-                                       bool read_committed = true) {
-    auto end = kafka_->admin().list_offset(partition, {.kind = OffsetSpec::Kind::kLatest});
-    EXPECT_TRUE(end);
-    auto c = consumer("", read_committed);
-    EXPECT_TRUE(c->assign({partition}).ok());
-    EXPECT_TRUE(c->seek(partition, from).ok());
-    std::vector<ConsumerRecord> out;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto records = c->poll(std::chrono::milliseconds(100));
-      if (!records) {
-        ADD_FAILURE() << records.error().to_string();
-        break;
-      }
-      for (auto& r : *records) out.push_back(std::move(r));
-      auto position = c->position(partition);
-      if (position && *position >= *end) break;
-    }
-    return out;
-  }
-  static std::vector<std::string> values(const std::vector<ConsumerRecord>& records) {
-    std::vector<std::string> out;
-    for (const auto& r : records) out.push_back(r.value.value_or("<null>"));
-    return out;
   }
 };
 
@@ -94,7 +65,7 @@ TEST_F(KafkaBackendTest, RecordsTooLargeForTheClientGoToTheHandlerOrFailTheSend)
   EXPECT_TRUE((*p)->flush().ok());
   ASSERT_EQ(refused.size(), 1u);
   EXPECT_EQ(refused[0].code(), StatusCode::kInvalidArgument) << refused[0].to_string();
-  EXPECT_THAT(values(read_all({topic, Partition(0)})), ElementsAre("small"));
+  EXPECT_THAT(values_of(read_partition(*kafka_, {topic, Partition(0)})), ElementsAre("small"));
 
   auto strict = (*backend)->make_producer({});  // no handler: a refusal is an error
   EXPECT_EQ((*strict)->send({.topic = topic, .value = std::string(5000, 'x')}).code(),
@@ -131,8 +102,9 @@ TEST_F(KafkaBackendTest, OpenTransactionsAreBeforeTheStableEndAndAbortedRecordsS
   ASSERT_TRUE(p->send({.topic = out, .value = "b"}).ok());
   ASSERT_TRUE(p->commit_transaction().ok());
 
-  EXPECT_THAT(values(read_all(tp)), ElementsAre("a", "b"));
-  EXPECT_THAT(values(read_all(tp, Offset(0), false)), ElementsAre("a", "aborted", "b"));
+  EXPECT_THAT(values_of(read_partition(*kafka_, tp)), ElementsAre("a", "b"));
+  EXPECT_THAT(values_of(read_partition(*kafka_, tp, Offset(0), false)),
+              ElementsAre("a", "aborted", "b"));
 }
 
 TEST_F(KafkaBackendTest, LagIsUnknownFirstThenCountsWhatIsLeftAndIsZeroPastTheEndMarker) {
@@ -167,7 +139,7 @@ TEST_F(KafkaBackendTest, LagIsUnknownFirstThenCountsWhatIsLeftAndIsZeroPastTheEn
     records.insert(records.end(), batch->begin(), batch->end());
     if (auto position = consumer.position(tp); position && *position == Offset(6)) break;
   }
-  EXPECT_THAT(values(records), ElementsAre("a", "b", "c", "d", "e"));
+  EXPECT_THAT(values_of(records), ElementsAre("a", "b", "c", "d", "e"));
   EXPECT_EQ(consumer.lag(tp), std::optional<std::int64_t>(0));
 }
 

@@ -94,6 +94,13 @@ Status ChangeStreamer::on_message(PgConnection& sql, const PgMessage& message, L
     if (writer_.in_transaction()) {
       writer_.advance(done);
       on_commit_ = commit->end_lsn;
+    } else if (transaction_->changes > 0) {
+      // Its last changes went out in a log transaction committed before this commit came
+      // (the batch was full, or nothing more was there at once): that position says
+      // incomplete, so a log transaction of the position alone follows.
+      std::vector<ProducerRecord> none;
+      if (auto s = writer_.write(none, 0, done); !s.ok()) return s;
+      on_commit_ = commit->end_lsn;
     } else {
       confirmable_ = std::max(confirmable_, commit->end_lsn);
     }

@@ -14,10 +14,10 @@
 #include "backend/embedded/embedded_log.h"
 #include "brook/change_event.h"
 #include "cdc/source_position.h"
-#include "topic_reader.h"
 #include "kafka_cluster.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
+#include "topic_reader.h"
 
 namespace brook {
 namespace {
@@ -324,6 +324,36 @@ TEST_F(PostgresSourceTest, ALargeTransactionIsWrittenWholeInBoundedLogTransactio
                                              {.kind = internal::OffsetSpec::Kind::kLatest});
   ASSERT_TRUE(positions);
   EXPECT_GE(positions->value(), rows / config().max_batch_changes);
+}
+
+// A transaction of exactly two full batches: its last batch is committed when the commit
+// message comes (the batch is full), so the position that says "complete" needs a log
+// transaction of its own. Every such transaction is complete in the position that follows it.
+TEST_F(PostgresSourceTest, ATransactionEndingWithAFullBatchIsRecordedComplete) {
+  exec("CREATE TABLE t (id int PRIMARY KEY, n int)");
+  exec("INSERT INTO t VALUES (0, 0)");
+  exec("CREATE PUBLICATION brook FOR TABLE t");
+  auto small_batches = config();
+  small_batches.max_batch_changes = 5;
+  start_source(small_batches);
+  changes("pg.public.t", 1);  // streaming
+  for (int round = 0; round < 5; ++round) {
+    exec(fmt::format("INSERT INTO t SELECT g, g FROM generate_series({}, {}) g", 10 * round + 1,
+                     10 * round + 10));
+    const std::string end = *exec("SELECT pg_current_wal_insert_lsn()")[0][0];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!slot_streams_past(database(), end)) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
+      ASSERT_TRUE(source_status_.ok()) << source_status_.to_string();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
+    }
+    auto position = internal::read_position(*log_, "pg.cdc-offsets", database());
+    ASSERT_TRUE(position && *position) << (position ? "none" : position.error().to_string());
+    EXPECT_TRUE((*position)->complete) << "round " << round;
+    EXPECT_EQ((*position)->changes, 10) << "round " << round;
+  }
+  ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
+  EXPECT_EQ(changes("pg.public.t", 51).size(), 51u);
 }
 
 TEST_F(PostgresSourceTest, TenTablesOfOnePublication) {

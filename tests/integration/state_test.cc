@@ -1,5 +1,6 @@
-// Local state on the real runtime over the embedded log: aggregations with RocksDB and
-// in-memory stores, restoration from changelogs, checkpoints, queries, multi-phase topologies.
+// Local state on the real runtime over the embedded log: compaction of changelogs, cleanup,
+// queries while restoring or rebalancing, multi-phase topologies, purged repartition topics.
+// What local state does on both logs is in tests/contract/state_contract_test.cc.
 #include <gmock/gmock.h>
 
 #include <condition_variable>
@@ -70,65 +71,6 @@ class StateTest : public EmbeddedFixture {
   }
 };
 
-TEST_F(StateTest, RocksDbCountsSurviveACleanRestartWithoutRestoringAnything) {
-  produce("in", words(0, 2000));
-  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0);
-  EXPECT_EQ(latest_out(), expected_counts(2000));
-
-  produce("in", words(2000, 3000));
-  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0) << "the checkpoint was not used";
-  EXPECT_EQ(latest_out(), expected_counts(3000));
-}
-
-TEST_F(StateTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
-  produce("in", words(0, 2000));
-  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), 0);
-  const auto changelog = read_all("counter-counts-changelog");
-  EXPECT_GE(changelog.size(), static_cast<std::size_t>(kKeys));
-
-  produce("in", words(2000, 3000));
-  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), static_cast<std::int64_t>(changelog.size()));
-  EXPECT_EQ(latest_out(), expected_counts(3000));
-}
-
-// A RocksDB store whose directory is lost is loaded from its whole changelog (large enough here
-// to become SST files ingested into the empty store) and counts on from there.
-TEST_F(StateTest, ARocksDbStoreLostWithItsDirectoryIsBulkLoadedFromItsChangelog) {
-  std::vector<std::pair<std::string, std::string>> once_each;
-  for (int i = 0; i < 40'000; ++i) once_each.emplace_back("key" + std::to_string(i), "v");
-  produce("in", once_each);
-  EXPECT_EQ(run(count_topology(StoreType::kRocksDb, false)), 0);
-  const auto changelog = static_cast<std::int64_t>(read_all("counter-counts-changelog").size());
-  ASSERT_EQ(changelog, 40'000);
-
-  std::filesystem::remove_all(dir_ / "state");
-  produce("in", once_each);
-  EXPECT_EQ(run(count_topology(StoreType::kRocksDb, false)), changelog);
-  const Counts out = latest_out();
-  ASSERT_EQ(out.size(), once_each.size());
-  for (const auto& [key, count] : out) ASSERT_EQ(count, 2) << key;
-}
-
-TEST_F(StateTest, CacheOnAndOffGiveTheSameFinalTable) {
-  produce("in", words(0, 3000));
-  run(count_topology(StoreType::kRocksDb, true), {{"application.id", "cached"}});
-  const auto cached = latest_out();
-  run(count_topology(StoreType::kRocksDb, false), {{"application.id", "uncached"}});
-  EXPECT_EQ(latest_out(), cached);
-  EXPECT_EQ(cached, expected_counts(3000));
-}
-
-TEST_F(StateTest, ChangelogTopicIsCompactedWithOnePartitionPerTask) {
-  produce("in", words(0, 100));
-  run(count_topology(StoreType::kRocksDb));
-  with_log([](internal::EmbeddedLog& log) {
-    auto changelog = log.admin().describe_topic("counter-counts-changelog");
-    ASSERT_TRUE(changelog) << changelog.error().to_string();
-    EXPECT_EQ(changelog->partitions, 4);
-    EXPECT_EQ(changelog->configs.at("cleanup.policy"), "compact");
-  });
-}
-
 TEST_F(StateTest, AfterMaintenanceTheChangelogHoldsOneRecordPerKeyAndRestoresTheSameStore) {
   constexpr int kRecords = 20'000;  // 400 updates of each key
   produce("in", words(0, kRecords));
@@ -147,42 +89,6 @@ TEST_F(StateTest, AfterMaintenanceTheChangelogHoldsOneRecordPerKeyAndRestoresThe
   produce("in", words(kRecords, kRecords + 1000));
   EXPECT_EQ(run(count_topology(StoreType::kInMemory, false)), kKeys);
   EXPECT_EQ(latest_out(), expected_counts(kRecords + 1000));
-}
-
-TEST_F(StateTest, AChangelogWithAnotherPartitionCountStopsTheStartNamingIt) {
-  create_topics({{"counter-counts-changelog", 2}});  // the input has 4 partitions
-  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
-  auto status = app.start();
-  ASSERT_FALSE(status.ok());
-  EXPECT_THAT(status.message(),
-              HasSubstr("internal topic counter-counts-changelog has 2 partitions, the topology "
-                        "needs 4"));
-}
-
-TEST_F(StateTest, QueriesAnswerFromEveryTaskAndNameAMissingStore) {
-  produce("in", words(0, 1000));
-  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
-  ASSERT_TRUE(app.start().ok());
-  wait_until_idle(app);
-  auto counts = app.store<std::string, std::int64_t>("counts");
-  ASSERT_TRUE(counts) << counts.error().to_string();
-  const auto expected = expected_counts(1000);
-  for (const auto& [key, n] : expected) {
-    auto value = counts->get(key);
-    ASSERT_TRUE(value) << value.error().to_string();
-    EXPECT_EQ(*value, n) << key;
-  }
-  auto all = counts->all();
-  ASSERT_TRUE(all);
-  EXPECT_EQ(all->size(), expected.size());
-  EXPECT_EQ(counts->get("never-seen").value(), std::nullopt);
-  auto missing = app.store<std::string, std::int64_t>("nope");
-  EXPECT_FALSE(missing);
-  auto wrong = app.store<std::int64_t, std::int64_t>("counts");
-  ASSERT_FALSE(wrong);
-  EXPECT_THAT(wrong.error().message(), HasSubstr("holds <"));
-  ASSERT_TRUE(app.close().ok());
-  EXPECT_THAT(counts->get("k1").error().message(), HasSubstr("not on this instance"));
 }
 
 TEST_F(StateTest, CleanupDeletesTheLocalStateSoTheNextStartRestoresEverything) {

@@ -1,0 +1,179 @@
+// Local state on both logs: counts in RocksDB and in-memory stores, what a restart restores
+// from the changelog, the changelog topic itself, and queries.
+#include <gmock/gmock.h>
+
+#include <filesystem>
+
+#include "app_waits.h"
+#include "backend_under_test.h"
+#include "brook/kstream.h"
+#include "brook/serde.h"
+#include "brook/streams.h"
+#include "brook/streams_builder.h"
+
+namespace brook::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using Counts = std::map<std::string, std::int64_t>;
+
+constexpr int kKeys = 50;
+
+// "k<i % kKeys>" -> "v<i>", for i in [from, to).
+KeyValues words(int from, int to) {
+  KeyValues out;
+  for (int i = from; i < to; ++i)
+    out.emplace_back("k" + std::to_string(i % kKeys), "v" + std::to_string(i));
+  return out;
+}
+
+Counts expected_counts(int records) {
+  Counts out;
+  for (const auto& [key, value] : words(0, records)) ++out[key];
+  return out;
+}
+
+// Each test has its own topics ("in" and "out", 4 partitions each) and application id.
+class StateContractTest : public BackendTest {
+ protected:
+  void SetUp() override {
+    create_topic(in_, 4);
+    create_topic(out_, 4);
+  }
+
+  Topology count_topology(StoreType type, bool caching = true) const {
+    StreamsBuilder builder;
+    builder.stream<std::string, std::string>(in_)
+        .group_by_key()
+        .count({.name = "counts", .type = type, .caching = caching})
+        .to_stream()
+        .to(out_);
+    return std::move(*builder.build());
+  }
+
+  // The latest value per key in the output (what a compacted topic would keep).
+  Counts latest_out() {
+    Counts out;
+    for (const auto& r : read_all(out_)) out[*r.key] = *Int64Serde().deserialize(*r.value);
+    return out;
+  }
+
+  // Runs `topology` as application `app` until it has processed everything; the records its
+  // stores restored.
+  std::int64_t run(const Topology& topology, const std::string& app) {
+    Streams streams(topology, streams_config(app));
+    auto listener = std::make_shared<CountingRestoreListener>();
+    streams.set_restore_listener(listener);
+    EXPECT_TRUE(streams.start().ok());
+    wait_until_idle(streams);
+    EXPECT_TRUE(streams.close().ok());
+    return listener->total;
+  }
+  std::int64_t run(const Topology& topology) { return run(topology, app_); }
+
+  std::string changelog() const { return app_ + "-counts-changelog"; }
+
+  const std::string in_ = name("in");
+  const std::string out_ = name("out");
+  const std::string app_ = name("counter");
+};
+
+TEST_P(StateContractTest, RocksDbCountsSurviveACleanRestartWithoutRestoringAnything) {
+  produce(in_, words(0, 2000));
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0);
+  EXPECT_EQ(latest_out(), expected_counts(2000));
+
+  produce(in_, words(2000, 3000));
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0) << "the checkpoint was not used";
+  EXPECT_EQ(latest_out(), expected_counts(3000));
+}
+
+TEST_P(StateContractTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
+  produce(in_, words(0, 2000));
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), 0);
+  const auto logged = read_all(changelog()).size();
+  EXPECT_GE(logged, static_cast<std::size_t>(kKeys));
+
+  produce(in_, words(2000, 3000));
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory)), static_cast<std::int64_t>(logged));
+  EXPECT_EQ(latest_out(), expected_counts(3000));
+}
+
+// A RocksDB store whose directory is lost is loaded from its whole changelog (large enough here
+// to become SST files ingested into the empty store) and counts on from there.
+TEST_P(StateContractTest, ARocksDbStoreLostWithItsDirectoryIsBulkLoadedFromItsChangelog) {
+  KeyValues once_each;
+  for (int i = 0; i < 40'000; ++i) once_each.emplace_back("key" + std::to_string(i), "v");
+  produce(in_, once_each);
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb, false)), 0);
+  const auto logged = static_cast<std::int64_t>(read_all(changelog()).size());
+  ASSERT_EQ(logged, 40'000);
+
+  std::filesystem::remove_all(streams_config(app_).at("state.dir"));
+  produce(in_, once_each);
+  EXPECT_EQ(run(count_topology(StoreType::kRocksDb, false)), logged);
+  const Counts out = latest_out();
+  ASSERT_EQ(out.size(), once_each.size());
+  for (const auto& [key, count] : out) ASSERT_EQ(count, 2) << key;
+}
+
+TEST_P(StateContractTest, CacheOnAndOffGiveTheSameFinalTable) {
+  produce(in_, words(0, 3000));
+  run(count_topology(StoreType::kRocksDb, true), name("cached"));
+  const auto cached = latest_out();
+  run(count_topology(StoreType::kRocksDb, false), name("uncached"));
+  EXPECT_EQ(latest_out(), cached);
+  EXPECT_EQ(cached, expected_counts(3000));
+}
+
+TEST_P(StateContractTest, ChangelogTopicIsCompactedWithOnePartitionPerTask) {
+  produce(in_, words(0, 100));
+  run(count_topology(StoreType::kRocksDb));
+  with_log([&](internal::LogBackend& log) {
+    auto description = log.admin().describe_topic(changelog());
+    ASSERT_TRUE(description) << description.error().to_string();
+    EXPECT_EQ(description->partitions, 4);
+    EXPECT_EQ(description->configs.at("cleanup.policy"), "compact");
+  });
+}
+
+TEST_P(StateContractTest, AChangelogWithAnotherPartitionCountStopsTheStartNamingIt) {
+  create_topic(changelog(), 2, {{"cleanup.policy", "compact"}});  // the input has 4 partitions
+  Streams app(count_topology(StoreType::kRocksDb), streams_config(app_));
+  const Status status = app.start();
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("internal topic " + changelog() +
+                                          " has 2 partitions, the topology needs 4"));
+}
+
+TEST_P(StateContractTest, QueriesAnswerFromEveryTaskAndNameAMissingStore) {
+  produce(in_, words(0, 1000));
+  Streams app(count_topology(StoreType::kRocksDb), streams_config(app_));
+  ASSERT_TRUE(app.start().ok());
+  wait_until_idle(app);
+  auto counts = app.store<std::string, std::int64_t>("counts");
+  ASSERT_TRUE(counts) << counts.error().to_string();
+  const auto expected = expected_counts(1000);
+  for (const auto& [key, n] : expected) {
+    auto value = counts->get(key);
+    ASSERT_TRUE(value) << value.error().to_string();
+    EXPECT_EQ(*value, n) << key;
+  }
+  auto all = counts->all();
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), expected.size());
+  EXPECT_EQ(counts->get("never-seen").value(), std::nullopt);
+  auto missing = app.store<std::string, std::int64_t>("nope");
+  EXPECT_FALSE(missing);
+  auto wrong = app.store<std::int64_t, std::int64_t>("counts");
+  ASSERT_FALSE(wrong);
+  EXPECT_THAT(wrong.error().message(), HasSubstr("holds <"));
+  ASSERT_TRUE(app.close().ok());
+  EXPECT_THAT(counts->get("k1").error().message(), HasSubstr("not on this instance"));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothBackends, StateContractTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kKafka), backend_name);
+
+}  // namespace
+}  // namespace brook::testing

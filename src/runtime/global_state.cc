@@ -154,7 +154,7 @@ Cancellable GlobalStateUpdater::schedule(std::string_view node, std::chrono::mil
 Timestamp GlobalStateUpdater::partition_time() const {
   const SourceRecord* current = boundary_.current();
   if (current == nullptr) return Timestamp::min();
-  auto it = partition_time_.find({std::string(current->topic), current->partition.value()});
+  auto it = partition_time_.find({std::string(current->topic), current->partition});
   return it == partition_time_.end() ? Timestamp::min() : it->second;
 }
 
@@ -166,7 +166,7 @@ std::optional<Timestamp> GlobalStateUpdater::accept_timestamp(Timestamp timestam
   }
   auto& partition_time =
       partition_time_
-          .try_emplace({std::string(current->topic), current->partition.value()}, Timestamp::min())
+          .try_emplace({std::string(current->topic), current->partition}, Timestamp::min())
           .first->second;
   auto accepted = boundary_.accept_timestamp(timestamp, on_invalid, partition_time);
   if (!accepted) return std::nullopt;

@@ -86,7 +86,7 @@ class GlobalStateUpdater final : public TaskContext {
   RecordBoundary boundary_;
   std::vector<TaskGraph> graphs_;  // one per global sub-topology
   std::map<std::string, std::pair<SourceNodeBase*, int>, std::less<>> source_of_topic_;
-  std::map<std::pair<std::string, std::int32_t>, Timestamp> partition_time_;
+  std::map<TopicPartition, Timestamp> partition_time_;
   TaskId task_{0, 0};
   Timestamp stream_time_ = Timestamp::min();
   bool initialised_ = false;

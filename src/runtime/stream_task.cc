@@ -82,45 +82,43 @@ Status StreamTask::init() {
     }
   }
   if (config_.input_wait) {  // the partitions to wait for, before any of their records
-    for (const auto& tp : config_.input_wait->partitions) input(tp.topic, tp.partition.value());
+    for (const auto& tp : config_.input_wait->partitions) input(tp);
   }
   initialised_ = true;
   return {};
 }
 
-StreamTask::Inputs::value_type& StreamTask::input(const std::string& topic,
-                                                  std::int32_t partition) {
-  auto [it, fresh] = inputs_.try_emplace({topic, partition});
+StreamTask::Input& StreamTask::input(const TopicPartition& partition) {
+  auto [it, fresh] = inputs_.try_emplace(partition);
   if (fresh) {
-    auto source = graph_.sources_by_topic.find(topic);
+    auto source = graph_.sources_by_topic.find(partition.topic);
     it->second.source = source == graph_.sources_by_topic.end() ? nullptr : source->second;
-    it->second.partition = {topic, Partition(partition)};
   }
-  return *it;
+  return it->second;
 }
 
 void StreamTask::add_batch(RecordBatch batch) {
   if (batch.records.empty()) return;
-  Input& in = input(batch.partition.topic, batch.partition.partition.value()).second;
+  Input& in = input(batch.partition);
   in.buffered += batch.records.size();
   buffered_ += batch.records.size();
   in.batches.push_back(std::move(batch));
 }
 
-std::map<std::pair<std::string, std::int32_t>, std::size_t> StreamTask::buffered_per_input() const {
-  std::map<std::pair<std::string, std::int32_t>, std::size_t> out;
+std::map<TopicPartition, std::size_t> StreamTask::buffered_per_input() const {
+  std::map<TopicPartition, std::size_t> out;
   for (const auto& [partition, input] : inputs_) out.emplace(partition, input.buffered);
   return out;
 }
 
 bool StreamTask::inputs_ready() {
   bool enforced = false;
-  for (auto& [name, input] : inputs_) {
+  for (auto& [partition, input] : inputs_) {
     if (input.buffered > 0) {
       input.idle_deadline.reset();
       continue;
     }
-    const auto lag = config_.input_wait->lag(input.partition);
+    const auto lag = config_.input_wait->lag(partition);
     if (!lag || *lag > 0) {  // its records are on their way
       input.idle_deadline.reset();
       return false;
@@ -137,8 +135,8 @@ bool StreamTask::inputs_ready() {
   return true;
 }
 
-std::map<std::pair<std::string, std::int32_t>, Offset> StreamTask::consumed() const {
-  std::map<std::pair<std::string, std::int32_t>, Offset> out;
+std::map<TopicPartition, Offset> StreamTask::consumed() const {
+  std::map<TopicPartition, Offset> out;
   for (const auto& [partition, input] : inputs_) {
     if (input.consumed) out.emplace(partition, *input.consumed);
   }
@@ -146,7 +144,7 @@ std::map<std::pair<std::string, std::int32_t>, Offset> StreamTask::consumed() co
 }
 
 std::string StreamTask::commit_metadata(const TopicPartition& partition) const {
-  auto it = inputs_.find({partition.topic, partition.partition.value()});
+  auto it = inputs_.find(partition);
   return encode_partition_time(it == inputs_.end() ? Timestamp::min() : it->second.partition_time);
 }
 
@@ -161,7 +159,7 @@ void StreamTask::restore_partition_time(const TopicPartition& partition,
     return;
   }
   if (!*time) return;
-  Input& in = input(partition.topic, partition.partition.value()).second;
+  Input& in = input(partition);
   in.partition_time = std::max(in.partition_time, **time);
   stream_time_ = std::max(stream_time_, **time);
 }

@@ -84,7 +84,7 @@ class StreamTask final : public TaskContext {
   void add_batch(RecordBatch batch);
   std::size_t buffered() const { return buffered_; }
   // The records buffered per input partition, as (topic, partition) -> count.
-  std::map<std::pair<std::string, std::int32_t>, std::size_t> buffered_per_input() const;
+  std::map<TopicPartition, std::size_t> buffered_per_input() const;
   // Processes the buffered record with the smallest timestamp, then due stream-time
   // punctuations. False if nothing was buffered or the task waits for an input (see
   // InputWait); an error if a handler said kFail.
@@ -96,7 +96,7 @@ class StreamTask final : public TaskContext {
   // Returns how many punctuators it called.
   Result<int> punctuate_wall_clock();
   // The next offset to consume, per input (topic, partition), after the records processed.
-  std::map<std::pair<std::string, std::int32_t>, Offset> consumed() const;
+  std::map<TopicPartition, Offset> consumed() const;
   // What to commit with the next offset of input `partition`: its partition time, as
   // encode_partition_time() writes it.
   std::string commit_metadata(const TopicPartition& partition) const;
@@ -179,10 +179,9 @@ class StreamTask final : public TaskContext {
     std::optional<Offset> consumed;
     Timestamp partition_time = Timestamp::min();
     std::optional<Timestamp> idle_deadline;
-    TopicPartition partition;  // its name, for InputWait::lag
   };
-  using Inputs = std::map<std::pair<std::string, std::int32_t>, Input>;
-  Inputs::value_type& input(const std::string& topic, std::int32_t partition);
+  using Inputs = std::map<TopicPartition, Input>;
+  Input& input(const TopicPartition& partition);
   // With input_wait: whether every input partition has a record buffered or has been waited
   // for long enough (see InputWait).
   bool inputs_ready();

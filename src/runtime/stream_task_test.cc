@@ -356,7 +356,7 @@ TEST(StreamTask, ARecordFailingForItsTimestampIsNotConsumed) {
   ASSERT_FALSE(result);
   EXPECT_THAT(result.error().message(),
               HasSubstr("task 0_3: invalid timestamp -2 of record a-3@1 (source read-a)"));
-  EXPECT_EQ(task.consumed().at({"a", 3}), Offset(1));
+  EXPECT_EQ(task.consumed().at({"a", Partition(3)}), Offset(1));
   EXPECT_EQ(task.stream_time(), Timestamp(5));
   EXPECT_THAT(collected.values(), ElementsAre("1"));
 }

@@ -233,8 +233,7 @@ Status StreamThread::limit_buffers() {
   std::vector<TopicPartition> resume;
   for (const auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;
-    for (const auto& [input, count] : task->buffered_per_input()) {
-      TopicPartition tp{input.first, Partition(input.second)};
+    for (const auto& [tp, count] : task->buffered_per_input()) {
       const bool full = count >= config_.buffered_records_per_partition;
       if (full == full_.contains(tp)) continue;
       if (full) {
@@ -297,9 +296,7 @@ std::map<TopicPartition, Offset> StreamThread::offsets_to_commit() {
   std::map<TopicPartition, Offset> offsets;
   for (const auto& [id, task] : tasks_) {
     if (restoring_.contains(id)) continue;
-    for (const auto& [partition, next] : task->consumed()) {
-      offsets[{partition.first, Partition(partition.second)}] = next;
-    }
+    for (const auto& [partition, next] : task->consumed()) offsets[partition] = next;
   }
   for (const auto& tp : consumer_->assignment()) {
     auto task = tasks_.find({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
@@ -393,12 +390,8 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     if (sub == subtopology_of_topic_.end()) continue;
     auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
     if (it == tasks_.end()) continue;
-    for (const auto& [partition, offset] : it->second->consumed()) {
-      committed_.erase({partition.first, Partition(partition.second)});
-    }
-    for (const auto& [partition, count] : it->second->buffered_per_input()) {
-      full_.erase({partition.first, Partition(partition.second)});
-    }
+    for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
+    for (const auto& [partition, count] : it->second->buffered_per_input()) full_.erase(partition);
     if (restoring_.erase(it->first) > 0) {
       if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
     }

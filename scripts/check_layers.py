@@ -41,9 +41,6 @@ LIBRARY_HOMES = {
     "libpq-fe.h": "src/cdc/",
     "avro.h": "src/serde/avro_serde.cc",
 }
-# The files that may include the examples' headers (unqualified names, from examples/*/): the
-# demo runs every example. (It belongs beside the examples rather than in the CLI: to move.)
-EXAMPLE_USERS = "src/cli/demo"
 # The public headers that bring nlohmann/json, included by applications where they use them.
 JSON_HEADERS = {"brook/json_serde.h", "brook/avro_serde.h", "brook/change_event.h",
                 "brook/serve.h"}
@@ -81,8 +78,6 @@ def violations(root: pathlib.Path):
                 continue
             if not quoted or name.startswith("brook/"):
                 continue
-            if "/" not in name and relative.startswith(EXAMPLE_USERS):
-                continue  # an example's header
             target = name.split("/")[0]
             if target == layer:
                 continue
@@ -104,7 +99,6 @@ def self_test() -> int:
             "src/core/bad_library.cc": "#include <rocksdb/db.h>\n",
             "src/backend/fine.cc": '#include "core/log.h"\n#include <librdkafka/rdkafka.h>\n',
             "src/backend/kafka/fine.cc": "#include <librdkafka/rdkafka.h>\n",
-            "src/cli/demo_fine.cc": '#include "stock_stats.h"\n',
             "src/cli/bad_example.cc": '#include "stock_stats.h"\n',
             "src/state/fine_test.cc": '#include "runtime/stream_task.h"\n',
             "include/brook/bad.h": '#include "core/log.h"\n#include <fmt/format.h>\n',

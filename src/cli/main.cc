@@ -1,5 +1,5 @@
 // The `brook` command: topics, produce, consume, groups, app and cdc on an embedded data dir or
-// a Kafka cluster, and the demo.
+// a Kafka cluster.
 #include <fmt/format.h>
 
 #include <span>
@@ -9,7 +9,6 @@
 
 #include "cli/command_support.h"
 #include "cli/commands.h"
-#include "cli/demo.h"
 
 namespace brook::cli {
 namespace {
@@ -18,8 +17,8 @@ constexpr std::string_view kUsage = R"(usage: brook <command> [options]
 
 Works on an embedded data dir: --data-dir DIR, default ./brook-data. One process at a time
 may open a data dir; while another holds it, a command fails with "... is locked by another
-process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, every command but the
-demo works on that Kafka cluster (giving both options is a usage error).
+process". With --bootstrap-servers HOST:PORT[,HOST:PORT...] instead, every command works on
+that Kafka cluster (giving both options is a usage error).
 
 commands:
   topics list                       list topics
@@ -36,20 +35,11 @@ commands:
   app describe --application-id ID  internal topics, stores and lag of an application
   app reset --application-id ID [--input-topics T,...]
                                     reset an application to reprocess its input
-  demo [--data-dir DIR]             run the main demo (default data dir ./brook-demo-data)
 
 Run 'brook <command> --help' for the options of a command.
 
 exit status: 0 success, 1 the log refused (e.g. unknown topic, existing topic, locked data
 dir, unreachable cluster; printed as "brook: <status>"), 2 bad command line.
-)";
-
-constexpr std::string_view kDemoUsage = R"(usage: brook demo [--data-dir DIR]
-
-Runs the main demo on the embedded log in DIR (default ./brook-demo-data): creates topics,
-writes synthetic application logs and stock trades, runs each example as a Streams application
-until it has processed everything, prints what each produced and checks it. Exits 1 if a
-result is incomplete or differs from its recomputation.
 )";
 
 int run(int argc, char** argv) {
@@ -64,10 +54,6 @@ int run(int argc, char** argv) {
   if (command == "cdc") return run_cdc(rest);
   if (command == "groups") return run_groups(rest);
   if (command == "app") return run_app_command(rest);
-  if (command == "demo") {
-    if (wants_help(rest)) return print_help(kDemoUsage);
-    return run_demo(argc - 1, argv + 1);  // argv[0] is "demo", its options follow
-  }
   return usage_error("", Status::invalid_argument(fmt::format("unknown command '{}'", command)));
 }
 

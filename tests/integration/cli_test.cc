@@ -26,9 +26,6 @@ using CliResult = ProcessResult;
 class CliTest : public EmbeddedFixture {
  protected:
   void SetUp() override {
-#ifndef BROOK_CLI_PATH
-    GTEST_SKIP() << "the brook command is built only with BROOK_BUILD_EXAMPLES";
-#endif
     EmbeddedFixture::SetUp();
     io_ = dir_.string() + "-io";
     std::filesystem::create_directories(io_);
@@ -40,14 +37,8 @@ class CliTest : public EmbeddedFixture {
 
   // Runs `brook args...` with `input` on stdin; waits for it to exit.
   CliResult run_brook(std::vector<std::string> args, const std::string& input = "") {
-#ifdef BROOK_CLI_PATH
     args.insert(args.begin(), BROOK_CLI_PATH);
     return run_process(args, input, io_);
-#else
-    (void)args;
-    (void)input;
-    return {};
-#endif
   }
 
   // `brook args... --data-dir <the test's dir>`.
@@ -691,26 +682,6 @@ TEST_F(CliTest, BadCommandLinesExitWith2NamingTheProblem) {
   EXPECT_FALSE(std::filesystem::exists(dir_));  // nothing was opened
 }
 
-// The whole demo: every example runs as a Streams application and every check passes.
-TEST_F(CliTest, DemoRunsEveryExampleAndItsResultsCheckOut) {
-  auto r = brook({"demo"});
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, HasSubstr("-> nothing lost"));
-  EXPECT_THAT(r.out, HasSubstr("stock-stats            42 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("stock-moving-average 1855 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("top-gainers             3 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("day statistics, moving averages and top gainers -> as recomputed"));
-  EXPECT_THAT(r.out, HasSubstr("dropped-records-total   12: the 12 readings from 3 weeks ago"));
-  EXPECT_THAT(r.out, HasSubstr("<- written before the phone went offline"));
-  EXPECT_THAT(r.out, HasSubstr("hourly statistics, final results, drops -> as recomputed"));
-  EXPECT_THAT(r.out, HasSubstr("top-clicked-results     6 keys, each equal to the recomputation"));
-  EXPECT_THAT(r.out, HasSubstr("most-clicked results per query -> as recomputed"));
-  EXPECT_THAT(r.out, HasSubstr("/page-5 -> u05 {\"age\":25"));    // before the profile update
-  EXPECT_THAT(r.out, HasSubstr("/page-165 -> u05 {\"age\":26"));  // after it
-  EXPECT_THAT(r.out, HasSubstr("clicks enriched with their profiles -> as expected"));
-  EXPECT_THAT(r.out, HasSubstr("orders enriched with their customers -> as recomputed"));
-}
-
 TEST_F(CliTest, HelpPrintsUsageAndExits0) {
   const std::vector<std::vector<std::string>> cases = {
       {"--help"},
@@ -729,7 +700,6 @@ TEST_F(CliTest, HelpPrintsUsageAndExits0) {
       {"app", "--help"},
       {"app", "describe", "--help"},
       {"app", "reset", "--help"},
-      {"demo", "--help"},
   };
   for (const auto& args : cases) {
     auto r = run_brook(args);

@@ -231,7 +231,6 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullDataDirAndLosesNothing) {
   expect_at_least_expected(latest_out());
 }
 
-#ifdef BROOK_CLI_PATH
 // `brook produce` onto a data dir that fills up stops at the line it could not write, saying how
 // many records it sent before it and how many of them the topic took: the log holds exactly
 // that prefix of the lines.
@@ -267,7 +266,6 @@ TEST_F(FullDiskTest, ProduceStopsAtTheFirstLineItCouldNotWrite) {
   EXPECT_LE(written, sent);
   EXPECT_EQ(std::stoi(m[3]), written);
 }
-#endif
 
 }  // namespace
 }  // namespace brook::testing

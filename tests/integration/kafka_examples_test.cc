@@ -25,9 +25,9 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
-#include "cli/demo_joins.h"
-#include "cli/demo_readings.h"
-#include "cli/demo_trades.h"
+#include "demo_joins.h"
+#include "demo_readings.h"
+#include "demo_trades.h"
 #include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "kafka_cluster.h"
@@ -307,7 +307,7 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
                  {stock_stats::kOutputTopic, 4, compacted},
                  {stock_stats::kMovingAverageTopic, 4, compacted},
                  {top_gainers::kOutputTopic, 1, compacted}});
-  const auto trades = cli::generate_trades(42, 900);
+  const auto trades = demo::generate_trades(42, 900);
   std::vector<ProducerRecord> input;
   for (const auto& t : trades) {
     input.push_back({.topic = stock_stats::kInputTopic,
@@ -320,7 +320,7 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
   run_on_both("stock_stats", {"--exactly-once"});
   run_on_both("top_gainers", {"--exactly-once"});
 
-  const auto day_stats = cli::recompute_day_stats(trades);
+  const auto day_stats = demo::recompute_day_stats(trades);
   const auto [stats_embedded, stats_kafka] = outputs(stock_stats::kOutputTopic);
   const Table stats = table_of(stats_kafka);
   EXPECT_EQ(stats, table_of(stats_embedded));
@@ -329,7 +329,7 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
     EXPECT_EQ(nlohmann::json::parse(json).get<stock_stats::DayStats>(), day_stats.at(key)) << key;
   }
 
-  const auto averages = cli::recompute_moving_averages(trades);
+  const auto averages = demo::recompute_moving_averages(trades);
   const auto [averages_embedded, averages_kafka] = outputs(stock_stats::kMovingAverageTopic);
   const Table average_table = table_of(averages_kafka);
   EXPECT_EQ(average_table, table_of(averages_embedded));
@@ -344,7 +344,7 @@ TEST_F(KafkaExamplesTest, StockStatsAndTopGainersEndWithTheEmbeddedLogsTables) {
         << label;
   }
 
-  const auto top = cli::recompute_top_gainers(day_stats);
+  const auto top = demo::recompute_top_gainers(day_stats);
   const auto [top_embedded, top_kafka] = outputs(top_gainers::kOutputTopic);
   const Table gainers = table_of(top_kafka);
   EXPECT_EQ(gainers, table_of(top_embedded));
@@ -364,7 +364,7 @@ TEST_F(KafkaExamplesTest, IotLateEventsEndsWithTheEmbeddedLogsTables) {
   create_topics({{iot_late_events::kInputTopic, kPartitions},
                  {iot_late_events::kHourlyTopic, 4, compacted},
                  {iot_late_events::kFinalTopic, 4, compacted}});
-  const auto readings = cli::generate_readings(42, now_ms() / 60'000 * 60'000);
+  const auto readings = demo::generate_readings(42, now_ms() / 60'000 * 60'000);
   std::vector<ProducerRecord> input;
   for (const auto& r : readings) {
     input.push_back({.topic = iot_late_events::kInputTopic,
@@ -375,29 +375,29 @@ TEST_F(KafkaExamplesTest, IotLateEventsEndsWithTheEmbeddedLogsTables) {
   produce_to_both(input);
 
   const auto [embedded_out, kafka_out] = run_on_both("iot_late_events", {"--exactly-once"});
-  const std::string dropped = fmt::format("{} readings dropped", cli::kReplayedReadings);
+  const std::string dropped = fmt::format("{} readings dropped", demo::kReplayedReadings);
   EXPECT_THAT(embedded_out, ::testing::HasSubstr(dropped));
   EXPECT_THAT(kafka_out, ::testing::HasSubstr(dropped));
 
   const auto key_serde = iot_late_events::windowed_key_serde();
   // A table of windowed keys as (device, window start) -> HourlyStats.
   auto decoded = [&](const Table& table) {
-    std::map<cli::DeviceHour, iot_late_events::HourlyStats> out;
+    std::map<demo::DeviceHour, iot_late_events::HourlyStats> out;
     for (const auto& [key, json] : table) {
       auto windowed = key_serde->deserialize(key);
       EXPECT_TRUE(windowed) << windowed.error().to_string();
       if (!windowed) continue;
-      out.emplace(cli::DeviceHour{windowed->key, windowed->window.start.value()},
+      out.emplace(demo::DeviceHour{windowed->key, windowed->window.start.value()},
                   nlohmann::json::parse(json).get<iot_late_events::HourlyStats>());
     }
     return out;
   };
-  const auto hourly = cli::recompute_hourly(readings);
+  const auto hourly = demo::recompute_hourly(readings);
   const auto [hourly_embedded, hourly_kafka] = outputs(iot_late_events::kHourlyTopic);
   EXPECT_EQ(table_of(hourly_kafka), table_of(hourly_embedded));
   EXPECT_EQ(decoded(table_of(hourly_kafka)), hourly);
 
-  const auto closed = cli::closed_hours(readings, hourly, kPartitions);
+  const auto closed = demo::closed_hours(readings, hourly, kPartitions);
   const auto [final_embedded, final_kafka] = outputs(iot_late_events::kFinalTopic);
   EXPECT_EQ(table_of(final_kafka), table_of(final_embedded));
   EXPECT_EQ(decoded(table_of(final_kafka)), closed);
@@ -414,15 +414,15 @@ TEST_F(KafkaExamplesTest, ClickEnrichmentEnrichesClicksAsOnTheEmbeddedLogPhaseBy
                  {click_enrichment::kProfilesTopic, 4, {{"cleanup.policy", "compact"}}},
                  {click_enrichment::kOutputTopic, 4}});
   const std::int64_t start = now_ms() - 100'000;
-  for (int phase = 0; phase < cli::kClickPhases; ++phase) {
-    produce_to_both(cli::click_phase(phase, start));
+  for (int phase = 0; phase < demo::kClickPhases; ++phase) {
+    produce_to_both(demo::click_phase(phase, start));
     run_on_both("click_enrichment", {"--exactly-once"});
   }
 
   const auto [embedded, kafka] = outputs(click_enrichment::kOutputTopic);
   EXPECT_EQ(kafka, embedded);
   const JsonSerde<click_enrichment::EnrichedClick> serde;
-  cli::EnrichedClicks clicks;  // by page
+  demo::EnrichedClicks clicks;  // by page
   for (const auto& [partition, list] : kafka) {
     for (const auto& r : list) {
       auto click = serde.deserialize(r.value.value_or(""));
@@ -431,7 +431,7 @@ TEST_F(KafkaExamplesTest, ClickEnrichmentEnrichesClicksAsOnTheEmbeddedLogPhaseBy
           << click->page << " twice";
     }
   }
-  EXPECT_EQ(clicks, cli::expected_enriched_clicks());
+  EXPECT_EQ(clicks, demo::expected_enriched_clicks());
 }
 
 // orders_customers (a foreign-key join of tables on topics of 4 and 3 partitions, exactly-once
@@ -442,7 +442,7 @@ TEST_F(KafkaExamplesTest, OrdersCustomersEndsWithTheEmbeddedLogsTable) {
   create_topics({{orders_customers::kOrdersTopic, 4, compacted},
                  {orders_customers::kCustomersTopic, 3, compacted},
                  {orders_customers::kOutputTopic, 4, compacted}});
-  produce_to_both(cli::orders_and_customers(now_ms() - 10'000));
+  produce_to_both(demo::orders_and_customers(now_ms() - 10'000));
 
   run_on_both("orders_customers", {"--exactly-once"});
 
@@ -456,7 +456,7 @@ TEST_F(KafkaExamplesTest, OrdersCustomersEndsWithTheEmbeddedLogsTable) {
     ASSERT_TRUE(order) << order.error().to_string();
     orders.emplace(id, *order);
   }
-  EXPECT_EQ(orders, cli::expected_enriched_orders());
+  EXPECT_EQ(orders, demo::expected_enriched_orders());
 }
 
 // search_clicks (a windowed stream-stream join, then a count per query, exactly-once on Kafka)
@@ -466,8 +466,8 @@ TEST_F(KafkaExamplesTest, SearchClicksEndsWithTheEmbeddedLogsTable) {
   create_topics({{search_clicks::kSearchTopic, 4},
                  {search_clicks::kClickTopic, 4},
                  {search_clicks::kOutputTopic, 4, {{"cleanup.policy", "compact"}}}});
-  const auto data = cli::generate_search_clicks(42);
-  produce_to_both(cli::search_click_records(data));
+  const auto data = demo::generate_search_clicks(42);
+  produce_to_both(demo::search_click_records(data));
 
   run_on_both("search_clicks", {"--exactly-once"});
 

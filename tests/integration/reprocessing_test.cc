@@ -108,9 +108,7 @@ class ReprocessingTest : public EmbeddedFixture {
 
   // `brook args... --data-dir <the test's dir>` with `input` on stdin.
   ProcessResult brook(std::vector<std::string> args, const std::string& input = "") {
-#ifdef BROOK_CLI_PATH
     args.insert(args.begin(), BROOK_CLI_PATH);
-#endif
     args.insert(args.end(), {"--data-dir", dir_.string()});
     return run_process(args, input, io_.path());
   }

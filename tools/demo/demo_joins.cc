@@ -1,4 +1,4 @@
-#include "cli/demo_joins.h"
+#include "demo_joins.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <string_view>
 
-namespace brook::cli {
+namespace brook::demo {
 namespace {
 
 constexpr int kClickUsers = 40;
@@ -159,4 +159,4 @@ std::vector<ProducerRecord> search_click_records(const SearchClickData& data) {
   return records;
 }
 
-}  // namespace brook::cli
+}  // namespace brook::demo

@@ -1,4 +1,4 @@
-// The stock trades `brook demo` feeds to the examples stock_stats and top_gainers, and the
+// The stock trades `brook-demo` feeds to the examples stock_stats and top_gainers, and the
 // results those must end with, recomputed straight from the trades: the demo compares them
 // with what the applications wrote.
 #pragma once
@@ -11,7 +11,7 @@
 #include "stock_stats.h"
 #include "top_gainers.h"
 
-namespace brook::cli {
+namespace brook::demo {
 
 inline constexpr int kDemoDays = 3;
 
@@ -36,4 +36,4 @@ std::map<std::string, stock_stats::PriceAverage> recompute_moving_averages(
 std::map<std::string, std::vector<top_gainers::Gain>> recompute_top_gainers(
     const std::map<std::string, stock_stats::DayStats>& day_stats);
 
-}  // namespace brook::cli
+}  // namespace brook::demo

@@ -1,4 +1,4 @@
-// The sensor readings `brook demo` feeds to the example iot_late_events, and the results it
+// The sensor readings `brook-demo` feeds to the example iot_late_events, and the results it
 // must end with, recomputed straight from the readings: the demo compares them with what the
 // application wrote.
 #pragma once
@@ -11,7 +11,7 @@
 
 #include "iot_late_events.h"
 
-namespace brook::cli {
+namespace brook::demo {
 
 // The device that goes offline for 2 hours and then sends what it buffered, and the one that
 // replays readings three weeks old.
@@ -53,4 +53,4 @@ std::map<DeviceHour, iot_late_events::HourlyStats> closed_hours(
     const std::vector<DemoReading>& readings,
     const std::map<DeviceHour, iot_late_events::HourlyStats>& hourly, int partitions);
 
-}  // namespace brook::cli
+}  // namespace brook::demo

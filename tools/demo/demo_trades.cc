@@ -1,10 +1,10 @@
-#include "cli/demo_trades.h"
+#include "demo_trades.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-namespace brook::cli {
+namespace brook::demo {
 namespace {
 
 using stock_stats::DayStats;
@@ -108,4 +108,4 @@ std::map<std::string, std::vector<top_gainers::Gain>> recompute_top_gainers(
   return out;
 }
 
-}  // namespace brook::cli
+}  // namespace brook::demo

@@ -1,4 +1,4 @@
-// The inputs `brook demo` feeds to the join examples click_enrichment, orders_customers and
+// The inputs `brook-demo` feeds to the join examples click_enrichment, orders_customers and
 // search_clicks, as the records to write, and the results each must end with, computed
 // straight from those inputs. The Kafka example tests write the same records and check the
 // same results.
@@ -16,7 +16,7 @@
 #include "orders_customers.h"
 #include "search_clicks.h"
 
-namespace brook::cli {
+namespace brook::demo {
 
 // click_enrichment's profiles and clicks come in kClickPhases phases, written one after the
 // other with a run of the application after each (a stream-table join sees a table update
@@ -59,4 +59,4 @@ SearchClickData generate_search_clicks(std::uint32_t seed);
 // The searches and then the clicks of `data`, as JSON keyed by user, each topic in time order.
 std::vector<ProducerRecord> search_click_records(const SearchClickData& data);
 
-}  // namespace brook::cli
+}  // namespace brook::demo

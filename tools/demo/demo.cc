@@ -1,4 +1,4 @@
-#include "cli/demo.h"
+#include "demo.h"
 
 #include <fmt/format.h>
 
@@ -17,10 +17,10 @@
 
 #include "app_runner.h"
 #include "backend/embedded/embedded_log.h"
-#include "cli/demo_joins.h"
-#include "cli/demo_readings.h"
-#include "cli/demo_trades.h"
 #include "click_enrichment.h"
+#include "demo_joins.h"
+#include "demo_readings.h"
+#include "demo_trades.h"
 #include "iot_late_events.h"
 #include "json_to_avro.h"
 #include "log_router.h"
@@ -29,7 +29,7 @@
 #include "stock_stats.h"
 #include "top_gainers.h"
 
-namespace brook::cli {
+namespace brook::demo {
 namespace {
 
 using internal::EmbeddedLog;
@@ -651,14 +651,26 @@ bool check_search_results(EmbeddedLog& log, const SearchClickData& data, std::in
   return same && dropped == 0 && !expected.empty();
 }
 
+constexpr std::string_view kUsage = R"(usage: brook-demo [--data-dir DIR]
+
+Runs the main demo on the embedded log in DIR (default ./brook-demo-data): creates topics,
+writes synthetic application logs and stock trades, runs each example as a Streams application
+until it has processed everything, prints what each produced and checks it. Exits 1 if a
+result is incomplete or differs from its recomputation.
+)";
+
 int run_demo(int argc, char** argv) {
   std::filesystem::path dir = "brook-demo-data";
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--data-dir" && i + 1 < argc) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+    if (arg == "--data-dir" && i + 1 < argc) {
       dir = argv[++i];
     } else {
-      fmt::print(stderr, "brook demo: unknown argument '{}'\nusage: brook demo [--data-dir DIR]\n",
-                 argv[i]);
+      fmt::print(stderr, "brook-demo: unknown argument '{}'\n{}", arg, kUsage);
       return 2;
     }
   }
@@ -790,4 +802,4 @@ int run_demo(int argc, char** argv) {
   return complete && stocks_ok && iot_ok && clicks_ok && orders_ok && search_ok ? 0 : 1;
 }
 
-}  // namespace brook::cli
+}  // namespace brook::demo

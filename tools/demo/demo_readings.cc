@@ -1,4 +1,4 @@
-#include "cli/demo_readings.h"
+#include "demo_readings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "backend/log_backend.h"
 
-namespace brook::cli {
+namespace brook::demo {
 namespace {
 
 using iot_late_events::HourlyStats;
@@ -102,4 +102,4 @@ std::map<DeviceHour, HourlyStats> closed_hours(const std::vector<DemoReading>& r
   return out;
 }
 
-}  // namespace brook::cli
+}  // namespace brook::demo

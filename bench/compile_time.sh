@@ -8,8 +8,9 @@
 #   compiled as a user's Release build compiles it (g++ -std=c++23 -O3 -DNDEBUG), 3 times each
 #   against this tree's headers and BASE_REVISION's; the median wall-clock seconds and the ratio.
 # - The lines `#include <brook/brook.h>` preprocesses to, for both.
-# - With --demo: the demo's build from scratch (scripts/demo.sh's configuration: Release, no
-#   tests, no benchmarks; everything installed already), once for each tree, wall-clock.
+# - With --demo: the demo's build from scratch as each tree's scripts/demo.sh builds it
+#   (Release, no tests, no benchmarks; only the demo's target where that script builds only it;
+#   everything installed already), once for each tree, wall-clock.
 # BASE_REVISION defaults to HEAD (the last commit: the figures then show what the work tree
 # changes). Needs nothing beyond what scripts/test.sh installs.
 set -euo pipefail
@@ -50,9 +51,11 @@ demo_seconds() {
   local build="$WORK/demo-build-$2"
   cmake -S "$1" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBROOK_BUILD_TESTS=OFF \
     -DBROOK_BUILD_BENCH=OFF >/dev/null
+  local target=()
+  if grep -q -- "--target brook_demo" "$1/scripts/demo.sh"; then target=(--target brook_demo); fi
   local start end
   start=$(date +%s.%N)
-  cmake --build "$build" -j "$JOBS" >/dev/null
+  cmake --build "$build" -j "$JOBS" "${target[@]}" >/dev/null
   end=$(date +%s.%N)
   rm -rf "$build"
   awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }'

@@ -11,9 +11,9 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "integration/child_process.h"
-#include "topic_reader.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
+#include "topic_reader.h"
 
 namespace brook {
 namespace {

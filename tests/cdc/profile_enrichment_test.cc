@@ -15,10 +15,10 @@
 #include "backend/embedded/embedded_log.h"
 #include "backend/kafka/kafka_backend.h"
 #include "brook/streams.h"
-#include "topic_reader.h"
 #include "kafka_cluster.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
+#include "topic_reader.h"
 
 namespace profile_enrichment {
 namespace {

@@ -22,6 +22,25 @@ constexpr std::int64_t kUnknownPartitionTime = -1;  // Kafka Streams' RecordQueu
 
 }  // namespace
 
+const char* to_string(TaskState state) {
+  switch (state) {
+    case TaskState::kCreated: return "CREATED";
+    case TaskState::kRestoring: return "RESTORING";
+    case TaskState::kRunning: return "RUNNING";
+    case TaskState::kClosed: return "CLOSED";
+  }
+  return "UNKNOWN";
+}
+
+bool is_legal_transition(TaskState from, TaskState to) {
+  using enum TaskState;
+  static constexpr std::pair<TaskState, TaskState> kLegal[] = {
+      {kCreated, kRestoring}, {kRestoring, kRunning}, {kCreated, kClosed},
+      {kRestoring, kClosed},  {kRunning, kClosed},
+  };
+  return std::find(std::begin(kLegal), std::end(kLegal), std::pair{from, to}) != std::end(kLegal);
+}
+
 std::string encode_partition_time(Timestamp partition_time) {
   const std::int64_t time =
       partition_time == Timestamp::min() ? kUnknownPartitionTime : partition_time.value();
@@ -61,6 +80,10 @@ StreamTask::StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, 
 StreamTask::~StreamTask() { close(); }
 
 Status StreamTask::init() {
+  if (state_ != TaskState::kCreated) {
+    return Status::failed_precondition(
+        fmt::format("task {}: init() of a {} task", id_.to_string(), to_string(state_)));
+  }
   if (auto s = validate(boundary_.errors()); !s.ok()) return s;
   auto opened = stores_.open(
       *topology_, config_.application_id,
@@ -84,8 +107,18 @@ Status StreamTask::init() {
   if (config_.input_wait) {  // the partitions to wait for, before any of their records
     for (const auto& tp : config_.input_wait->partitions) input(tp);
   }
-  initialised_ = true;
+  transition_to(TaskState::kRestoring);
   return {};
+}
+
+void StreamTask::restored() { transition_to(TaskState::kRunning); }
+
+void StreamTask::transition_to(TaskState next) {
+  if (!is_legal_transition(state_, next)) {
+    throw std::logic_error(fmt::format("task {}: no transition from {} to {}", id_.to_string(),
+                                       to_string(state_), to_string(next)));
+  }
+  state_ = next;
 }
 
 StreamTask::Input& StreamTask::input(const TopicPartition& partition) {
@@ -308,10 +341,11 @@ void StreamTask::drop_record(std::string_view node, std::string_view reason) {
 }
 
 void StreamTask::close() {
-  if (closed_) return;
-  closed_ = true;
+  if (state_ == TaskState::kClosed) return;
+  const bool initialised = state_ != TaskState::kCreated;
+  transition_to(TaskState::kClosed);
   for (auto& node : graph_.nodes) {  // empty unless init() instantiated them
-    if (!initialised_) break;
+    if (!initialised) break;
     try {
       node->close();
     } catch (const std::exception& e) {

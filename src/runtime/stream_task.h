@@ -70,15 +70,27 @@ std::string encode_partition_time(Timestamp partition_time);
 // metadata in another format.
 Result<std::optional<Timestamp>> decode_partition_time(std::string_view metadata);
 
+// A task's life, as Kafka Streams' Task.State: init() takes a CREATED task to RESTORING (its
+// stores open and its nodes initialised; stores with a changelog may still be restoring);
+// restored() takes it to RUNNING once they are; close() takes any state to CLOSED. The legal
+// transitions are the table in stream_task.cc; another is a bug, thrown as std::logic_error.
+enum class TaskState { kCreated, kRestoring, kRunning, kClosed };
+const char* to_string(TaskState state);
+bool is_legal_transition(TaskState from, TaskState to);
+
 class StreamTask final : public TaskContext {
  public:
   StreamTask(TaskId id, std::shared_ptr<const TopologyData> topology, TaskConfig config,
              RecordCollector& collector, Metrics& metrics);
   ~StreamTask() override;
 
-  // Opens the stores, then creates and initialises the nodes. Must succeed before anything
-  // else is called. Stores with a changelog still have to be restored (see stores()).
+  // Opens the stores, then creates and initialises the nodes: CREATED -> RESTORING. Must
+  // succeed before anything else is called. Stores with a changelog still have to be restored
+  // (see stores()); restored() says they are.
   Status init();
+  // RESTORING -> RUNNING: its stores are restored (or had nothing to restore).
+  void restored();
+  TaskState state() const { return state_; }
   // Buffers records of one of this task's source partitions. Their bytes stay in the batch
   // until its last record is processed; the source node deserialises from them.
   void add_batch(RecordBatch batch);
@@ -111,7 +123,8 @@ class StreamTask final : public TaskContext {
   // Commits the stores after the output and changelog writes committed.
   Status commit_state(const std::function<Result<Offset>(const TopicPartition&)>& changelog_end);
   const TaskStores& stores() const { return stores_; }
-  // Closes every node, then the stores (writes since commit_state() are lost). Idempotent.
+  // Closes every node, then the stores (writes since commit_state() are lost): -> CLOSED.
+  // Idempotent.
   void close();
 
   // TaskContext
@@ -188,6 +201,7 @@ class StreamTask final : public TaskContext {
   // Runs `record`, the next record of `in`, through the sub-topology; a non-ok Status means:
   // stop the task (a handler said kFail, or a store failed).
   Status process(Input& in, const SourceRecord& record);
+  void transition_to(TaskState next);
   Inputs inputs_;
   std::size_t buffered_ = 0;
   std::vector<Schedule> schedules_;
@@ -198,8 +212,7 @@ class StreamTask final : public TaskContext {
   // clock has already advanced stream time since.
   Timestamp idle_since_ = Timestamp::min();
   Timestamp idle_advanced_to_ = Timestamp::min();
-  bool initialised_ = false;
-  bool closed_ = false;
+  TaskState state_ = TaskState::kCreated;
 
   Metrics::Counter& enforced_processing_;  // records processed while an input was empty
 };

@@ -287,6 +287,40 @@ TEST(StreamTask, PartitionTimeIsKeptPerInputPartition) {
   EXPECT_EQ(task.stream_time(), Timestamp(100));
 }
 
+TEST(StreamTask, GoesThroughItsStatesAndRefusesAnIllegalTransition) {
+  Collected collected;
+  Metrics metrics;
+  StreamTask task(TaskId{0, 3}, value_time_topology(),
+                  TaskConfig{.application_id = "app", .clock = [] { return Timestamp(0); }},
+                  collected, metrics);
+  EXPECT_EQ(task.state(), TaskState::kCreated);
+  ASSERT_TRUE(task.init().ok());
+  EXPECT_EQ(task.state(), TaskState::kRestoring);
+  EXPECT_EQ(task.init().code(), StatusCode::kFailedPrecondition);
+  task.restored();
+  EXPECT_EQ(task.state(), TaskState::kRunning);
+  EXPECT_THROW(task.restored(), std::logic_error);
+  EXPECT_EQ(task.state(), TaskState::kRunning);
+  task.close();
+  EXPECT_EQ(task.state(), TaskState::kClosed);
+  task.close();  // idempotent
+  EXPECT_EQ(task.init().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(TaskState, TheLegalTransitionsAreKafkaStreamsWithoutSuspension) {
+  using enum TaskState;
+  const TaskState all[] = {kCreated, kRestoring, kRunning, kClosed};
+  std::vector<std::string> legal;
+  for (TaskState from : all) {
+    for (TaskState to : all) {
+      if (is_legal_transition(from, to))
+        legal.push_back(std::string(to_string(from)) + "->" + to_string(to));
+    }
+  }
+  EXPECT_THAT(legal, ElementsAre("CREATED->RESTORING", "CREATED->CLOSED", "RESTORING->RUNNING",
+                                 "RESTORING->CLOSED", "RUNNING->CLOSED"));
+}
+
 TEST(PartitionTimeMetadata, IsWhatKafkaStreamsCommits) {
   // TopicPartitionMetadata: base64 of version 2 and the big-endian partition time.
   EXPECT_EQ(encode_partition_time(Timestamp(1000)), "AgAAAAAAAAPo");

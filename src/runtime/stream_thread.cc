@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
+
 #include "core/log.h"
 
 namespace brook::internal {
@@ -111,7 +116,32 @@ Status StreamThread::join() {
   return result_;
 }
 
+const char* StreamThread::to_string(Phase phase) {
+  switch (phase) {
+    case Phase::kStarting: return "STARTING";
+    case Phase::kRebalancing: return "REBALANCING";
+    case Phase::kRunning: return "RUNNING";
+    case Phase::kStopped: return "STOPPED";
+  }
+  return "UNKNOWN";
+}
+
+bool StreamThread::is_legal_change(Phase from, Phase to) {
+  using enum Phase;
+  static constexpr std::pair<Phase, Phase> kLegal[] = {
+      {kStarting, kRebalancing}, {kStarting, kStopped},    {kRebalancing, kRunning},
+      {kRebalancing, kStopped},  {kRunning, kRebalancing}, {kRunning, kStopped},
+  };
+  return std::find(std::begin(kLegal), std::end(kLegal), std::pair{from, to}) != std::end(kLegal);
+}
+
 void StreamThread::set_phase(Phase phase) {
+  if (phase_ == phase) return;
+  if (phase_ && !is_legal_change(*phase_, phase)) {
+    throw std::logic_error(fmt::format("stream thread {}: no change of phase from {} to {}", index_,
+                                       to_string(*phase_), to_string(phase)));
+  }
+  phase_ = phase;
   on_phase_(index_, phase, phase == Phase::kStopped ? result_ : Status());
 }
 
@@ -181,7 +211,7 @@ Status StreamThread::step() {
     if (auto s = producer_->dispatch(); !s.ok()) return s;
   }
   for (auto& [id, task] : tasks_) {
-    if (restoring_.contains(id)) continue;
+    if (task->state() != TaskState::kRunning) continue;
     const Stopwatch punctuating;
     auto fired = task->punctuate_wall_clock();
     if (!fired) return fired.error();
@@ -198,7 +228,7 @@ Status StreamThread::restore() {
   auto ready = restorer_->restore(config_.poll);
   if (!ready) return ready.error();
   for (TaskId id : *ready) {
-    restoring_.erase(id);
+    tasks_.at(id)->restored();
     if (auto s = consumer_->resume(inputs_of(id)); !s.ok()) return s;
   }
   if (!restorer_->busy()) set_phase(Phase::kRunning);
@@ -213,7 +243,7 @@ Status StreamThread::process_buffered() {
   while (more && fatal_.ok()) {
     more = false;
     for (auto& [id, task] : tasks_) {
-      if (restoring_.contains(id)) continue;
+      if (task->state() != TaskState::kRunning) continue;
       std::size_t processed = 0;
       for (; processed < config_.max_poll_records; ++processed) {
         auto one = task->process_one();
@@ -232,7 +262,7 @@ Status StreamThread::limit_buffers() {
   std::vector<TopicPartition> pause;
   std::vector<TopicPartition> resume;
   for (const auto& [id, task] : tasks_) {
-    if (restoring_.contains(id)) continue;
+    if (task->state() != TaskState::kRunning) continue;
     for (const auto& [tp, count] : task->buffered_per_input()) {
       const bool full = count >= config_.buffered_records_per_partition;
       if (full == full_.contains(tp)) continue;
@@ -255,7 +285,7 @@ Status StreamThread::limit_buffers() {
 Status StreamThread::commit() {
   const Stopwatch committing;
   for (auto& [id, task] : tasks_) {
-    if (restoring_.contains(id)) continue;
+    if (task->state() != TaskState::kRunning) continue;
     if (auto s = task->flush_state(); !s.ok()) return s;
   }
   if (!fatal_.ok()) return fatal_;
@@ -278,7 +308,7 @@ Status StreamThread::commit() {
     return backend_.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark});
   };
   for (auto& [id, task] : tasks_) {
-    if (restoring_.contains(id)) continue;
+    if (task->state() != TaskState::kRunning) continue;
     if (auto s = task->commit_state(changelog_end); !s.ok()) return s;
   }
   if (config_.exactly_once) {
@@ -295,12 +325,13 @@ Status StreamThread::commit() {
 std::map<TopicPartition, Offset> StreamThread::offsets_to_commit() {
   std::map<TopicPartition, Offset> offsets;
   for (const auto& [id, task] : tasks_) {
-    if (restoring_.contains(id)) continue;
+    if (task->state() != TaskState::kRunning) continue;
     for (const auto& [partition, next] : task->consumed()) offsets[partition] = next;
   }
   for (const auto& tp : consumer_->assignment()) {
     auto task = tasks_.find({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
-    if (task == tasks_.end() || restoring_.contains(task->first) || task->second->buffered() > 0) {
+    if (task == tasks_.end() || task->second->state() != TaskState::kRunning ||
+        task->second->buffered() > 0) {
       continue;
     }
     auto position = consumer_->position(tp);
@@ -354,12 +385,12 @@ std::optional<InputWait> StreamThread::input_wait(const std::vector<TopicPartiti
 }
 
 void StreamThread::close_tasks() {
-  for (TaskId id : restoring_) {
+  for (auto& [id, task] : tasks_) {
+    if (task->state() != TaskState::kRestoring) continue;
     if (auto s = restorer_->remove(id); !s.ok()) {
       log(LogLevel::kWarn, "stream thread {}: {}", index_, s.to_string());
     }
   }
-  restoring_.clear();
   for (auto& [id, task] : tasks_) task->close();
   tasks_.clear();
   full_.clear();
@@ -392,7 +423,7 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     if (it == tasks_.end()) continue;
     for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
     for (const auto& [partition, count] : it->second->buffered_per_input()) full_.erase(partition);
-    if (restoring_.erase(it->first) > 0) {
+    if (it->second->state() == TaskState::kRestoring) {
       if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
     }
     it->second->close();
@@ -454,7 +485,7 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
       fatal_ = restoring.error();
       return;
     }
-    if (*restoring) restoring_.insert(id);
+    if (!*restoring) task->restored();
     // A restoring task's input waits in the log; a partition paused for an earlier task of
     // the same number reads again.
     if (auto s = *restoring ? consumer_->pause(inputs) : consumer_->resume(inputs); !s.ok()) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -22,7 +23,12 @@ namespace brook::internal {
 
 class StreamThread final : public RebalanceListener, public RecordCollector {
  public:
+  // A thread starts, joins the group (rebalancing), runs its tasks once they are assigned and
+  // restored, rebalances again when the assignment changes, and stops. The legal changes are
+  // the table in stream_thread.cc; another is a bug, thrown as std::logic_error.
   enum class Phase { kStarting, kRebalancing, kRunning, kStopped };
+  static const char* to_string(Phase phase);
+  static bool is_legal_change(Phase from, Phase to);
   // Called from the thread whenever its phase changes; with kStopped, `error` is what stopped
   // the thread (ok after request_stop()).
   using PhaseListener = std::function<void(int index, Phase phase, const Status& error)>;
@@ -90,6 +96,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   Status commit();
   // Deletes the records of repartition topics before `offsets`, once they are committed.
   void purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets);
+  // Tells the listener of a change of phase; setting the current phase again changes nothing.
   void set_phase(Phase phase);
   void close_tasks();
   // Tells the store registry which tasks this thread runs now (the instance's metadata).
@@ -110,6 +117,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   StateConfig state_;
   std::shared_ptr<StateRestoreListener> restore_listener_;
   PhaseListener on_phase_;
+  std::optional<Phase> phase_;                     // none before run()
   std::shared_ptr<const GlobalGate> global_gate_;  // null: no global stores
   std::map<std::string, int, std::less<>> subtopology_of_topic_;
   std::set<std::string, std::less<>> repartition_topics_;
@@ -118,8 +126,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   std::unique_ptr<Producer> producer_;
   std::unique_ptr<StateRestorer> restorer_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
-  std::set<TaskId> restoring_;     // tasks whose stores are not restored yet: they wait
-  std::set<TopicPartition> full_;  // inputs paused by limit_buffers()
+  std::set<TopicPartition> full_;               // inputs paused by limit_buffers()
   std::map<TopicPartition, Offset> committed_;  // the last offsets committed
   std::chrono::steady_clock::time_point last_commit_;
   Status fatal_;  // set by callbacks; stops the loop

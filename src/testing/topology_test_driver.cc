@@ -144,6 +144,7 @@ TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfi
     auto task = std::make_unique<StreamTask>(TaskId{sub.id, 0}, impl_->topology,
                                              std::move(task_config), *impl_, impl_->metrics);
     Impl::check(task->init());
+    task->restored();  // its stores start empty: nothing to restore
     for (const auto& topic : sub.source_topics) impl_->task_of_topic.emplace(topic, task.get());
     impl_->tasks.push_back(std::move(task));
   }

@@ -42,10 +42,6 @@ StreamThread::StreamThread(int index, const StreamsConfig& config,
       state_(std::move(state)),
       restore_listener_(std::move(restore_listener)),
       on_phase_(std::move(on_phase)) {
-  for (const auto& sub : topology_->subtopologies) {
-    for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
-  }
-  for (const auto& topic : topology_->repartition_topics) repartition_topics_.insert(topic.name);
   state_.cache = std::make_shared<RecordCache>(config_.cache_max_bytes / config_.num_threads);
   state_.cache_lock = std::make_shared<std::recursive_mutex>();
   state_.thread_id = std::to_string(index);
@@ -61,10 +57,32 @@ Status StreamThread::start() {
   auto restore_consumer = backend_.make_consumer(
       {.client_id = client_id() + "-restore", .read_committed = true, .max_poll_records = 10'000});
   if (!restore_consumer) return restore_consumer.error();
-  restorer_ = std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
-                                              metrics_, restore_listener_);
+  auto restorer = std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
+                                                  metrics_, restore_listener_);
+  tasks_ = std::make_unique<TaskManager>(
+      index_, *topology_,
+      [this](TaskId id, std::vector<TopicPartition> inputs) { return make_task(id, inputs); },
+      std::move(restorer), state_.registry);
   thread_ = std::thread([this] { run(); });
   return {};
+}
+
+std::unique_ptr<StreamTask> StreamThread::make_task(TaskId id,
+                                                    const std::vector<TopicPartition>& inputs) {
+  return std::make_unique<StreamTask>(
+      id, topology_,
+      TaskConfig{.application_id = config_.application_id,
+                 .errors = config_.errors,
+                 .clock =
+                     [] {
+                       return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count());
+                     },
+                 .state = state_,
+                 .idle_advance = config_.stream_time_idle_advance,
+                 .input_wait = input_wait(inputs)},
+      *this, metrics_);
 }
 
 std::string StreamThread::client_id() const {
@@ -158,9 +176,7 @@ void StreamThread::run() {
 }
 
 Status StreamThread::subscribe() {
-  std::vector<std::string> topics;
-  for (const auto& [topic, sub] : subtopology_of_topic_) topics.push_back(topic);
-  if (auto s = consumer_->subscribe(topics, this); !s.ok()) return s;
+  if (auto s = consumer_->subscribe(tasks_->source_topics(), this); !s.ok()) return s;
   if (config_.exactly_once) {
     if (auto s = producer_->begin_transaction(); !s.ok()) return s;
   }
@@ -194,15 +210,11 @@ Status StreamThread::step() {
   if (auto s = restore(); !s.ok()) return s;
   const Stopwatch polling;
   auto batches =
-      consumer_->poll_batches(restorer_->busy() ? std::chrono::milliseconds(0) : config_.poll);
+      consumer_->poll_batches(tasks_->restoring() ? std::chrono::milliseconds(0) : config_.poll);
   polling.record(poll_sensor_);
   if (!fatal_.ok()) return fatal_;
   if (!batches) return batches.error();
-  for (auto& batch : *batches) {
-    const TopicPartition& tp = batch.partition;
-    tasks_.at({subtopology_of_topic_.at(tp.topic), tp.partition.value()})
-        ->add_batch(std::move(batch));
-  }
+  for (auto& batch : *batches) tasks_->task_of(batch.partition).add_batch(std::move(batch));
   if (auto s = process_buffered(); !s.ok()) return s;
   if (auto s = limit_buffers(); !s.ok()) return s;
   // At least once: output goes out as soon as it is produced, acknowledged by the commit
@@ -210,8 +222,7 @@ Status StreamThread::step() {
   if (!config_.exactly_once) {
     if (auto s = producer_->dispatch(); !s.ok()) return s;
   }
-  for (auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRunning) continue;
+  for (StreamTask* task : tasks_->running()) {
     const Stopwatch punctuating;
     auto fired = task->punctuate_wall_clock();
     if (!fired) return fired.error();
@@ -223,15 +234,10 @@ Status StreamThread::step() {
 }
 
 Status StreamThread::restore() {
-  if (!restorer_->busy()) return {};
+  if (!tasks_->restoring()) return {};
   // Restoring tasks wait; the others go on between steps of at most one poll interval.
-  auto ready = restorer_->restore(config_.poll);
-  if (!ready) return ready.error();
-  for (TaskId id : *ready) {
-    tasks_.at(id)->restored();
-    if (auto s = consumer_->resume(inputs_of(id)); !s.ok()) return s;
-  }
-  if (!restorer_->busy()) set_phase(Phase::kRunning);
+  if (auto s = tasks_->restore(config_.poll, *consumer_); !s.ok()) return s;
+  if (!tasks_->restoring()) set_phase(Phase::kRunning);
   return {};
 }
 
@@ -240,10 +246,10 @@ Status StreamThread::process_buffered() {
   const Stopwatch processing;
   std::int64_t records = 0;
   bool more = true;
+  const std::vector<StreamTask*> running = tasks_->running();
   while (more && fatal_.ok()) {
     more = false;
-    for (auto& [id, task] : tasks_) {
-      if (task->state() != TaskState::kRunning) continue;
+    for (StreamTask* task : running) {
       std::size_t processed = 0;
       for (; processed < config_.max_poll_records; ++processed) {
         auto one = task->process_one();
@@ -261,8 +267,7 @@ Status StreamThread::process_buffered() {
 Status StreamThread::limit_buffers() {
   std::vector<TopicPartition> pause;
   std::vector<TopicPartition> resume;
-  for (const auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRunning) continue;
+  for (StreamTask* task : tasks_->running()) {
     for (const auto& [tp, count] : task->buffered_per_input()) {
       const bool full = count >= config_.buffered_records_per_partition;
       if (full == full_.contains(tp)) continue;
@@ -284,8 +289,7 @@ Status StreamThread::limit_buffers() {
 
 Status StreamThread::commit() {
   const Stopwatch committing;
-  for (auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRunning) continue;
+  for (StreamTask* task : tasks_->running()) {
     if (auto s = task->flush_state(); !s.ok()) return s;
   }
   if (!fatal_.ok()) return fatal_;
@@ -307,8 +311,7 @@ Status StreamThread::commit() {
     // Past this thread's records just committed, whose markers may still be on their way.
     return backend_.admin().list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark});
   };
-  for (auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRunning) continue;
+  for (StreamTask* task : tasks_->running()) {
     if (auto s = task->commit_state(changelog_end); !s.ok()) return s;
   }
   if (config_.exactly_once) {
@@ -324,16 +327,12 @@ Status StreamThread::commit() {
 
 std::map<TopicPartition, Offset> StreamThread::offsets_to_commit() {
   std::map<TopicPartition, Offset> offsets;
-  for (const auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRunning) continue;
+  for (StreamTask* task : tasks_->running()) {
     for (const auto& [partition, next] : task->consumed()) offsets[partition] = next;
   }
   for (const auto& tp : consumer_->assignment()) {
-    auto task = tasks_.find({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
-    if (task == tasks_.end() || task->second->state() != TaskState::kRunning ||
-        task->second->buffered() > 0) {
-      continue;
-    }
+    const StreamTask* task = tasks_->running_task_of(tp);
+    if (task == nullptr || task->buffered() > 0) continue;
     auto position = consumer_->position(tp);
     if (!position) continue;
     auto [it, added] = offsets.emplace(tp, *position);
@@ -350,31 +349,19 @@ std::map<TopicPartition, OffsetAndMetadata> StreamThread::with_partition_times(
     const std::map<TopicPartition, Offset>& offsets) const {
   std::map<TopicPartition, OffsetAndMetadata> out;
   for (const auto& [tp, offset] : offsets) {
-    const auto& task = tasks_.at({subtopology_of_topic_.at(tp.topic), tp.partition.value()});
-    out.emplace(tp, OffsetAndMetadata{offset, task->commit_metadata(tp)});
+    out.emplace(tp, OffsetAndMetadata{offset, tasks_->task_of(tp).commit_metadata(tp)});
   }
   return out;
 }
 
 void StreamThread::purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets) {
   for (const auto& [tp, offset] : offsets) {
-    if (!repartition_topics_.contains(tp.topic)) continue;
+    if (!tasks_->is_repartition_topic(tp.topic)) continue;
     if (auto s = backend_.admin().delete_records_before(tp, offset); !s.ok()) {
       log(LogLevel::kWarn, "stream thread {}: cannot purge {} before {}: {}", index_,
           tp.to_string(), offset.value(), s.to_string());
     }
   }
-}
-
-std::vector<TopicPartition> StreamThread::inputs_of(TaskId task) const {
-  std::vector<TopicPartition> out;
-  for (auto& tp : consumer_->assignment()) {
-    if (tp.partition.value() == task.partition &&
-        subtopology_of_topic_.at(tp.topic) == task.subtopology) {
-      out.push_back(std::move(tp));
-    }
-  }
-  return out;
 }
 
 std::optional<InputWait> StreamThread::input_wait(const std::vector<TopicPartition>& inputs) const {
@@ -385,23 +372,8 @@ std::optional<InputWait> StreamThread::input_wait(const std::vector<TopicPartiti
 }
 
 void StreamThread::close_tasks() {
-  for (auto& [id, task] : tasks_) {
-    if (task->state() != TaskState::kRestoring) continue;
-    if (auto s = restorer_->remove(id); !s.ok()) {
-      log(LogLevel::kWarn, "stream thread {}: {}", index_, s.to_string());
-    }
-  }
-  for (auto& [id, task] : tasks_) task->close();
-  tasks_.clear();
+  tasks_->close_all();
   full_.clear();
-  report_tasks();
-}
-
-void StreamThread::report_tasks() {
-  if (state_.registry == nullptr) return;
-  std::set<TaskId> ids;
-  for (const auto& [id, task] : tasks_) ids.insert(id);
-  state_.registry->set_tasks(index_, std::move(ids));
 }
 
 void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& partitions) {
@@ -416,20 +388,15 @@ void StreamThread::on_partitions_revoked(const std::vector<TopicPartition>& part
     fatal_ = s;
     return;
   }
-  for (const auto& tp : partitions) {
-    auto sub = subtopology_of_topic_.find(tp.topic);
-    if (sub == subtopology_of_topic_.end()) continue;
-    auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
-    if (it == tasks_.end()) continue;
-    for (const auto& [partition, offset] : it->second->consumed()) committed_.erase(partition);
-    for (const auto& [partition, count] : it->second->buffered_per_input()) full_.erase(partition);
-    if (it->second->state() == TaskState::kRestoring) {
-      if (auto s = restorer_->remove(it->first); !s.ok()) fatal_ = s;
-    }
-    it->second->close();
-    tasks_.erase(it);
+  auto inputs = tasks_->close(partitions);
+  if (!inputs) {
+    fatal_ = inputs.error();
+    return;
   }
-  report_tasks();
+  for (const auto& input : *inputs) {
+    committed_.erase(input);
+    full_.erase(input);
+  }
 }
 
 Status StreamThread::drop_refused(const Status& refusal) {
@@ -449,54 +416,11 @@ void StreamThread::on_partitions_lost(const std::vector<TopicPartition>& partiti
 }
 
 void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& partitions) {
-  for (const auto& tp : partitions) {
-    const TaskId id{subtopology_of_topic_.at(tp.topic), tp.partition.value()};
-    if (tasks_.contains(id)) continue;
-    auto inputs = inputs_of(id);
-    auto task = std::make_unique<StreamTask>(
-        id, topology_,
-        TaskConfig{.application_id = config_.application_id,
-                   .errors = config_.errors,
-                   .clock =
-                       [] {
-                         return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                              std::chrono::system_clock::now().time_since_epoch())
-                                              .count());
-                       },
-                   .state = state_,
-                   .idle_advance = config_.stream_time_idle_advance,
-                   .input_wait = input_wait(inputs)},
-        *this, metrics_);
-    if (auto s = task->init(); !s.ok()) {
-      fatal_ = s;
-      return;
-    }
-    // As Kafka Streams: partition times come back from the commit metadata.
-    auto committed = consumer_->committed_with_metadata(inputs);
-    if (!committed) {
-      fatal_ = committed.error();
-      return;
-    }
-    for (const auto& [input, offset] : *committed) {
-      task->restore_partition_time(input, offset.metadata);
-    }
-    auto restoring = restorer_->add(*task);
-    if (!restoring) {
-      fatal_ = restoring.error();
-      return;
-    }
-    if (!*restoring) task->restored();
-    // A restoring task's input waits in the log; a partition paused for an earlier task of
-    // the same number reads again.
-    if (auto s = *restoring ? consumer_->pause(inputs) : consumer_->resume(inputs); !s.ok()) {
-      fatal_ = s;
-      return;
-    }
-    log(LogLevel::kDebug, "stream thread {}: task {} created", index_, id.to_string());
-    tasks_.emplace(id, std::move(task));
+  if (auto s = tasks_->create(partitions, *consumer_); !s.ok()) {
+    fatal_ = s;
+    return;
   }
-  report_tasks();
-  if (!restorer_->busy()) set_phase(Phase::kRunning);
+  if (!tasks_->restoring()) set_phase(Phase::kRunning);
 }
 
 void StreamThread::send(ProducerRecord&& record) {

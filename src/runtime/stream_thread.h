@@ -18,6 +18,7 @@
 #include "runtime/state_restorer.h"
 #include "runtime/stream_task.h"
 #include "runtime/streams_config.h"
+#include "runtime/task_manager.h"
 
 namespace brook::internal {
 
@@ -75,8 +76,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // production.exception.handler=log-and-continue: logs (rate-limited) and counts a record
   // the log refused; ok, so the producer drops it.
   Status drop_refused(const Status& refusal);
-  // The task's input partitions among those assigned.
-  std::vector<TopicPartition> inputs_of(TaskId task) const;
+  // A new task `id` reading `inputs`, for the task manager.
+  std::unique_ptr<StreamTask> make_task(TaskId id, const std::vector<TopicPartition>& inputs);
   // The next offset to read per input partition of the running tasks: after the last record
   // processed, and past transaction markers once everything read has been processed.
   std::map<TopicPartition, Offset> offsets_to_commit();
@@ -98,9 +99,8 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   void purge_repartition_topics(const std::map<TopicPartition, Offset>& offsets);
   // Tells the listener of a change of phase; setting the current phase again changes nothing.
   void set_phase(Phase phase);
+  // Closes every task, dirty, and forgets which inputs were paused as full.
   void close_tasks();
-  // Tells the store registry which tasks this thread runs now (the instance's metadata).
-  void report_tasks();
 
   int index_;
   const StreamsConfig& config_;
@@ -119,13 +119,10 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   PhaseListener on_phase_;
   std::optional<Phase> phase_;                     // none before run()
   std::shared_ptr<const GlobalGate> global_gate_;  // null: no global stores
-  std::map<std::string, int, std::less<>> subtopology_of_topic_;
-  std::set<std::string, std::less<>> repartition_topics_;
 
   std::unique_ptr<Consumer> consumer_;
   std::unique_ptr<Producer> producer_;
-  std::unique_ptr<StateRestorer> restorer_;
-  std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
+  std::unique_ptr<TaskManager> tasks_;          // made by start()
   std::set<TopicPartition> full_;               // inputs paused by limit_buffers()
   std::map<TopicPartition, Offset> committed_;  // the last offsets committed
   std::chrono::steady_clock::time_point last_commit_;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/log.h"
+#include "runtime/state_restorer.h"
 
 namespace brook::internal {
 

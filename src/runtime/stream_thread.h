@@ -15,7 +15,6 @@
 
 #include "backend/log_backend.h"
 #include "runtime/global_stream_thread.h"
-#include "runtime/state_restorer.h"
 #include "runtime/stream_task.h"
 #include "runtime/streams_config.h"
 #include "runtime/task_manager.h"

@@ -75,6 +75,16 @@ class PostgresSourceTest : public testing::PostgresFixture {
     exec("INSERT INTO t VALUES (1)");
     changes("pg.public.t", 1);
   }
+  // Waits until the source has confirmed the server's WAL up to `lsn`, all written; fails the
+  // test if it stops with an error or takes longer than `limit`.
+  void wait_for_source_past(const std::string& lsn, std::chrono::minutes limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!slot_streams_past(database(), lsn)) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
+      ASSERT_TRUE(source_status_.ok()) << source_status_.to_string();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
+    }
+  }
   // Stops the source and returns what it ended with.
   Status stop_source() {
     if (source_.joinable()) {
@@ -302,13 +312,8 @@ TEST_F(PostgresSourceTest, ALargeTransactionIsWrittenWholeInBoundedLogTransactio
   start_source();
   changes("pg.public.t", 1);  // streaming
   exec(fmt::format("INSERT INTO t SELECT g, g FROM generate_series(1, {}) g", rows));
-  const std::string end = *exec("SELECT pg_current_wal_insert_lsn()")[0][0];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  while (!slot_streams_past(database(), end)) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
-    ASSERT_TRUE(source_status_.ok()) << source_status_.to_string();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // polls the server
-  }
+  wait_for_source_past(*exec("SELECT pg_current_wal_insert_lsn()")[0][0], std::chrono::minutes(5));
+  if (HasFatalFailure()) return;
   ASSERT_TRUE(stop_source().ok()) << source_status_.to_string();
   // Every row once: the snapshot's and the transaction's (counted by offsets, not read).
   auto end_offset = log_->admin().list_offset({"pg.public.t", Partition(0)},
@@ -340,13 +345,9 @@ TEST_F(PostgresSourceTest, ATransactionEndingWithAFullBatchIsRecordedComplete) {
   for (int round = 0; round < 5; ++round) {
     exec(fmt::format("INSERT INTO t SELECT g, g FROM generate_series({}, {}) g", 10 * round + 1,
                      10 * round + 10));
-    const std::string end = *exec("SELECT pg_current_wal_insert_lsn()")[0][0];
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    while (!slot_streams_past(database(), end)) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the source did not catch up";
-      ASSERT_TRUE(source_status_.ok()) << source_status_.to_string();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // polls the server
-    }
+    wait_for_source_past(*exec("SELECT pg_current_wal_insert_lsn()")[0][0],
+                         std::chrono::minutes(1));
+    if (HasFatalFailure()) return;
     auto position = internal::read_position(*log_, "pg.cdc-offsets", database());
     ASSERT_TRUE(position && *position) << (position ? "none" : position.error().to_string());
     EXPECT_TRUE((*position)->complete) << "round " << round;

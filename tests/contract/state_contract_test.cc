@@ -10,28 +10,13 @@
 #include "brook/serde.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
+#include "word_counts.h"
 
 namespace brook::testing {
 namespace {
 
 using ::testing::HasSubstr;
 using Counts = std::map<std::string, std::int64_t>;
-
-constexpr int kKeys = 50;
-
-// "k<i % kKeys>" -> "v<i>", for i in [from, to).
-KeyValues words(int from, int to) {
-  KeyValues out;
-  for (int i = from; i < to; ++i)
-    out.emplace_back("k" + std::to_string(i % kKeys), "v" + std::to_string(i));
-  return out;
-}
-
-Counts expected_counts(int records) {
-  Counts out;
-  for (const auto& [key, value] : words(0, records)) ++out[key];
-  return out;
-}
 
 // Each test has its own topics ("in" and "out", 4 partitions each) and application id.
 class StateContractTest : public BackendTest {
@@ -92,7 +77,7 @@ TEST_P(StateContractTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
   produce(in_, words(0, 2000));
   EXPECT_EQ(run(count_topology(StoreType::kInMemory)), 0);
   const auto logged = read_all(changelog()).size();
-  EXPECT_GE(logged, static_cast<std::size_t>(kKeys));
+  EXPECT_GE(logged, static_cast<std::size_t>(kWordKeys));
 
   produce(in_, words(2000, 3000));
   EXPECT_EQ(run(count_topology(StoreType::kInMemory)), static_cast<std::int64_t>(logged));

@@ -12,6 +12,7 @@
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
 #include "embedded_fixture.h"
+#include "word_counts.h"
 
 namespace brook::testing {
 namespace {
@@ -19,23 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 using Counts = std::map<std::string, std::int64_t>;
 
-constexpr int kKeys = 50;
-
 std::int64_t decode_int64(const std::string& bytes) { return *Int64Serde().deserialize(bytes); }
-
-// "k<i % kKeys>" -> "v<i>", for i in [from, to).
-std::vector<std::pair<std::string, std::string>> words(int from, int to) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (int i = from; i < to; ++i)
-    out.emplace_back("k" + std::to_string(i % kKeys), "v" + std::to_string(i));
-  return out;
-}
-
-Counts expected_counts(int records) {
-  Counts out;
-  for (const auto& [key, value] : words(0, records)) ++out[key];
-  return out;
-}
 
 Topology count_topology(StoreType type, bool caching = true) {
   StreamsBuilder builder;
@@ -84,10 +69,10 @@ TEST_F(StateTest, AfterMaintenanceTheChangelogHoldsOneRecordPerKeyAndRestoresThe
                                                   .count()))
                     .ok());
   });
-  EXPECT_EQ(read_all("counter-counts-changelog").size(), static_cast<std::size_t>(kKeys));
+  EXPECT_EQ(read_all("counter-counts-changelog").size(), static_cast<std::size_t>(kWordKeys));
   // A fresh in-memory store restores those records only, and counts on from the same counts.
   produce("in", words(kRecords, kRecords + 1000));
-  EXPECT_EQ(run(count_topology(StoreType::kInMemory, false)), kKeys);
+  EXPECT_EQ(run(count_topology(StoreType::kInMemory, false)), kWordKeys);
   EXPECT_EQ(latest_out(), expected_counts(kRecords + 1000));
 }
 
@@ -104,7 +89,7 @@ TEST_F(StateTest, CleanupDeletesTheLocalStateSoTheNextStartRestoresEverything) {
   ASSERT_TRUE(app.start().ok());
   ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
             "OK");
-  EXPECT_GE(restored->total, kKeys);  // every store from its changelog
+  EXPECT_GE(restored->total, kWordKeys);  // every store from its changelog
   auto counts = app.store<std::string, std::int64_t>("counts");
   ASSERT_TRUE(counts) << counts.error().to_string();
   EXPECT_EQ(counts->get("k7").value(), expected_counts(1000).at("k7"));
@@ -217,7 +202,7 @@ TEST_F(StateTest, AQueryBeforeTheTasksExistSaysTheApplicationIsRebalancing) {
   wait_until_idle(app);
   auto all = counts->all();
   ASSERT_TRUE(all) << all.error().to_string();
-  EXPECT_EQ(all->size(), static_cast<std::size_t>(kKeys));
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(kWordKeys));
   ASSERT_TRUE(app.close().ok());
 }
 
@@ -244,7 +229,7 @@ TEST_F(StateTest, MultiPhaseTopologyGivesTheSameTableAsTheTestDriver) {
   run(multi_phase());
   TopologyTestDriver driver(multi_phase());
   auto in = driver.create_input_topic<std::string, std::string>("in");
-  for (const auto& [k, v] : input) in.pipe_input(k, v);
+  for (const auto& [k, v] : input) in.pipe_input(k, *v);
   Counts from_driver;
   for (auto& kv : driver.create_output_topic<std::string, std::optional<std::int64_t>>("out")
                       .read_key_values_to_list()) {

@@ -6,26 +6,18 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base64.h"
+#include "core/utf8.h"
 
 namespace brook::cli {
 namespace {
 
 using Json = nlohmann::json;
 
-bool is_utf8(const std::string& bytes) {
-  try {
-    (void)Json(bytes).dump();
-    return true;
-  } catch (const Json::type_error&) {
-    return false;
-  }
-}
-
 // Sets `out[name]` to the bytes as text, or `out[name + "_base64"]` when they are not UTF-8.
 void put_bytes(Json& out, const std::string& name, const std::optional<std::string>& bytes) {
   if (!bytes) {
     out[name] = nullptr;
-  } else if (is_utf8(*bytes)) {
+  } else if (internal::is_utf8(*bytes)) {
     out[name] = *bytes;
   } else {
     out[name + "_base64"] = internal::base64_encode(*bytes);

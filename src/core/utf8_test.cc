@@ -28,6 +28,8 @@ TEST(Utf8Test, FirstNonUtf8FindsTheOffset) {
   EXPECT_EQ(first_non_utf8(""), std::string_view::npos);
   EXPECT_EQ(first_non_utf8("ab\xff"), 2u);
   EXPECT_EQ(first_non_utf8("\xc3\xa9\xc3"), 2u);
+  EXPECT_TRUE(is_utf8("plain \xc3\xa9t\xc3\xa9"));
+  EXPECT_FALSE(is_utf8("ab\xff"));
 }
 
 }  // namespace

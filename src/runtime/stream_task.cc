@@ -13,6 +13,7 @@
 #include "brook/internal/coding.h"
 #include "core/base64.h"
 #include "core/log.h"
+#include "core/transition_table.h"
 
 namespace brook::internal {
 namespace {
@@ -38,7 +39,7 @@ bool is_legal_transition(TaskState from, TaskState to) {
       {kCreated, kRestoring}, {kRestoring, kRunning}, {kCreated, kClosed},
       {kRestoring, kClosed},  {kRunning, kClosed},
   };
-  return std::find(std::begin(kLegal), std::end(kLegal), std::pair{from, to}) != std::end(kLegal);
+  return is_listed(kLegal, from, to);
 }
 
 std::string encode_partition_time(Timestamp partition_time) {

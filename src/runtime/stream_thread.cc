@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <iterator>
 #include <stdexcept>
 #include <utility>
 
 #include "core/log.h"
+#include "core/transition_table.h"
 #include "runtime/state_restorer.h"
 
 namespace brook::internal {
@@ -151,7 +150,7 @@ bool StreamThread::is_legal_change(Phase from, Phase to) {
       {kStarting, kRebalancing}, {kStarting, kStopped},    {kRebalancing, kRunning},
       {kRebalancing, kStopped},  {kRunning, kRebalancing}, {kRunning, kStopped},
   };
-  return std::find(std::begin(kLegal), std::end(kLegal), std::pair{from, to}) != std::end(kLegal);
+  return is_listed(kLegal, from, to);
 }
 
 void StreamThread::set_phase(Phase phase) {
@@ -247,10 +246,9 @@ Status StreamThread::process_buffered() {
   const Stopwatch processing;
   std::int64_t records = 0;
   bool more = true;
-  const std::vector<StreamTask*> running = tasks_->running();
   while (more && fatal_.ok()) {
     more = false;
-    for (StreamTask* task : running) {
+    for (StreamTask* task : tasks_->running()) {
       std::size_t processed = 0;
       for (; processed < config_.max_poll_records; ++processed) {
         auto one = task->process_one();

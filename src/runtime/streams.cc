@@ -17,6 +17,7 @@
 #include "backend/embedded/dir_lock.h"
 #include "backend/open_backend.h"
 #include "core/log.h"
+#include "core/transition_table.h"
 #include "runtime/global_stream_thread.h"
 #include "runtime/instance_directory.h"
 #include "runtime/local_store_query.h"
@@ -71,10 +72,7 @@ Status query_completeness(State state) {
   }
 }
 
-bool legal(State from, State to) {
-  return std::find(std::begin(kTransitions), std::end(kTransitions), std::pair{from, to}) !=
-         std::end(kTransitions);
-}
+bool legal(State from, State to) { return internal::is_listed(kTransitions, from, to); }
 
 // True if a sequence of legal transitions leads from `from` to `to` (or they are equal).
 bool reachable(State from, State to) {

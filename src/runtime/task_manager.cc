@@ -131,14 +131,6 @@ StreamTask* TaskManager::running_task_of(const TopicPartition& partition) const 
   return it->second.get();
 }
 
-std::vector<StreamTask*> TaskManager::running() const {
-  std::vector<StreamTask*> out;
-  for (const auto& [id, task] : tasks_) {
-    if (task->state() == TaskState::kRunning) out.push_back(task.get());
-  }
-  return out;
-}
-
 void TaskManager::report() const {
   if (registry_ == nullptr) return;
   std::set<TaskId> ids;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <ranges>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +59,14 @@ class TaskManager {
   StreamTask& task_of(const TopicPartition& partition) const;
   // The task that reads `partition`, if it is RUNNING; else null.
   StreamTask* running_task_of(const TopicPartition& partition) const;
-  // The RUNNING tasks, in task order.
-  std::vector<StreamTask*> running() const;
+  // The RUNNING tasks, in task order: a view (no copy), valid while no task is created or
+  // closed.
+  auto running() const {
+    return tasks_ | std::views::values | std::views::filter([](const auto& task) {
+             return task->state() == TaskState::kRunning;
+           }) |
+           std::views::transform([](const auto& task) { return task.get(); });
+  }
 
  private:
   TaskId id_of(const TopicPartition& partition) const;

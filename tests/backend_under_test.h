@@ -18,6 +18,7 @@
 
 #include "backend/log_backend.h"
 #include "backend/open_backend.h"
+#include "brook/serde.h"
 #include "kafka_cluster.h"
 #include "scratch_dir.h"
 #include "topic_reader.h"
@@ -108,6 +109,14 @@ class OnBackend : public ::testing::Test {
         for (auto& r : records) out.push_back(std::move(r));
       }
     });
+    return out;
+  }
+
+  // The latest value per key of `topic`, whose values are big-endian 64-bit counts: what a
+  // compacted topic would keep (a key's records are in one partition, in order).
+  std::map<std::string, std::int64_t> latest_counts(const std::string& topic) {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& r : read_all(topic)) out[*r.key] = *Int64Serde().deserialize(*r.value);
     return out;
   }
 

@@ -67,17 +67,21 @@ class KStream {
   // Keeps the records for which `pred` is true.
   template <std::predicate<const K&, const V&> Pred>
   KStream filter(Pred pred, Named named = {}) const {
-    return add<K, V>("KSTREAM-FILTER", named, [pred] {
-      return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, true);
-    });
+    return add<K, V>("KSTREAM-FILTER", named,
+                     [pred] {
+                       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, true);
+                     })
+        .preserving_records();
   }
 
   // Drops the records for which `pred` is true.
   template <std::predicate<const K&, const V&> Pred>
   KStream filter_not(Pred pred, Named named = {}) const {
-    return add<K, V>("KSTREAM-FILTER", named, [pred] {
-      return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, false);
-    });
+    return add<K, V>("KSTREAM-FILTER", named,
+                     [pred] {
+                       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, false);
+                     })
+        .preserving_records();
   }
 
   // Replaces key and value. Marks the stream as re-keyed.
@@ -88,7 +92,7 @@ class KStream {
     return add<KOut, VOut>(
                "KSTREAM-MAP", named,
                [f] { return std::make_unique<internal::MapProcessor<K, V, KOut, VOut, F>>(f); })
-        .rekey();
+        .changed_keys();
   }
 
   // Replaces the value; the key stays.
@@ -108,7 +112,7 @@ class KStream {
     return add<KOut, VOut>(
                "KSTREAM-FLATMAP", named,
                [f] { return std::make_unique<internal::FlatMapProcessor<K, V, KOut, VOut, F>>(f); })
-        .rekey();
+        .changed_keys();
   }
 
   // Turns each value into zero or more values, each with the record's key.
@@ -125,14 +129,15 @@ class KStream {
     return add<KOut, V>(
                "KSTREAM-KEY-SELECT", named,
                [f] { return std::make_unique<internal::SelectKeyProcessor<K, V, KOut, F>>(f); })
-        .rekey();
+        .changed_keys();
   }
 
   // Calls `f(key, value)` for each record and passes the record on unchanged.
   template <std::invocable<const K&, const V&> F>
   KStream peek(F f, Named named = {}) const {
     return add<K, V>("KSTREAM-PEEK", named,
-                     [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); });
+                     [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); })
+        .preserving_records();
   }
 
   // Calls `f(key, value)` for each record. Terminal: nothing follows.
@@ -197,7 +202,7 @@ class KStream {
                  return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier());
                },
                {node_}, std::move(options.stores))
-        .rekey();
+        .changed_keys();
   }
 
   // Joins with a table (brook/stream_table_join.h): each record looks its key up in the
@@ -312,14 +317,24 @@ class KStream {
     rekeyed_ = true;
     return std::move(*this);
   }
+  // This stream, whose node may have changed the keys.
+  KStream changed_keys() && {
+    graph_->set_role(node_, internal::NodeRole::kKeyChanging);
+    return std::move(*this).rekey();
+  }
+  // This stream, whose node passes some of its input records on unchanged.
+  KStream preserving_records() && {
+    graph_->set_role(node_, internal::NodeRole::kRecordPreserving);
+    return std::move(*this);
+  }
   // This stream, read through a repartition topic <topic_name> if it was re-keyed.
   KStream repartitioned_if_needed(const std::string& topic_name, std::int32_t partitions,
                                   SerdePtr<SerdeTargetT<K>> key_serde,
                                   SerdePtr<SerdeTargetT<V>> value_serde) const {
     if (!rekeyed_) return *this;
-    return KStream(graph_,
-                   internal::add_repartition<K, V>(*graph_, node_, topic_name, partitions,
-                                                   std::move(key_serde), std::move(value_serde)));
+    return KStream(graph_, internal::add_repartition<K, V>(
+                               *graph_, node_, topic_name, partitions, std::move(key_serde),
+                               std::move(value_serde), internal::Repartitioning::kForKeyChange));
   }
 
   void add_sink(Produced<K, V> produced, std::vector<std::string> topics, std::string extractor,
@@ -355,10 +370,12 @@ class BranchedKStream {
       : parent_(std::move(parent)),
         prefix_(std::move(prefix)),
         list_(std::make_shared<internal::BranchList<K, V>>()) {
-    parent_.template add<K, V>("KSTREAM-BRANCH", Named{prefix_},
-                               [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)] {
-                                 return std::make_unique<internal::BranchProcessor<K, V>>(list);
-                               });
+    parent_
+        .template add<K, V>("KSTREAM-BRANCH", Named{prefix_},
+                            [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)] {
+                              return std::make_unique<internal::BranchProcessor<K, V>>(list);
+                            })
+        .preserving_records();
   }
 
   template <std::predicate<const K&, const V&> Pred>
@@ -382,9 +399,12 @@ class BranchedKStream {
  private:
   void add_child(std::string name) {
     KStream<K, V> branch_node(parent_.graph_, prefix_);
-    streams_.emplace(name, branch_node.template add<K, V>("KSTREAM-BRANCHCHILD", Named{name}, [] {
-      return std::make_unique<internal::PassThroughProcessor<K, V>>();
-    }));
+    streams_.emplace(
+        name, branch_node
+                  .template add<K, V>(
+                      "KSTREAM-BRANCHCHILD", Named{name},
+                      [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); })
+                  .preserving_records());
   }
 
   KStream<K, V> parent_;

@@ -6,6 +6,7 @@
 //   if (!topology) return brook::report(topology.error());
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -105,8 +106,14 @@ class StreamsBuilder {
   }
 
   // The topology described so far, or one Status listing every mistake, each naming its
-  // node. Call once; the builder is spent afterwards.
-  Result<Topology> build() { return graph_->build(); }
+  // node. Call once; the builder is spent afterwards. `config` may be the application's
+  // Streams configuration: build() reads topology.optimization from it and ignores the other
+  // keys. Its values, as Kafka Streams': "none" (the default), "all", or a comma-separated
+  // list of optimisation names; Brook has merge.repartition.topics (docs/configuration.md).
+  // Give Streams the same configuration: it refuses a topology built otherwise.
+  Result<Topology> build(const std::map<std::string, std::string>& config = {}) {
+    return graph_->build(config);
+  }
 
  private:
   template <class K, class V>

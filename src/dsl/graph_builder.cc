@@ -4,6 +4,7 @@
 
 #include "brook/internal/dsl_support.h"
 #include "brook/topology.h"
+#include "dsl/optimizer.h"
 
 namespace brook::internal {
 
@@ -12,22 +13,28 @@ std::string GraphBuilder::name_for(const std::string& user_name, std::string_vie
   return fmt::format("{}-{:010d}", prefix, counter_++);
 }
 
-void GraphBuilder::add(NodeSpec spec) { nodes_.push_back(std::move(spec)); }
+void GraphBuilder::add(NodeSpec spec) { graph_.nodes.push_back(std::move(spec)); }
 
-void GraphBuilder::add_store(StoreSpec spec) { stores_.push_back(std::move(spec)); }
+void GraphBuilder::set_role(const std::string& node, NodeRole role) { graph_.roles[node] = role; }
+
+void GraphBuilder::add_store(StoreSpec spec) { graph_.stores.push_back(std::move(spec)); }
 
 void GraphBuilder::uncache_store(std::string_view name) {
-  for (auto& store : stores_) {
+  for (auto& store : graph_.stores) {
     if (store.name == name) store.caching = false;
   }
 }
 
 void GraphBuilder::add_repartition_topic(RepartitionTopic topic) {
-  repartition_topics_.push_back(std::move(topic));
+  graph_.repartition_topics.push_back(std::move(topic));
+}
+
+void GraphBuilder::add_mergeable_repartition(MergeableRepartition repartition) {
+  graph_.mergeable_repartitions.push_back(std::move(repartition));
 }
 
 void GraphBuilder::add_copartition_group(CopartitionGroup group) {
-  copartition_groups_.push_back(std::move(group));
+  graph_.copartition_groups.push_back(std::move(group));
 }
 
 void GraphBuilder::add_error(Status status) { errors_.push_back(std::move(status)); }
@@ -40,14 +47,24 @@ void missing_serde(GraphBuilder& graph, const std::string& name, std::string_vie
                   kind, name, what, type, options, what)));
 }
 
-Result<Topology> GraphBuilder::build() {
+Result<Topology> GraphBuilder::build(const std::map<std::string, std::string>& config) {
   if (built_) {
     return error(Status::failed_precondition("StreamsBuilder::build() may be called only once"));
   }
   built_ = true;
-  auto data =
-      make_topology_data(std::move(nodes_), std::move(stores_), std::move(repartition_topics_),
-                         std::move(errors_), std::move(copartition_groups_));
+  Optimizations optimizations;
+  if (auto it = config.find("topology.optimization"); it != config.end()) {
+    auto parsed = parse_optimizations(it->second);
+    if (parsed) {
+      optimizations = *parsed;
+    } else {
+      errors_.push_back(std::move(parsed.error()));
+    }
+  }
+  if (optimizations.merge_repartition_topics) merge_repartition_topics(graph_);
+  auto data = make_topology_data(std::move(graph_.nodes), std::move(graph_.stores),
+                                 std::move(graph_.repartition_topics), std::move(errors_),
+                                 std::move(graph_.copartition_groups), optimizations);
   if (!data) return error(std::move(data.error()));
   return Topology(std::move(*data));
 }

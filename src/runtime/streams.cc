@@ -479,6 +479,13 @@ Status Streams::start() {
   auto config = internal::parse_streams_config(impl_->raw_config);
   if (!config) return fail(config.error());
   impl_->config = std::move(*config);
+  const auto& built_with = impl_->topology.data().optimizations;
+  if (impl_->config.optimizations && *impl_->config.optimizations != built_with) {
+    return fail(Status::invalid_argument(
+        fmt::format("topology.optimization is '{}' but the topology was built with '{}': give "
+                    "StreamsBuilder::build() the configuration given to Streams",
+                    to_string(*impl_->config.optimizations), to_string(built_with))));
+  }
   auto state_lock = internal::DirLock::acquire(impl_->app_state_dir(), "state dir");
   if (!state_lock) return fail(state_lock.error());
   impl_->state_lock.emplace(std::move(*state_lock));

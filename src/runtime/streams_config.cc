@@ -103,6 +103,13 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
     } else if (key == "stream.time.idle.advance.ms") {
       integer(key, value, 0,
               [&](auto v) { config.stream_time_idle_advance = std::chrono::milliseconds(v); });
+    } else if (key == "topology.optimization") {
+      auto optimizations = parse_optimizations(value);
+      if (optimizations) {
+        config.optimizations = *optimizations;
+      } else {
+        errors.push_back(optimizations.error().message());
+      }
     } else if (key == "bootstrap.servers") {
       config.bootstrap_servers = value;
     } else if (key == "group.instance.id") {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "brook/error_handling.h"
+#include "brook/internal/topology_data.h"
 #include "brook/status.h"
 
 namespace brook::internal {
@@ -39,6 +40,8 @@ struct StreamsConfig {
   std::map<std::string, std::string> kafka_consumer;  // consumer.*
   // application.server: host:port this instance serves interactive queries on (empty: none).
   std::string application_server;
+  // topology.optimization, if given: what the topology must have been built with.
+  std::optional<Optimizations> optimizations;
   std::map<std::string, std::string> serve;  // serve.* settings, read by the serve layer
   // Set by Streams::start(), not parsed: what tells this instance's transactional producers
   // from those of other instances of the application (empty on the embedded log).

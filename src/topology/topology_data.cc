@@ -113,7 +113,7 @@ void check_nodes(const std::vector<NodeSpec>& nodes,
 Result<std::shared_ptr<const TopologyData>> make_topology_data(
     std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
     std::vector<RepartitionTopic> repartition_topics, std::vector<Status> errors,
-    std::vector<CopartitionGroup> copartition_groups) {
+    std::vector<CopartitionGroup> copartition_groups, Optimizations optimizations) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& node = nodes[i];
@@ -127,6 +127,7 @@ Result<std::shared_ptr<const TopologyData>> make_topology_data(
     }
   }
   auto data = std::make_shared<TopologyData>();
+  data->optimizations = optimizations;
   data->stores = std::move(stores);
   data->repartition_topics = std::move(repartition_topics);
   check_stores(data->stores, errors);

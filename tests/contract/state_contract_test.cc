@@ -36,13 +36,6 @@ class StateContractTest : public BackendTest {
     return std::move(*builder.build());
   }
 
-  // The latest value per key in the output (what a compacted topic would keep).
-  Counts latest_out() {
-    Counts out;
-    for (const auto& r : read_all(out_)) out[*r.key] = *Int64Serde().deserialize(*r.value);
-    return out;
-  }
-
   // Runs `topology` as application `app` until it has processed everything; the records its
   // stores restored.
   std::int64_t run(const Topology& topology, const std::string& app) {
@@ -66,11 +59,11 @@ class StateContractTest : public BackendTest {
 TEST_P(StateContractTest, RocksDbCountsSurviveACleanRestartWithoutRestoringAnything) {
   produce(in_, words(0, 2000));
   EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0);
-  EXPECT_EQ(latest_out(), expected_counts(2000));
+  EXPECT_EQ(latest_counts(out_), expected_counts(2000));
 
   produce(in_, words(2000, 3000));
   EXPECT_EQ(run(count_topology(StoreType::kRocksDb)), 0) << "the checkpoint was not used";
-  EXPECT_EQ(latest_out(), expected_counts(3000));
+  EXPECT_EQ(latest_counts(out_), expected_counts(3000));
 }
 
 TEST_P(StateContractTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
@@ -81,7 +74,7 @@ TEST_P(StateContractTest, InMemoryStoreIsRebuiltFromItsChangelogOnEveryStart) {
 
   produce(in_, words(2000, 3000));
   EXPECT_EQ(run(count_topology(StoreType::kInMemory)), static_cast<std::int64_t>(logged));
-  EXPECT_EQ(latest_out(), expected_counts(3000));
+  EXPECT_EQ(latest_counts(out_), expected_counts(3000));
 }
 
 // A RocksDB store whose directory is lost is loaded from its whole changelog (large enough here
@@ -97,7 +90,7 @@ TEST_P(StateContractTest, ARocksDbStoreLostWithItsDirectoryIsBulkLoadedFromItsCh
   std::filesystem::remove_all(streams_config(app_).at("state.dir"));
   produce(in_, once_each);
   EXPECT_EQ(run(count_topology(StoreType::kRocksDb, false)), logged);
-  const Counts out = latest_out();
+  const Counts out = latest_counts(out_);
   ASSERT_EQ(out.size(), once_each.size());
   for (const auto& [key, count] : out) ASSERT_EQ(count, 2) << key;
 }
@@ -105,9 +98,9 @@ TEST_P(StateContractTest, ARocksDbStoreLostWithItsDirectoryIsBulkLoadedFromItsCh
 TEST_P(StateContractTest, CacheOnAndOffGiveTheSameFinalTable) {
   produce(in_, words(0, 3000));
   run(count_topology(StoreType::kRocksDb, true), name("cached"));
-  const auto cached = latest_out();
+  const auto cached = latest_counts(out_);
   run(count_topology(StoreType::kRocksDb, false), name("uncached"));
-  EXPECT_EQ(latest_out(), cached);
+  EXPECT_EQ(latest_counts(out_), cached);
   EXPECT_EQ(cached, expected_counts(3000));
 }
 

@@ -241,6 +241,60 @@ TEST_P(StreamsContractTest, CloseGivesUpWaitingAfterItsTimeoutAndCanBeCalledAgai
       << "the slow record was finished and committed";
 }
 
+// Counts per last digit of the value, of the values longer than 2 characters and of all:
+// two aggregations downstream of one key change, built with `config`.
+Topology counts_per_digit(const std::string& in, const std::string& long_out,
+                          const std::string& all_out,
+                          const std::map<std::string, std::string>& config) {
+  StreamsBuilder builder;
+  auto by_digit = builder.stream<std::string, std::string>(in).select_key(
+      [](const std::string&, const std::string& v) { return v.substr(v.size() - 1); });
+  by_digit.filter([](const std::string&, const std::string& v) { return v.size() > 2; })
+      .group_by_key()
+      .count({.name = "long"})
+      .to_stream()
+      .to(long_out);
+  by_digit.group_by_key().count({.name = "all"}).to_stream().to(all_out);
+  return *builder.build(config);
+}
+
+TEST_P(StreamsContractTest, TwoAggregationsAfterOneKeyChangeCountTheSameThroughOneTopic) {
+  const std::string long_out = name("long"), all_out = name("all");
+  for (const auto& topic : {in_, long_out, all_out}) create_topic(topic, 3);
+  KeyValues input;
+  std::map<std::string, std::int64_t> expected_long, expected_all;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string value = "v" + std::to_string(i);
+    input.emplace_back("k" + std::to_string(i % 7), value);
+    ++expected_all[value.substr(value.size() - 1)];
+    if (value.size() > 2) ++expected_long[value.substr(value.size() - 1)];
+  }
+  produce(in_, input);
+  const std::map<std::string, std::string> all = {{"topology.optimization", "all"}};
+  auto config = streams_config(app_, all);
+  {
+    Streams app(counts_per_digit(in_, long_out, all_out, all), config);
+    ASSERT_TRUE(app.start().ok());
+    wait_until_idle(app);
+    ASSERT_TRUE(app.close().ok());
+  }
+  EXPECT_EQ(latest_counts(long_out), expected_long);
+  EXPECT_EQ(latest_counts(all_out), expected_all);
+  with_log([&](internal::LogBackend& log) {
+    auto topics = log.admin().list_topics();
+    ASSERT_TRUE(topics) << topics.error().to_string();
+    EXPECT_THAT(*topics, ::testing::Contains(app_ + "-long-repartition"));
+    EXPECT_THAT(*topics, ::testing::Not(::testing::Contains(app_ + "-all-repartition")));
+  });
+
+  Streams unoptimized(counts_per_digit(in_, long_out, all_out, {}), config);
+  const Status status = unoptimized.start();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr("topology.optimization is 'merge.repartition.topics' but the topology was "
+                        "built with 'none'"));
+}
+
 // Sinks of time- and session-windowed keys put every record in the partition of its key alone
 // (as Kafka Streams' windowed stream partitioner), so all windows of a key share the key's
 // partition: counts per key in 10 ms tumbling windows and in sessions with a 5 ms gap, 40

@@ -57,7 +57,7 @@ Topology window_topology(StoreType type) {
   sessions.kind = internal::StoreKind::kSession;
   sessions.retention = std::chrono::milliseconds(kRetentionMs);
   graph.add_store(sessions);
-  auto topology = graph.build();
+  auto topology = graph.build({});
   EXPECT_TRUE(topology) << topology.error().to_string();
   return std::move(*topology);
 }

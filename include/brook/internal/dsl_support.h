@@ -114,6 +114,12 @@ std::string add_aggregate(GraphBuilder& graph, std::string_view prefix, const st
       {store});
 }
 
+// Why a repartition topic exists.
+enum class Repartitioning {
+  kAsked,         // asked for by the operator itself (repartition(), a table's group_by, ...)
+  kForKeyChange,  // only because the keys changed upstream: may merge with others
+};
+
 // Writes the records of node `parent` to the internal topic <application.id>-<topic> and
 // reads them back, with the given serdes or the types' defaults; the reading source's name. This is
 // where a sub-topology ends and the next begins.
@@ -121,7 +127,8 @@ template <class K, class V>
 std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             const std::string& topic, std::int32_t partitions,
                             SerdePtr<SerdeTargetT<K>> key_serde,
-                            SerdePtr<SerdeTargetT<V>> value_serde) {
+                            SerdePtr<SerdeTargetT<V>> value_serde,
+                            Repartitioning why = Repartitioning::kAsked) {
   const std::string sink = topic + "-sink";
   const std::string source = topic + "-source";
   key_serde = serde_or_default<K>(graph, key_serde, sink, "repartition", "key", "Grouped");
@@ -135,6 +142,9 @@ std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                return std::make_unique<SinkNode<K, V>>(sink, topic, key_serde, value_serde);
              }});
   graph.add_repartition_topic({.name = topic, .partitions = partitions});
+  if (why == Repartitioning::kForKeyChange) {
+    graph.add_mergeable_repartition({.topic = topic, .sink = sink, .source = source});
+  }
   return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
 }
 

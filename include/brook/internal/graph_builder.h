@@ -1,8 +1,10 @@
-// The DSL's record of the graph being described: node specs in the order they were added,
-// generated names, and the mistakes found so far. Shared by a StreamsBuilder and every
-// stream it hands out. Not for users.
+// The DSL's record of the graph being described (the logical graph): node specs in the order
+// they were added, what the optimiser may assume of each node, generated names, and the
+// mistakes found so far. Shared by a StreamsBuilder and every stream it hands out. build() runs
+// the chosen optimisations over it, then lowers it into the topology. Not for users.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,26 +19,51 @@ class Topology;
 
 namespace brook::internal {
 
+// What the optimiser may assume of a node beyond its spec.
+enum class NodeRole {
+  kOther,             // assumes nothing
+  kKeyChanging,       // may change keys (map, select_key, process...)
+  kRecordPreserving,  // passes on some of its input records unchanged (filter, peek, split)
+};
+
+// A repartition topic that only exists because the keys changed upstream (group_by_key,
+// joins and to_table after a key change), and its two nodes. Several of them downstream of
+// one key change may become one (merge.repartition.topics).
+struct MergeableRepartition {
+  std::string topic;
+  std::string sink;
+  std::string source;
+};
+
+struct LogicalGraph {
+  std::vector<NodeSpec> nodes;  // parents before children
+  std::vector<StoreSpec> stores;
+  std::vector<RepartitionTopic> repartition_topics;
+  std::vector<CopartitionGroup> copartition_groups;
+  std::map<std::string, NodeRole, std::less<>> roles;  // a node not listed: kOther
+  std::vector<MergeableRepartition> mergeable_repartitions;
+};
+
 class GraphBuilder {
  public:
   // `user_name` if given, else "<prefix>-<10-digit counter>" as Kafka Streams names nodes.
   std::string name_for(const std::string& user_name, std::string_view prefix);
   void add(NodeSpec spec);
+  void set_role(const std::string& node, NodeRole role);
   void add_store(StoreSpec spec);
   // Takes the record cache away from the store `name` (added before): its node then forwards
   // every update at once instead of the net change per key at commit.
   void uncache_store(std::string_view name);
   void add_repartition_topic(RepartitionTopic topic);
+  void add_mergeable_repartition(MergeableRepartition repartition);
   void add_copartition_group(CopartitionGroup group);
   void add_error(Status status);
-  // The topology, or one Status listing every mistake. May be called once.
-  Result<Topology> build();
+  // The topology after the optimisations `config` asks for (topology.optimization; other keys
+  // are ignored), or one Status listing every mistake. May be called once.
+  Result<Topology> build(const std::map<std::string, std::string>& config);
 
  private:
-  std::vector<NodeSpec> nodes_;
-  std::vector<StoreSpec> stores_;
-  std::vector<RepartitionTopic> repartition_topics_;
-  std::vector<CopartitionGroup> copartition_groups_;
+  LogicalGraph graph_;
   std::vector<Status> errors_;
   int counter_ = 0;
   bool built_ = false;

@@ -61,7 +61,23 @@ struct CopartitionGroup {
   std::vector<std::string> inputs;  // node names
 };
 
+// The optimisations a topology was built with (topology.optimization).
+struct Optimizations {
+  // Several repartition topics downstream of one key change become one, written right after
+  // the key change.
+  bool merge_repartition_topics = false;
+
+  bool operator==(const Optimizations&) const = default;
+};
+
+// topology.optimization: "none", "all", or a comma-separated list of optimisation names
+// (merge.repartition.topics). An unknown value is an InvalidArgument naming it.
+Result<Optimizations> parse_optimizations(std::string_view value);
+// The value parse_optimizations() reads back: "none", or the list of names.
+std::string to_string(const Optimizations& optimizations);
+
 struct TopologyData {
+  Optimizations optimizations;
   std::vector<NodeSpec> nodes;
   std::vector<Subtopology> subtopologies;
   std::vector<GlobalSubtopology> global_subtopologies;
@@ -90,7 +106,7 @@ std::string changelog_topic(std::string_view application_id, std::string_view st
 Result<std::shared_ptr<const TopologyData>> make_topology_data(
     std::vector<NodeSpec> nodes, std::vector<StoreSpec> stores,
     std::vector<RepartitionTopic> repartition_topics, std::vector<Status> earlier_errors,
-    std::vector<CopartitionGroup> copartition_groups = {});
+    std::vector<CopartitionGroup> copartition_groups = {}, Optimizations optimizations = {});
 
 // The live nodes of one task of a sub-topology, wired together and ready for init().
 struct TaskGraph {

@@ -1,0 +1,18 @@
+// Optimisation passes over the DSL's logical graph, run by GraphBuilder::build() before it
+// lowers the graph into the topology. A pass changes the topology's shape, never what it
+// computes: each record reaches the same operators with the same key and value.
+#pragma once
+
+#include "brook/internal/graph_builder.h"
+
+namespace brook::internal {
+
+// merge.repartition.topics, as Kafka Streams: the repartition topics downstream of one
+// key-changing node become one, the first of them, written right after that node; the nodes
+// between the key change and each former repartition (filters, peeks, splits) move behind it.
+// A repartition reached from its key change through any other node (map_values, merge, ...)
+// stays as it is, and so do all of a key change's repartitions if their partition counts
+// differ.
+void merge_repartition_topics(LogicalGraph& graph);
+
+}  // namespace brook::internal

@@ -1,0 +1,211 @@
+// topology.optimization through the test driver: what each optimisation changes in the
+// topology, and that the same input gives the same output with "none" and "all".
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "brook/kstream.h"
+#include "brook/streams_builder.h"
+#include "brook/testing/topology_test_driver.h"
+
+namespace brook {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::TopologyTestDriver;
+using Config = std::map<std::string, std::string>;
+using Count = KeyValue<std::string, std::optional<std::int64_t>>;
+using Text = KeyValue<std::string, std::optional<std::string>>;
+
+const Config kNone = {{"topology.optimization", "none"}};
+const Config kAll = {{"topology.optimization", "all"}};
+
+// Words re-keyed by their first letter, then counted (non-empty words only) and concatenated
+// per letter: two key-based operators downstream of one key change.
+Topology two_aggregations(const Config& config) {
+  StreamsBuilder builder;
+  auto by_letter = builder.stream<std::string, std::string>("words").select_key(
+      [](const std::string&, const std::string& word) { return word.substr(0, 1); },
+      {.name = "by-letter"});
+  by_letter.filter([](const std::string&, const std::string& word) { return word.size() > 1; })
+      .group_by_key()
+      .count({.name = "counts"})
+      .to_stream()
+      .to("counts-out");
+  by_letter.group_by_key()
+      .reduce([](const std::string& a, const std::string& b) { return a + "+" + b; },
+              {.name = "words-per-letter"})
+      .to_stream()
+      .to("words-out");
+  auto topology = builder.build(config);
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+struct Outputs {
+  std::vector<Count> counts;
+  std::vector<Text> words;
+};
+
+Outputs run_two_aggregations(const Config& config) {
+  TopologyTestDriver driver(two_aggregations(config));
+  auto in = driver.create_input_topic<std::string, std::string>("words");
+  in.pipe_key_value_list({{"1", "apple"}, {"2", "a"}, {"3", "banana"}, {"4", "avocado"}});
+  return {
+      driver.create_output_topic<std::string, std::optional<std::int64_t>>("counts-out")
+          .read_key_values_to_list(),
+      driver.create_output_topic<std::string, std::optional<std::string>>("words-out")
+          .read_key_values_to_list(),
+  };
+}
+
+std::vector<std::string> repartition_topics(const Topology& topology) {
+  std::vector<std::string> names;
+  for (const auto& topic : topology.data().repartition_topics) names.push_back(topic.name);
+  return names;
+}
+
+TEST(MergeRepartitionTopics, TwoAggregationsAfterOneKeyChangeShareOneRepartitionTopic) {
+  const auto none = two_aggregations(kNone);
+  EXPECT_THAT(repartition_topics(none),
+              ElementsAre("counts-repartition", "words-per-letter-repartition"));
+  EXPECT_EQ(none.data().subtopologies.size(), 3u);
+  const auto all = two_aggregations(kAll);
+  EXPECT_THAT(repartition_topics(all), ElementsAre("counts-repartition"));
+  EXPECT_EQ(all.data().subtopologies.size(), 2u);
+  EXPECT_EQ(all.data().optimizations, internal::Optimizations{.merge_repartition_topics = true});
+}
+
+TEST(MergeRepartitionTopics, TheFilterBetweenKeyChangeAndRepartitionRunsBehindTheMergedTopic) {
+  EXPECT_EQ(two_aggregations(kAll).describe(),
+            "Topologies:\n"
+            "   Sub-topology: 0\n"
+            "    Source: KSTREAM-SOURCE-0000000000 (topics: [words])\n"
+            "      --> by-letter\n"
+            "    Processor: by-letter (stores: [])\n"
+            "      --> counts-repartition-sink\n"
+            "      <-- KSTREAM-SOURCE-0000000000\n"
+            "    Sink: counts-repartition-sink (topic: counts-repartition)\n"
+            "      <-- by-letter\n"
+            "\n"
+            "  Sub-topology: 1\n"
+            "    Source: counts-repartition-source (topics: [counts-repartition])\n"
+            "      --> KSTREAM-FILTER-0000000001, KSTREAM-AGGREGATE-0000000005\n"
+            "    Processor: KSTREAM-FILTER-0000000001 (stores: [])\n"
+            "      --> KSTREAM-AGGREGATE-0000000002\n"
+            "      <-- counts-repartition-source\n"
+            "    Processor: KSTREAM-AGGREGATE-0000000002 (stores: [counts])\n"
+            "      --> KTABLE-TOSTREAM-0000000003\n"
+            "      <-- KSTREAM-FILTER-0000000001\n"
+            "    Processor: KSTREAM-AGGREGATE-0000000005 (stores: [words-per-letter])\n"
+            "      --> KTABLE-TOSTREAM-0000000006\n"
+            "      <-- counts-repartition-source\n"
+            "    Processor: KTABLE-TOSTREAM-0000000003 (stores: [])\n"
+            "      --> KSTREAM-SINK-0000000004\n"
+            "      <-- KSTREAM-AGGREGATE-0000000002\n"
+            "    Processor: KTABLE-TOSTREAM-0000000006 (stores: [])\n"
+            "      --> KSTREAM-SINK-0000000007\n"
+            "      <-- KSTREAM-AGGREGATE-0000000005\n"
+            "    Sink: KSTREAM-SINK-0000000004 (topic: counts-out)\n"
+            "      <-- KTABLE-TOSTREAM-0000000003\n"
+            "    Sink: KSTREAM-SINK-0000000007 (topic: words-out)\n"
+            "      <-- KTABLE-TOSTREAM-0000000006\n"
+            "\n");
+}
+
+TEST(MergeRepartitionTopics, TheOutputIsTheSameWithAndWithout) {
+  const auto none = run_two_aggregations(kNone);
+  EXPECT_THAT(none.counts, ElementsAre(Count{"a", 1}, Count{"b", 1}, Count{"a", 2}));
+  EXPECT_THAT(none.words, ElementsAre(Text{"a", "apple"}, Text{"a", "apple+a"}, Text{"b", "banana"},
+                                      Text{"a", "apple+a+avocado"}));
+  const auto all = run_two_aggregations(kAll);
+  EXPECT_EQ(all.counts, none.counts);
+  EXPECT_EQ(all.words, none.words);
+}
+
+TEST(MergeRepartitionTopics, BothSidesOfAJoinAfterOneKeyChangeReadOneTopic) {
+  auto run = [](const Config& config) {
+    StreamsBuilder builder;
+    auto by_letter = builder.stream<std::string, std::string>("words").select_key(
+        [](const std::string&, const std::string& word) { return word.substr(0, 1); });
+    by_letter
+        .join(by_letter.filter([](const std::string&, const std::string& w) { return w != "a"; }),
+              [](const std::string& a, const std::string& b) { return a + "/" + b; },
+              JoinWindows::of_time_difference_with_no_grace(std::chrono::minutes(1)),
+              {.name = "pairs"})
+        .to("pairs-out");
+    auto topology = builder.build(config);
+    EXPECT_TRUE(topology) << topology.error().to_string();
+    const auto topics = repartition_topics(*topology);
+    TopologyTestDriver driver(std::move(*topology));
+    auto in = driver.create_input_topic<std::string, std::string>("words");
+    in.pipe_key_value_list({{"1", "apple"}, {"2", "a"}, {"3", "avocado"}});
+    auto out = driver.create_output_topic<std::string, std::string>("pairs-out");
+    std::vector<std::string> values = out.read_values_to_list();
+    std::sort(values.begin(), values.end());
+    return std::pair{topics, values};
+  };
+  const auto [none_topics, none_pairs] = run(kNone);
+  EXPECT_THAT(none_topics, ElementsAre("pairs-left-repartition", "pairs-right-repartition"));
+  EXPECT_THAT(none_pairs, ElementsAre("a/apple", "a/avocado", "apple/apple", "apple/avocado",
+                                      "avocado/apple", "avocado/avocado"));
+  const auto [all_topics, all_pairs] = run(kAll);
+  EXPECT_THAT(all_topics, ElementsAre("pairs-left-repartition"));
+  EXPECT_EQ(all_pairs, none_pairs);
+}
+
+// select_key, then a map_values before one aggregation, and the given partition counts.
+Topology with_value_change(const Config& config, std::int32_t counts_partitions = 0) {
+  StreamsBuilder builder;
+  auto by_letter = builder.stream<std::string, std::string>("words").select_key(
+      [](const std::string&, const std::string& word) { return word.substr(0, 1); });
+  by_letter.map_values([](const std::string& word) { return word + "!"; })
+      .group_by_key()
+      .count({.name = "loud"});
+  by_letter.group_by_key({.partitions = counts_partitions}).count({.name = "counts"});
+  by_letter.group_by_key().count({.name = "more-counts"});
+  auto topology = builder.build(config);
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+TEST(MergeRepartitionTopics, ARepartitionBehindAValueChangeStaysAsItIs) {
+  const auto all = with_value_change(kAll);
+  EXPECT_THAT(repartition_topics(all), ElementsAre("loud-repartition", "counts-repartition"));
+  EXPECT_THAT(repartition_topics(with_value_change(kNone)),
+              ElementsAre("loud-repartition", "counts-repartition", "more-counts-repartition"));
+}
+
+TEST(MergeRepartitionTopics, RepartitionsOfDifferentPartitionCountsStayAsTheyAre) {
+  const auto none = with_value_change(kNone, 4);
+  const auto all = with_value_change(kAll, 4);
+  EXPECT_EQ(all.describe(), none.describe());
+  EXPECT_EQ(repartition_topics(all), repartition_topics(none));
+}
+
+TEST(TopologyOptimization, NamesAndTheirSpellings) {
+  using internal::Optimizations;
+  using internal::parse_optimizations;
+  EXPECT_EQ(*parse_optimizations("none"), Optimizations{});
+  EXPECT_EQ(*parse_optimizations("all"), Optimizations{.merge_repartition_topics = true});
+  EXPECT_EQ(*parse_optimizations("merge.repartition.topics"), *parse_optimizations("all"));
+  EXPECT_EQ(internal::to_string(*parse_optimizations("all")), "merge.repartition.topics");
+  EXPECT_EQ(internal::to_string(Optimizations{}), "none");
+  const auto unknown = parse_optimizations("merge.repartition.topics, fast");
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message(),
+              HasSubstr("topology.optimization: 'merge.repartition.topics, fast' is not none, all "
+                        "or a comma-separated list of merge.repartition.topics"));
+}
+
+TEST(TopologyOptimization, BuildReportsAnUnknownValueWithTheOtherMistakes) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in").to("");
+  auto topology = builder.build({{"topology.optimization", "fast"}, {"application.id", "x"}});
+  ASSERT_FALSE(topology);
+  EXPECT_THAT(topology.error().message(), HasSubstr("the topology has 2 errors"));
+  EXPECT_THAT(topology.error().message(), HasSubstr("'fast' is not none, all"));
+}
+
+}  // namespace
+}  // namespace brook

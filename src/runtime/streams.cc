@@ -24,6 +24,7 @@
 #include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
 #include "runtime/streams_config.h"
+#include "topology/topic_plan.h"
 
 namespace brook {
 
@@ -278,101 +279,20 @@ struct Streams::Impl {
     return parts(a) == parts(b);
   }
 
-  // Checks that the inputs of each join have equal partition counts (equal keys then meet in
-  // one task) and gives the repartition topics among them without a count of their own that
-  // count. `partitions`: the counts known so far, by topic.
-  static Status copartition(const internal::TopologyData& data,
-                            std::map<std::string, std::int32_t, std::less<>>& partitions) {
-    for (const auto& group : data.copartition_groups) {
-      std::vector<std::string> topics;
-      for (const auto& input : group.inputs) {
-        auto upstream = data.source_topics_of(input);
-        topics.insert(topics.end(), upstream.begin(), upstream.end());
-      }
-      std::optional<std::pair<std::string, std::int32_t>> first;
-      for (const auto& topic : topics) {
-        auto it = partitions.find(topic);
-        if (it == partitions.end()) continue;  // a repartition topic: it gets the group's count
-        if (!first) {
-          first.emplace(topic, it->second);
-        } else if (it->second != first->second) {
-          return Status::invalid_argument(fmt::format(
-              "join {}: its inputs must be co-partitioned (equal partition counts, so that equal "
-              "keys meet in one task), but topic {} has {} partitions and topic {} has {}; "
-              "repartition one side (KStream::repartition with {} partitions) or recreate a "
-              "topic",
-              group.join, first->first, first->second, topic, it->second, first->second));
-        }
-      }
-      if (!first) continue;
-      for (const auto& topic : topics) partitions.emplace(topic, first->second);
-    }
-    return {};
-  }
-
-  // Creates the repartition and changelog topics that do not exist yet. A sub-topology has
-  // as many tasks as its largest source topic; a repartition topic without a given count
-  // gets as many partitions as its writer has tasks; a changelog one partition per task.
+  // Creates the repartition and changelog topics that do not exist yet, as many partitions as
+  // plan_topics() gives each.
   Status create_internal_topics() {
     auto& admin = backend->admin();
     const auto& data = *resolved;
-    std::map<std::string, std::int32_t, std::less<>> partitions;
+    std::map<std::string, std::int32_t, std::less<>> source_partitions;
     for (const auto& topic : topology.source_topics()) {
       auto d = admin.describe_topic(topic);
       if (!d) return d.error();
-      partitions[topic] = d->partitions;
+      source_partitions[topic] = d->partitions;
     }
-    for (const auto& topic : data.repartition_topics) {
-      if (topic.partitions > 0) partitions[topic.name] = topic.partitions;
-    }
-    auto writer_of = [&](const std::string& topic) -> const internal::Subtopology* {
-      for (const auto& sub : data.subtopologies) {
-        for (std::size_t i : sub.nodes) {
-          const auto& node = data.nodes[i];
-          if (node.kind == internal::NodeKind::kSink && node.topics == std::vector{topic}) {
-            return &sub;
-          }
-        }
-      }
-      return nullptr;
-    };
-    // Repartition topics in a co-partition group take the group's count once one of its
-    // topics has one (a foreign-key join's subscription topic: as many as the right table's
-    // topic, which may itself be a repartition topic counted only in an earlier round). Only
-    // when no count reaches a group from outside does one of its topics take its writer's
-    // task count, one topic at a time, so that the rest of the group follows it.
-    std::set<std::string, std::less<>> grouped;
-    for (const auto& group : data.copartition_groups) {
-      for (const auto& input : group.inputs) {
-        for (auto& topic : data.source_topics_of(input)) grouped.insert(std::move(topic));
-      }
-    }
-    std::vector<std::int32_t> tasks(data.subtopologies.size(), 0);
-    for (bool include_grouped : {false, true}) {
-      for (bool changed = true; changed;) {
-        changed = false;
-        if (auto s = copartition(data, partitions); !s.ok()) return s;
-        for (const auto& sub : data.subtopologies) {
-          for (const auto& topic : sub.source_topics) {
-            if (auto it = partitions.find(topic); it != partitions.end()) {
-              tasks[sub.id] = std::max(tasks[sub.id], it->second);
-            }
-          }
-        }
-        for (const auto& topic : data.repartition_topics) {
-          const auto* writer = writer_of(topic.name);
-          if (partitions.contains(topic.name) || writer == nullptr || tasks[writer->id] == 0) {
-            continue;
-          }
-          if (grouped.contains(topic.name)) {
-            if (!include_grouped || changed) continue;
-          }
-          partitions[topic.name] = tasks[writer->id];
-          changed = true;
-        }
-      }
-    }
-    if (auto s = copartition(data, partitions); !s.ok()) return s;
+    auto plan = internal::plan_topics(data, source_partitions);
+    if (!plan) return plan.error();
+    store_partitions = plan->store_partitions;
     // Creates `topic`, or checks the one there (another instance may be creating it now).
     auto ensure = [&](const internal::NewTopic& topic) -> Status {
       auto created = admin.create_topic(topic);
@@ -402,7 +322,7 @@ struct Streams::Impl {
     };
     for (const auto& topic : data.repartition_topics) {
       if (auto s = ensure({.name = topic.name,
-                           .partitions = partitions.at(topic.name),
+                           .partitions = plan->partitions.at(topic.name),
                            // Purged after each commit, never by age (old event times
                            // would expire at once), as in Kafka Streams.
                            .configs = {{"cleanup.policy", "delete"}, {"retention.ms", "-1"}}});
@@ -411,16 +331,10 @@ struct Streams::Impl {
       }
     }
     for (const auto& store : data.stores) {
-      if (store.global) {  // one per instance, holding every partition; no changelog
-        store_partitions[store.name] = 1;
-        continue;
-      }
-      const auto* owner = data.owner_of_store(store.name);
-      if (owner == nullptr) continue;  // declared but used by no node
-      store_partitions[store.name] = tasks[owner->id];
-      if (!store.logging) continue;
+      auto partitions = plan->store_partitions.find(store.name);
+      if (!store.logging || store.global || partitions == plan->store_partitions.end()) continue;
       if (auto s = ensure({.name = internal::changelog_topic(config.application_id, store.name),
-                           .partitions = tasks[owner->id],
+                           .partitions = partitions->second,
                            .configs = changelog_configs(store)});
           !s.ok()) {
         return s;

@@ -124,7 +124,8 @@ class KafkaConsumer final : public Consumer {
   void rebalance(rd_kafka_resp_err_t event, rd_kafka_topic_partition_list_t* partitions);
   Status set_paused(const std::vector<TopicPartition>& partitions, bool paused);
   // Hands librdkafka what assign() and seek() changed since the last poll, with every known
-  // position (a partition without one starts at its committed offset, else the earliest).
+  // position (a partition without one starts at its committed offset, else the earliest),
+  // and pauses again the paused partitions (librdkafka's assignment starts them fetching).
   Status apply_assignment();
   // The records and positions one poll() has read, not yet handed out. A position moves only
   // when poll() returns its records: a rebalance callback inside the poll (whose listener
@@ -161,6 +162,7 @@ class KafkaConsumer final : public Consumer {
   std::uint64_t rebalances_ = 0;  // assignment changes so far
   std::map<TopicPartition, Reading> assigned_;
   bool assignment_changed_ = false;  // by assign() or seek() since poll()
+  std::set<TopicPartition> paused_;  // assigned partitions pause() stopped reading
 };
 
 }  // namespace brook::internal

@@ -107,7 +107,10 @@ void KafkaConsumer::rebalance(rd_kafka_resp_err_t event,
       listener_->on_partitions_revoked(changed);
     }
   }
-  for (const auto& tp : changed) assigned_.erase(tp);
+  for (const auto& tp : changed) {
+    assigned_.erase(tp);
+    paused_.erase(tp);
+  }
   (void)rd_kafka_assign(handle_.get(), nullptr);
 }
 
@@ -115,6 +118,7 @@ Status KafkaConsumer::assign(const std::vector<TopicPartition>& partitions) {
   if (subscribed_) return Status::failed_precondition("assign() on a subscribed consumer");
   assigned_.clear();
   for (const auto& tp : partitions) assigned_[tp] = {};
+  std::erase_if(paused_, [&](const TopicPartition& tp) { return !assigned_.contains(tp); });
   assignment_changed_ = true;
   return {};
 }
@@ -143,7 +147,12 @@ Status KafkaConsumer::apply_assignment() {
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
         reading.position ? reading.position->value() : RD_KAFKA_OFFSET_INVALID;
   }
-  return kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
+  if (auto s = kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
+      !s.ok() || paused_.empty()) {
+    return s;
+  }
+  PartitionList paused = make_partition_list({paused_.begin(), paused_.end()});
+  return kafka_status(rd_kafka_pause_partitions(handle_.get(), paused.get()), "pausing partitions");
 }
 
 Status KafkaConsumer::take(KafkaMessage message, Batch& batch) {
@@ -237,6 +246,15 @@ Status KafkaConsumer::set_paused(const std::vector<TopicPartition>& partitions, 
   for (const auto& tp : partitions) {
     if (!assigned_.contains(tp)) {
       return Status::failed_precondition("pause/resume of unassigned partition " + tp.to_string());
+    }
+  }
+  // A partition assign() gave and no poll() has handed to librdkafka yet is not librdkafka's.
+  if (auto s = apply_assignment(); !s.ok()) return s;
+  for (const auto& tp : partitions) {
+    if (paused) {
+      paused_.insert(tp);
+    } else {
+      paused_.erase(tp);
     }
   }
   PartitionList list = make_partition_list(partitions);

@@ -184,7 +184,7 @@ KTable<K, V> StreamsBuilder::table_from_changes(std::string topic,
   }
   using Event = std::optional<ChangeEvent<V>>;
   auto source = add_source<K, Event>({topic}, consumed, internal::NullKeys::kDrop);
-  return KStream<K, Event>(graph_, source)
+  return KStream<K, Event>(graph_, source.name)
       .map_values([](const Event& event) { return event ? event->row() : std::optional<V>(); })
       .to_table(std::move(materialized));
 }

@@ -28,7 +28,7 @@ class StreamsBuilder {
   // A stream of the records of `topics`. A topic may be read by one source only.
   template <class K, class V>
   KStream<K, V> stream(std::vector<std::string> topics, Consumed<K, V> consumed = {}) {
-    return KStream<K, V>(graph_, add_source<K, V>(std::move(topics), consumed));
+    return KStream<K, V>(graph_, add_source<K, V>(std::move(topics), consumed).name);
   }
 
   template <class K, class V>
@@ -47,9 +47,17 @@ class StreamsBuilder {
                   "StreamsBuilder::table<K, V>: a table's key type must not be std::optional "
                   "(records with a null key are dropped: a row needs a key)");
     auto source = add_source<K, std::optional<V>>({topic}, consumed, internal::NullKeys::kDrop);
-    auto store = internal::add_table_store<K, V>(*graph_, materialized, topic).name;
+    auto declared = internal::add_table_store<K, V>(*graph_, materialized, topic);
+    auto store = declared.name;
+    if (!consumed.timestamp_extractor && !consumed.wall_clock_time) {
+      graph_->add_table_source(
+          {.topic = topic,
+           .store = store,
+           .from_source = internal::table_entry_of<K, V>(
+               source.key_serde, source.value_serde, declared.key_serde, declared.value_serde)});
+    }
     auto node = internal::add_processor<K, std::optional<V>, K, internal::Change<V>>(
-        *graph_, "KTABLE-SOURCE", "", {source},
+        *graph_, "KTABLE-SOURCE", "", {source.name},
         [store] {
           return std::make_unique<internal::TableSourceProcessor<K, std::optional<V>>>(store);
         },
@@ -116,9 +124,17 @@ class StreamsBuilder {
   }
 
  private:
+  // A source node just added: its name and serdes.
   template <class K, class V>
-  std::string add_source(std::vector<std::string> topics, const Consumed<K, V>& consumed,
-                         internal::NullKeys null_keys = internal::NullKeys::kRead) {
+  struct AddedSource {
+    std::string name;
+    SerdePtr<SerdeTargetT<K>> key_serde;
+    SerdePtr<SerdeTargetT<V>> value_serde;
+  };
+
+  template <class K, class V>
+  AddedSource<K, V> add_source(std::vector<std::string> topics, const Consumed<K, V>& consumed,
+                               internal::NullKeys null_keys = internal::NullKeys::kRead) {
     auto name = graph_->name_for(consumed.name, "KSTREAM-SOURCE");
     auto key_serde = internal::serde_or_default<K>(*graph_, consumed.key_serde, name, "source",
                                                    "key", "Consumed");
@@ -129,12 +145,12 @@ class StreamsBuilder {
           "source " + name +
           ": Consumed sets both timestamp_extractor and wall_clock_time; choose one"));
     }
-    return internal::add_source<K, V>(*graph_, name, std::move(topics), false, key_serde,
-                                      value_serde,
-                                      {.extractor = consumed.timestamp_extractor,
-                                       .wall_clock = consumed.wall_clock_time,
-                                       .on_invalid = consumed.on_invalid_timestamp},
-                                      null_keys);
+    internal::add_source<K, V>(*graph_, name, std::move(topics), false, key_serde, value_serde,
+                               {.extractor = consumed.timestamp_extractor,
+                                .wall_clock = consumed.wall_clock_time,
+                                .on_invalid = consumed.on_invalid_timestamp},
+                               null_keys);
+    return {std::move(name), std::move(key_serde), std::move(value_serde)};
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

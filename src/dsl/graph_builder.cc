@@ -33,6 +33,10 @@ void GraphBuilder::add_mergeable_repartition(MergeableRepartition repartition) {
   graph_.mergeable_repartitions.push_back(std::move(repartition));
 }
 
+void GraphBuilder::add_table_source(TableSource source) {
+  graph_.table_sources.push_back(std::move(source));
+}
+
 void GraphBuilder::add_copartition_group(CopartitionGroup group) {
   graph_.copartition_groups.push_back(std::move(group));
 }
@@ -61,6 +65,7 @@ Result<Topology> GraphBuilder::build(const std::map<std::string, std::string>& c
       errors_.push_back(std::move(parsed.error()));
     }
   }
+  if (optimizations.reuse_table_source_topics) reuse_table_source_topics(graph_);
   if (optimizations.merge_repartition_topics) merge_repartition_topics(graph_);
   auto data = make_topology_data(std::move(graph_.nodes), std::move(graph_.stores),
                                  std::move(graph_.repartition_topics), std::move(errors_),

@@ -152,4 +152,15 @@ void merge_repartition_topics(LogicalGraph& graph) {
   graph.nodes = parents_first(std::move(graph.nodes));
 }
 
+void reuse_table_source_topics(LogicalGraph& graph) {
+  for (const auto& table : graph.table_sources) {
+    auto store = std::find_if(graph.stores.begin(), graph.stores.end(),
+                              [&](const StoreSpec& spec) { return spec.name == table.store; });
+    if (store == graph.stores.end() || !store->logging || !table.from_source) continue;
+    store->logging = false;
+    store->source_topic = table.topic;
+    store->from_source = table.from_source;
+  }
+}
+
 }  // namespace brook::internal

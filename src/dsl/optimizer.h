@@ -15,4 +15,11 @@ namespace brook::internal {
 // differ.
 void merge_repartition_topics(LogicalGraph& graph);
 
+// reuse.ktable.source.topics, as Kafka Streams: the store of a table read from a topic
+// (StreamsBuilder::table()) restores from that topic, up to the application's committed
+// offset, instead of from a changelog of its own, which is neither created nor written. A
+// store without logging stays as it is, and so does a table whose source extracts its
+// timestamps (the topic does not hold them).
+void reuse_table_source_topics(LogicalGraph& graph);
+
 }  // namespace brook::internal

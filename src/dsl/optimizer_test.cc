@@ -73,7 +73,7 @@ TEST(MergeRepartitionTopics, TwoAggregationsAfterOneKeyChangeShareOneRepartition
   const auto all = two_aggregations(kAll);
   EXPECT_THAT(repartition_topics(all), ElementsAre("counts-repartition"));
   EXPECT_EQ(all.data().subtopologies.size(), 2u);
-  EXPECT_EQ(all.data().optimizations, internal::Optimizations{.merge_repartition_topics = true});
+  EXPECT_TRUE(all.data().optimizations.merge_repartition_topics);
 }
 
 TEST(MergeRepartitionTopics, TheFilterBetweenKeyChangeAndRepartitionRunsBehindTheMergedTopic) {
@@ -183,19 +183,95 @@ TEST(MergeRepartitionTopics, RepartitionsOfDifferentPartitionCountsStayAsTheyAre
   EXPECT_EQ(repartition_topics(all), repartition_topics(none));
 }
 
+// The table of topic "users" (its store "users", `materialized` otherwise), joined by clicks.
+Topology users_table(const Config& config,
+                     Materialized<std::string, std::int64_t> materialized = {},
+                     Consumed<std::string, std::optional<std::int64_t>> consumed = {}) {
+  StreamsBuilder builder;
+  materialized.name = "users";
+  auto users = builder.table<std::string, std::int64_t>("users", consumed, materialized);
+  builder.stream<std::string, std::string>("clicks")
+      .join(users, [](const std::string& click,
+                      std::int64_t age) { return click + "@" + std::to_string(age); })
+      .to("out");
+  auto topology = builder.build(config);
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
+TEST(ReuseTableSourceTopics, ATablesStoreTakesItsSourceTopicAsItsChangelog) {
+  const auto none = users_table(kNone);
+  EXPECT_TRUE(none.data().store("users")->logging);
+  EXPECT_EQ(none.data().store("users")->source_topic, "");
+  const auto all = users_table(kAll);
+  const auto& store = *all.data().store("users");
+  EXPECT_FALSE(store.logging);
+  EXPECT_EQ(store.source_topic, "users");
+  EXPECT_TRUE(all.data().optimizations.reuse_table_source_topics);
+}
+
+TEST(ReuseTableSourceTopics, AStoreWithoutLoggingOrATableWithExtractedTimestampsKeepsItsOwn) {
+  const auto unlogged = users_table(kAll, {.logging = false});
+  EXPECT_EQ(unlogged.data().store("users")->source_topic, "");
+  const auto extracted = users_table(
+      kAll, {}, {.timestamp_extractor = [](const auto&, Timestamp) { return Timestamp(7); }});
+  EXPECT_TRUE(extracted.data().store("users")->logging);
+  EXPECT_EQ(extracted.data().store("users")->source_topic, "");
+}
+
+TEST(ReuseTableSourceTopics, ASourceRecordBecomesTheEntryTheTablesSourceWrites) {
+  const auto topology = users_table(kAll);
+  const auto& from_source = topology.data().store("users")->from_source;
+  ASSERT_TRUE(from_source);
+  const auto age = *Int64Serde().serialize(42);
+  auto entry = from_source("ann", age, Timestamp(5));
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->key, "ann");
+  EXPECT_EQ(entry->value, *TimestampedSerde<std::int64_t>(std::make_shared<Int64Serde>())
+                               .serialize({42, Timestamp(5)}));
+  auto tombstone = from_source("ann", std::nullopt, Timestamp(6));
+  ASSERT_TRUE(tombstone);
+  EXPECT_EQ(tombstone->value, std::nullopt);
+  EXPECT_FALSE(from_source(std::nullopt, age, Timestamp(5))) << "a row needs a key";
+  EXPECT_FALSE(from_source("ann", "abc", Timestamp(5))) << "not an int64";
+  EXPECT_FALSE(from_source("ann", age, Timestamp(-1))) << "an invalid timestamp";
+}
+
+TEST(ReuseTableSourceTopics, TheJoinsOutputIsTheSameWithAndWithout) {
+  auto run = [](const Config& config) {
+    TopologyTestDriver driver(users_table(config));
+    auto users = driver.create_input_topic<std::string, std::optional<std::int64_t>>("users");
+    auto clicks = driver.create_input_topic<std::string, std::string>("clicks");
+    users.pipe_input("ann", 42);
+    clicks.pipe_input("ann", "home");
+    users.pipe_input("ann", 43);
+    clicks.pipe_input("ann", "cart");
+    users.pipe_input("ann", std::nullopt);
+    clicks.pipe_input("ann", "pay");
+    return driver.create_output_topic<std::string, std::string>("out").read_values_to_list();
+  };
+  EXPECT_THAT(run(kNone), ElementsAre("home@42", "cart@43"));
+  EXPECT_EQ(run(kAll), run(kNone));
+}
+
 TEST(TopologyOptimization, NamesAndTheirSpellings) {
   using internal::Optimizations;
   using internal::parse_optimizations;
+  const Optimizations all{.merge_repartition_topics = true, .reuse_table_source_topics = true};
   EXPECT_EQ(*parse_optimizations("none"), Optimizations{});
-  EXPECT_EQ(*parse_optimizations("all"), Optimizations{.merge_repartition_topics = true});
-  EXPECT_EQ(*parse_optimizations("merge.repartition.topics"), *parse_optimizations("all"));
-  EXPECT_EQ(internal::to_string(*parse_optimizations("all")), "merge.repartition.topics");
+  EXPECT_EQ(*parse_optimizations("all"), all);
+  EXPECT_EQ(*parse_optimizations("merge.repartition.topics, reuse.ktable.source.topics"), all);
+  EXPECT_EQ(*parse_optimizations("merge.repartition.topics"),
+            Optimizations{.merge_repartition_topics = true});
+  EXPECT_EQ(internal::to_string(all), "reuse.ktable.source.topics,merge.repartition.topics");
+  EXPECT_EQ(*parse_optimizations(internal::to_string(all)), all);
   EXPECT_EQ(internal::to_string(Optimizations{}), "none");
   const auto unknown = parse_optimizations("merge.repartition.topics, fast");
   ASSERT_FALSE(unknown);
   EXPECT_THAT(unknown.error().message(),
               HasSubstr("topology.optimization: 'merge.repartition.topics, fast' is not none, all "
-                        "or a comma-separated list of merge.repartition.topics"));
+                        "or a comma-separated list of reuse.ktable.source.topics and "
+                        "merge.repartition.topics"));
 }
 
 TEST(TopologyOptimization, BuildReportsAnUnknownValueWithTheOtherMistakes) {

@@ -97,6 +97,14 @@ Status LocalStore::restore(std::span<const ConsumedRecord> records) {
       stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
     }
     const ConsumedRecord& record = records[i];
+    if (spec_.from_source) {  // a table's source topic: its records in the store's format
+      auto entry = spec_.from_source(record.key, record.value, record.timestamp);
+      if (!entry) continue;  // as the table's source skipped it
+      ++restored_;
+      auto s = stack_.bottom->restore(entry->key, entry->value);
+      if (!s.ok()) return s;
+      continue;
+    }
     if (!record.key) continue;  // a changelog record always has a key; skip anything else
     ++restored_;
     auto s = stack_.bottom->restore(*record.key, record.value);

@@ -18,10 +18,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-StateRestorer::StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, Metrics& metrics,
-                             std::shared_ptr<StateRestoreListener> listener)
+StateRestorer::StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, std::string group,
+                             Metrics& metrics, std::shared_ptr<StateRestoreListener> listener)
     : consumer_(std::move(consumer)),
       admin_(admin),
+      group_(std::move(group)),
       metrics_(metrics),
       listener_(std::move(listener)) {}
 
@@ -32,18 +33,18 @@ Result<bool> StateRestorer::add(StreamTask& task) {
     const TopicPartition& tp = *store->changelog();
     auto earliest = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
     if (!earliest) return error(std::move(earliest.error()));
-    // The high watermark, not the stable end: a transaction the previous owner left open (or
-    // just committed, markers pending) is waited for, so nothing it committed is missed.
-    auto end = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kHighWatermark});
-    if (!end) return error(std::move(end.error()));
+    auto found_end = restore_end(*store, tp);
+    if (!found_end) return error(std::move(found_end.error()));
+    if (!*found_end) continue;
+    const Offset end = **found_end;
     const Offset start = std::max(store->committed_offset().value_or(*earliest), *earliest);
-    if (start >= *end) continue;
-    store->start_restoring(end->value() - start.value());
+    if (start >= end) continue;
+    store->start_restoring(end.value() - start.value());
     const auto now = std::chrono::steady_clock::now();
     partitions_[tp] = {
         .store = store.get(),
         .position = start,
-        .end = *end,
+        .end = end,
         .started = now,
         .last_report = now,
         .restored = &metrics_.counter(
@@ -51,14 +52,31 @@ Result<bool> StateRestorer::add(StreamTask& task) {
              .name = "restore-total",
              .tags = {{"task-id", store->task().to_string()}, {"store", store->name()}}})};
     log(LogLevel::kInfo, "task {}: restoring store {} from {} offsets {} to {}",
-        store->task().to_string(), store->name(), tp.to_string(), start.value(), end->value());
-    if (listener_) listener_->on_restore_start(store->name(), store->task(), start, *end);
+        store->task().to_string(), store->name(), tp.to_string(), start.value(), end.value());
+    if (listener_) listener_->on_restore_start(store->name(), store->task(), start, end);
     added = true;
   }
   if (added) {
     if (auto s = reassign(); !s.ok()) return error(std::move(s));
   }
   return added;
+}
+
+Result<std::optional<Offset>> StateRestorer::restore_end(const LocalStore& store,
+                                                         const TopicPartition& changelog) {
+  if (store.spec().source_topic.empty()) {
+    // The high watermark, not the stable end: a transaction the previous owner left open (or
+    // just committed, markers pending) is waited for, so nothing it committed is missed.
+    auto end = admin_.list_offset(changelog, {.kind = OffsetSpec::Kind::kHighWatermark});
+    if (!end) return error(std::move(end.error()));
+    return std::optional<Offset>(*end);
+  }
+  // Past the committed offset the task processes the records itself.
+  auto committed = admin_.committed_offsets(group_);
+  if (!committed) return error(std::move(committed.error()));
+  auto it = committed->find(changelog);
+  if (it == committed->end()) return std::optional<Offset>();
+  return std::optional<Offset>(it->second.offset);
 }
 
 Status StateRestorer::remove(TaskId task) {

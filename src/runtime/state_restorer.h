@@ -1,13 +1,15 @@
 // StateRestorer: brings the stores of a thread's new tasks up to date from their changelog
 // partitions before the tasks process anything. Restoration starts at the offset each store
 // committed with its data (a RocksDB store after a clean stop: nothing to read), reads to the
-// changelog's end as it was when the task was created, and runs in bounded steps inside the
-// thread's loop. Progress goes to the log, the metrics and a StateRestoreListener.
+// changelog's end as it was when the task was created (a table's source topic serving as its
+// store's changelog: to the application's committed offset), and runs in bounded steps inside
+// the thread's loop. Progress goes to the log, the metrics and a StateRestoreListener.
 #pragma once
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backend/log_backend.h"
@@ -19,8 +21,10 @@ namespace brook::internal {
 
 class StateRestorer {
  public:
-  StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, Metrics& metrics,
-                std::shared_ptr<StateRestoreListener> listener);
+  // `group`: the application's consumer group, whose committed offsets end the restoration
+  // of a store whose changelog is its table's source topic.
+  StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, std::string group,
+                Metrics& metrics, std::shared_ptr<StateRestoreListener> listener);
 
   // Starts restoring the logged stores of `task`. False if there is nothing to restore (the
   // task may run right away).
@@ -50,7 +54,13 @@ class StateRestorer {
   static double rate(const Restoring& r);
 
   std::unique_ptr<Consumer> consumer_;
+  // Where restoring `store` from `changelog` ends: the changelog's high watermark, or for a
+  // table's source topic what the application committed of it (nothing: no end yet).
+  Result<std::optional<Offset>> restore_end(const LocalStore& store,
+                                            const TopicPartition& changelog);
+
   Admin& admin_;
+  std::string group_;
   Metrics& metrics_;
   std::shared_ptr<StateRestoreListener> listener_;
   std::map<TopicPartition, Restoring> partitions_;

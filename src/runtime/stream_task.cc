@@ -319,7 +319,13 @@ Status StreamTask::flush_state() {
 
 Status StreamTask::commit_state(
     const std::function<Result<Offset>(const TopicPartition&)>& changelog_end) {
-  return stores_.commit(changelog_end);
+  return stores_.commit([&](const TopicPartition& changelog) -> Result<Offset> {
+    // A table's source topic as its store's changelog: the store holds what was processed.
+    if (auto it = inputs_.find(changelog); it != inputs_.end() && it->second.consumed) {
+      return *it->second.consumed;
+    }
+    return changelog_end(changelog);
+  });
 }
 
 StoreAccess StreamTask::state_store(std::string_view node, std::string_view store) {

@@ -57,8 +57,9 @@ Status StreamThread::start() {
   auto restore_consumer = backend_.make_consumer(
       {.client_id = client_id() + "-restore", .read_committed = true, .max_poll_records = 10'000});
   if (!restore_consumer) return restore_consumer.error();
-  auto restorer = std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
-                                                  metrics_, restore_listener_);
+  auto restorer =
+      std::make_unique<StateRestorer>(std::move(*restore_consumer), backend_.admin(),
+                                      config_.application_id, metrics_, restore_listener_);
   tasks_ = std::make_unique<TaskManager>(
       index_, *topology_,
       [this](TaskId id, std::vector<TopicPartition> inputs) { return make_task(id, inputs); },

@@ -21,6 +21,8 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
     if (spec->logging) {
       changelog =
           TopicPartition{changelog_topic(application_id, spec->name), Partition(task_.partition)};
+    } else if (!spec->source_topic.empty()) {
+      changelog = TopicPartition{spec->source_topic, Partition(task_.partition)};
     }
     StoreEnvironment env{
         .dir = config_.dir / task_.to_string() / spec->name,

@@ -80,7 +80,8 @@ TEST(TopicPlan, JoinInputsWithDifferentCountsAreAnErrorNamingTheJoinAndTheTopics
   auto plan = plan_topics(build(builder).data(), {{"clicks", 2}, {"users", 3}});
   ASSERT_FALSE(plan);
   EXPECT_THAT(plan.error().message(), HasSubstr("join enrich: its inputs must be co-partitioned"));
-  EXPECT_THAT(plan.error().message(), HasSubstr("topic clicks has 2 partitions and topic users has 3"));
+  EXPECT_THAT(plan.error().message(),
+              HasSubstr("topic clicks has 2 partitions and topic users has 3"));
 }
 
 TEST(TopicPlan, AForeignKeyJoinSubscribesThroughTheRightTablesCountAndAnswersThroughTheLefts) {

@@ -36,10 +36,11 @@ class StateContractTest : public BackendTest {
     return std::move(*builder.build());
   }
 
-  // Runs `topology` as application `app` until it has processed everything; the records its
-  // stores restored.
-  std::int64_t run(const Topology& topology, const std::string& app) {
-    Streams streams(topology, streams_config(app));
+  // Runs `topology` as application `app` (configured with `extra` too) until it has processed
+  // everything; the records its stores restored.
+  std::int64_t run(const Topology& topology, const std::string& app,
+                   std::map<std::string, std::string> extra = {}) {
+    Streams streams(topology, streams_config(app, std::move(extra)));
     auto listener = std::make_shared<CountingRestoreListener>();
     streams.set_restore_listener(listener);
     EXPECT_TRUE(streams.start().ok());
@@ -55,6 +56,51 @@ class StateContractTest : public BackendTest {
   const std::string out_ = name("out");
   const std::string app_ = name("counter");
 };
+
+// reuse.ktable.source.topics: the clicks of `in_` enriched with the table of the users topic
+// in a `type` store, which restores from that topic: no changelog topic exists.
+Topology clicks_by_users(const std::string& clicks, const std::string& users,
+                         const std::string& out, StoreType type) {
+  StreamsBuilder builder;
+  auto table = builder.table<std::string, std::string>(users, {}, {.name = "users", .type = type});
+  builder.stream<std::string, std::string>(clicks)
+      .join(table,
+            [](const std::string& click, const std::string& user) { return click + " by " + user; })
+      .to(out);
+  return std::move(*builder.build({{"topology.optimization", "all"}}));
+}
+
+// An in-memory store restores on every start, up to what the application committed.
+TEST_P(StateContractTest, ATableStoreRestoresFromItsSourceTopicWithoutAChangelog) {
+  const std::string users = name("users");
+  create_topic(users, 4);
+  const std::map<std::string, std::string> optimized = {{"topology.optimization", "all"}};
+  const auto topology = [&] { return clicks_by_users(in_, users, out_, StoreType::kInMemory); };
+  produce(users, {{"u1", "Ann"}, {"u2", "Bob"}, {"u3", "Cy"}});
+  EXPECT_EQ(run(topology(), app_, optimized), 0);
+  produce(users, {{"u3", std::nullopt}});  // not processed yet when the next run starts
+  produce(in_, {{"u1", "c1"}, {"u2", "c2"}, {"u3", "c3"}});
+  EXPECT_EQ(run(topology(), app_, optimized), 3) << "the committed users, nothing more";
+  EXPECT_THAT(values_of(read_all(out_)), ::testing::UnorderedElementsAre("c1 by Ann", "c2 by Bob"));
+  with_log([&](internal::LogBackend& log) {
+    auto topics = log.admin().list_topics();
+    ASSERT_TRUE(topics) << topics.error().to_string();
+    EXPECT_THAT(*topics, ::testing::Not(::testing::Contains(app_ + "-users-changelog")));
+  });
+}
+
+// A RocksDB store keeps the offset of the source topic it holds: a clean restart restores
+// nothing.
+TEST_P(StateContractTest, ARocksDbTableStoreOnItsSourceTopicSurvivesACleanRestart) {
+  const std::string users = name("users");
+  create_topic(users, 4);
+  const std::map<std::string, std::string> optimized = {{"topology.optimization", "all"}};
+  produce(users, {{"u1", "Ann"}, {"u2", "Bob"}});
+  EXPECT_EQ(run(clicks_by_users(in_, users, out_, StoreType::kRocksDb), app_, optimized), 0);
+  produce(in_, {{"u1", "c1"}, {"u2", "c2"}});
+  EXPECT_EQ(run(clicks_by_users(in_, users, out_, StoreType::kRocksDb), app_, optimized), 0);
+  EXPECT_THAT(values_of(read_all(out_)), ::testing::UnorderedElementsAre("c1 by Ann", "c2 by Bob"));
+}
 
 TEST_P(StateContractTest, RocksDbCountsSurviveACleanRestartWithoutRestoringAnything) {
   produce(in_, words(0, 2000));

@@ -291,8 +291,8 @@ TEST_P(StreamsContractTest, TwoAggregationsAfterOneKeyChangeCountTheSameThroughO
   const Status status = unoptimized.start();
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(status.message(),
-              HasSubstr("topology.optimization is 'merge.repartition.topics' but the topology was "
-                        "built with 'none'"));
+              HasSubstr("topology.optimization is 'reuse.ktable.source.topics,merge.repartition."
+                        "topics' but the topology was built with 'none'"));
 }
 
 // Sinks of time- and session-windowed keys put every record in the partition of its key alone

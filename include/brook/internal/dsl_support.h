@@ -103,6 +103,33 @@ DeclaredStore<K, V> add_table_store(GraphBuilder& graph, const Materialized<K, V
   return {std::move(name), std::move(key_serde), std::move(value_serde)};
 }
 
+// How a record of a table's source topic becomes the entry TableSourceProcessor writes to
+// the table's store: the key in the store's serde, the value with the record's timestamp in
+// front (TimestampedSerde), a null value a delete. Empty if a serde is missing (reported
+// elsewhere).
+template <class K, class V>
+FromSourceRecord table_entry_of(SerdePtr<K> source_key, SerdePtr<V> source_value,
+                                SerdePtr<K> store_key, SerdePtr<V> store_value) {
+  if (!source_key || !source_value || !store_key || !store_value) return {};
+  return [=, stored = TimestampedSerde<V>(store_value)](
+             std::optional<std::string_view> key_bytes, std::optional<std::string_view> value_bytes,
+             Timestamp timestamp) -> std::optional<StoreEntry> {
+    if (!key_bytes || timestamp.value() < 0) return std::nullopt;
+    auto key = source_key->deserialize(*key_bytes);
+    auto value = decode<std::optional<V>>(*source_value, value_bytes);
+    if (!key || !value) return std::nullopt;
+    auto store_key_bytes = store_key->serialize(*key);
+    if (!store_key_bytes) return std::nullopt;
+    StoreEntry entry{.key = std::move(*store_key_bytes), .value = std::nullopt};
+    if (*value) {
+      auto bytes = stored.serialize({std::move(**value), timestamp});
+      if (!bytes) return std::nullopt;
+      entry.value = std::move(*bytes);
+    }
+    return entry;
+  };
+}
+
 // Adds the aggregation of the records of node `input` into the table store `store` (see
 // AggregateProcessor); the node's name.
 template <class K, class VIn, class VA, class F>

@@ -35,6 +35,15 @@ struct MergeableRepartition {
   std::string source;
 };
 
+// A table read from a topic into its store (StreamsBuilder::table()), and how a record of the
+// topic becomes the store's entry: that store may restore from the topic itself
+// (reuse.ktable.source.topics).
+struct TableSource {
+  std::string topic;
+  std::string store;
+  FromSourceRecord from_source;
+};
+
 struct LogicalGraph {
   std::vector<NodeSpec> nodes;  // parents before children
   std::vector<StoreSpec> stores;
@@ -42,6 +51,7 @@ struct LogicalGraph {
   std::vector<CopartitionGroup> copartition_groups;
   std::map<std::string, NodeRole, std::less<>> roles;  // a node not listed: kOther
   std::vector<MergeableRepartition> mergeable_repartitions;
+  std::vector<TableSource> table_sources;
 };
 
 class GraphBuilder {
@@ -56,6 +66,7 @@ class GraphBuilder {
   void uncache_store(std::string_view name);
   void add_repartition_topic(RepartitionTopic topic);
   void add_mergeable_repartition(MergeableRepartition repartition);
+  void add_table_source(TableSource source);
   void add_copartition_group(CopartitionGroup group);
   void add_error(Status status);
   // The topology after the optimisations `config` asks for (topology.optimization; other keys

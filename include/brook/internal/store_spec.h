@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <typeindex>
@@ -34,6 +36,18 @@ inline const char* kind_name(StoreKind kind) {
   return "unknown";
 }
 
+// A store's entry as bytes: key and value (nullopt: the key is deleted).
+struct StoreEntry {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+// A record of a table's source topic as its store's entry, as the table's source would write
+// it; nullopt for a record the source skips (a null key, bytes its serdes cannot read, an
+// invalid timestamp).
+using FromSourceRecord = std::function<std::optional<StoreEntry>(
+    std::optional<std::string_view> key, std::optional<std::string_view> value, Timestamp)>;
+
 struct StoreSpec {
   std::string name;
   StoreType type{};
@@ -47,6 +61,11 @@ struct StoreSpec {
   bool reads_in_memory = false;
   bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
   bool caching = true;  // the record cache sits in front of the store
+  // reuse.ktable.source.topics: the source topic of the table this store materialises, its
+  // changelog instead of one of its own (then `logging` is false): restored up to the
+  // application's committed offset, each record through `from_source`. Empty: none.
+  std::string source_topic;
+  FromSourceRecord from_source;
   // A global table's store: one per application instance, fed from every partition of its
   // source topic by the global thread, read by every task (never logged nor cached).
   bool global = false;

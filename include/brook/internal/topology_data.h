@@ -66,12 +66,15 @@ struct Optimizations {
   // Several repartition topics downstream of one key change become one, written right after
   // the key change.
   bool merge_repartition_topics = false;
+  // A table's store restores from the table's source topic instead of a changelog of its own.
+  bool reuse_table_source_topics = false;
 
   bool operator==(const Optimizations&) const = default;
 };
 
 // topology.optimization: "none", "all", or a comma-separated list of optimisation names
-// (merge.repartition.topics). An unknown value is an InvalidArgument naming it.
+// (reuse.ktable.source.topics, merge.repartition.topics). An unknown value is an InvalidArgument
+// naming it.
 Result<Optimizations> parse_optimizations(std::string_view value);
 // The value parse_optimizations() reads back: "none", or the list of names.
 std::string to_string(const Optimizations& optimizations);

@@ -3,7 +3,9 @@
 // kept in a local store; each click (topic `user-clicks`, key: user id) looks its user up there
 // and goes to `user-clicks-enriched` with the user's age and gender, or age -1 and gender "unknown"
 // for a user without a profile (a left join). A profile that changes changes the enrichment
-// of the clicks that come after it, never of those before.
+// of the clicks that come after it, never of those before. The profiles store restores from
+// `user-profiles` itself (topology.optimization reuse.ktable.source.topics): the application
+// keeps no changelog of its own.
 //
 // The two topics must have the same number of partitions (they are co-partitioned: a user's
 // clicks and profile meet in one task); the application refuses to start otherwise.

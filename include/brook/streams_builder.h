@@ -39,7 +39,8 @@ class StreamsBuilder {
   // A table of the latest value per key of `topic` (best a compacted topic); a null value
   // deletes its key. A record with a null key is dropped, counted in dropped-records and
   // logged: a row needs a key (so K is never std::optional). Materialised in a store named
-  // `materialized.name` (or generated), which is restored from its changelog on start.
+  // `materialized.name` (or generated), which is restored from its changelog on start (with
+  // reuse.ktable.source.topics: from `topic` itself, see build()).
   template <class K, class V>
   KTable<K, V> table(std::string topic, Consumed<K, std::optional<V>> consumed = {},
                      Materialized<K, V> materialized = {}) {
@@ -117,7 +118,9 @@ class StreamsBuilder {
   // node. Call once; the builder is spent afterwards. `config` may be the application's
   // Streams configuration: build() reads topology.optimization from it and ignores the other
   // keys. Its values, as Kafka Streams': "none" (the default), "all", or a comma-separated
-  // list of optimisation names; Brook has merge.repartition.topics (docs/configuration.md).
+  // list of optimisation names: reuse.ktable.source.topics (a table's store restores from the
+  // table's topic, with no changelog of its own), merge.repartition.topics (one repartition
+  // topic per key change) (docs/configuration.md).
   // Give Streams the same configuration: it refuses a topology built otherwise.
   Result<Topology> build(const std::map<std::string, std::string>& config = {}) {
     return graph_->build(config);

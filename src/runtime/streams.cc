@@ -16,6 +16,7 @@
 
 #include "backend/embedded/dir_lock.h"
 #include "backend/open_backend.h"
+#include "brook/internal/topic_plan.h"
 #include "core/log.h"
 #include "core/transition_table.h"
 #include "runtime/global_stream_thread.h"
@@ -24,7 +25,6 @@
 #include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
 #include "runtime/streams_config.h"
-#include "topology/topic_plan.h"
 
 namespace brook {
 

@@ -1,4 +1,4 @@
-#include "topology/topic_plan.h"
+#include "brook/internal/topic_plan.h"
 
 #include <fmt/format.h>
 

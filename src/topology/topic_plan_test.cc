@@ -1,6 +1,6 @@
 // Internal-topic planning without a log: task counts, repartition and changelog partitions,
 // co-partitioned joins.
-#include "topology/topic_plan.h"
+#include "brook/internal/topic_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

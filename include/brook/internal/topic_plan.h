@@ -1,6 +1,7 @@
 // Internal-topic planning: how many tasks each sub-topology runs and how many partitions each
 // repartition topic and each store's changelog needs, from the partition counts of the source
-// topics alone. A pure function, so that its rules are tested without a log.
+// topics alone. A pure function, so that its rules are tested without a log. Implemented in
+// src/topology; called by the runtime when it creates the internal topics. Not for users.
 #pragma once
 
 #include <cstdint>

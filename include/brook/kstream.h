@@ -155,7 +155,10 @@ class KStream {
     auto merged = add<K, V>("KSTREAM-MERGE", named,
                             [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); },
                             {node_, other.node_});
-    return other.rekeyed_ ? std::move(merged).rekey() : merged;
+    // Merged re-keyed streams: for the optimiser, the merge is where the keys changed (so the
+    // repartitions downstream of it can become one, as in Kafka Streams).
+    if (!merged.rekeyed_ && !other.rekeyed_) return merged;
+    return std::move(merged).changed_keys();
   }
 
   // Groups the records by their key, for an aggregation. If the keys may have changed

@@ -10,8 +10,8 @@ namespace brook::internal {
 // merge.repartition.topics, as Kafka Streams: the repartition topics downstream of one
 // key-changing node become one, the first of them, written right after that node; the nodes
 // between the key change and each former repartition (filters, peeks, splits) move behind it.
-// A repartition reached from its key change through any other node (map_values, merge, ...)
-// stays as it is, and so do all of a key change's repartitions if their partition counts
+// A merge of re-keyed streams counts as a key change. A repartition reached from its key change
+// through any other node (map_values, ...) stays as it is, and so do all of a key change's repartitions if their partition counts
 // differ.
 void merge_repartition_topics(LogicalGraph& graph);
 

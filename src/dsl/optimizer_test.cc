@@ -154,6 +154,44 @@ TEST(MergeRepartitionTopics, BothSidesOfAJoinAfterOneKeyChangeReadOneTopic) {
   EXPECT_EQ(all_pairs, none_pairs);
 }
 
+TEST(MergeRepartitionTopics, AfterAMergeOfReKeyedStreamsTheMergeIsTheKeyChange) {
+  auto run = [](const Config& config) {
+    StreamsBuilder builder;
+    auto first_letter = [](const std::string&, const std::string& w) { return w.substr(0, 1); };
+    auto words = builder.stream<std::string, std::string>("words").select_key(first_letter);
+    auto names = builder.stream<std::string, std::string>("names").select_key(first_letter);
+    auto all = words.merge(names);
+    all.group_by_key().count({.name = "counts"}).to_stream().to("counts-out");
+    all.group_by_key()
+        .reduce([](const std::string& a, const std::string& b) { return a + "+" + b; },
+                {.name = "joined"})
+        .to_stream()
+        .to("joined-out");
+    auto topology = builder.build(config);
+    EXPECT_TRUE(topology) << topology.error().to_string();
+    const auto topics = repartition_topics(*topology);
+    TopologyTestDriver driver(std::move(*topology));
+    driver.create_input_topic<std::string, std::string>("words").pipe_input("1", "apple");
+    driver.create_input_topic<std::string, std::string>("names").pipe_input("2", "anna");
+    driver.create_input_topic<std::string, std::string>("words").pipe_input("3", "bee");
+    return std::tuple{
+        topics,
+        driver.create_output_topic<std::string, std::optional<std::int64_t>>("counts-out")
+            .read_key_values_to_list(),
+        driver.create_output_topic<std::string, std::optional<std::string>>("joined-out")
+            .read_key_values_to_list()};
+  };
+  const auto [none_topics, none_counts, none_joined] = run(kNone);
+  EXPECT_THAT(none_topics, ElementsAre("counts-repartition", "joined-repartition"));
+  EXPECT_THAT(none_counts, ElementsAre(Count{"a", 1}, Count{"a", 2}, Count{"b", 1}));
+  EXPECT_THAT(none_joined,
+              ElementsAre(Text{"a", "apple"}, Text{"a", "apple+anna"}, Text{"b", "bee"}));
+  const auto [all_topics, all_counts, all_joined] = run(kAll);
+  EXPECT_THAT(all_topics, ElementsAre("counts-repartition"));
+  EXPECT_EQ(all_counts, none_counts);
+  EXPECT_EQ(all_joined, none_joined);
+}
+
 // select_key, then a map_values before one aggregation, and the given partition counts.
 Topology with_value_change(const Config& config, std::int32_t counts_partitions = 0) {
   StreamsBuilder builder;

@@ -22,7 +22,7 @@ namespace brook::internal {
 // What the optimiser may assume of a node beyond its spec.
 enum class NodeRole {
   kOther,             // assumes nothing
-  kKeyChanging,       // may change keys (map, select_key, process...)
+  kKeyChanging,       // may change keys (map, select_key, process, a merge of re-keyed streams)
   kRecordPreserving,  // passes on some of its input records unchanged (filter, peek, split)
 };
 

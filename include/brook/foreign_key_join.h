@@ -319,7 +319,7 @@ class ForeignTableChangeProcessor final
     Processor<KO, Change<VO>, K, SubscriptionResponse<VO>>::init(context);
     subscriptions_.emplace(
         context.template key_value_store<CombinedKey<KO, K>, std::int64_t>(subscriptions_name_));
-    bytes_ = &context.state_store(subscriptions_name_).store;
+    bytes_ = &store_access(context, subscriptions_name_).store;
   }
 
   void process(Record<KO, Change<VO>> r) override {

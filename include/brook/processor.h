@@ -44,8 +44,14 @@ class Cancellable {
   std::shared_ptr<bool> cancelled_;
 };
 
+class ProcessorContextBase;
+
 namespace internal {
 class TaskContext;
+// The untyped store `name` of the node whose context this is, for the DSL's processors (users
+// call key_value_store() and its siblings). Throws std::invalid_argument if the node has no
+// store of that name.
+StoreAccess store_access(ProcessorContextBase& context, std::string_view name);
 }  // namespace internal
 
 // What a processor's context offers besides forwarding. It does not depend on the types a
@@ -99,10 +105,6 @@ class ProcessorContextBase {
     return internal::typed_session_store<K, V>(state_store(name));
   }
 
-  // The untyped store behind key_value_store(); throws std::invalid_argument if this node has
-  // no store of that name.
-  internal::StoreAccess state_store(std::string_view name);
-
  protected:
   // The context of the node named `node` (a string that outlives it), in the task given to
   // attach() before any other call.
@@ -113,6 +115,11 @@ class ProcessorContextBase {
   void attach(internal::TaskContext& task) { task_ = &task; }
 
  private:
+  friend internal::StoreAccess internal::store_access(ProcessorContextBase&, std::string_view);
+  // The untyped store behind key_value_store(); throws std::invalid_argument if this node has
+  // no store of that name.
+  internal::StoreAccess state_store(std::string_view name);
+
   const std::string& node_;
   internal::TaskContext* task_ = nullptr;
 };

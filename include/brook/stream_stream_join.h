@@ -119,12 +119,12 @@ class StreamStreamJoinProcessor final
     this_store_.emplace(context.template window_store<StoreKey, VThis>(mine));
     other_store_.emplace(context.template window_store<StoreKey, VOther>(theirs));
     if constexpr (kHasOuterStore) {
-      const StoreAccess left = context.state_store(stores_.left);
-      const StoreAccess right = context.state_store(stores_.right);
+      const StoreAccess left = store_access(context, stores_.left);
+      const StoreAccess right = store_access(context, stores_.right);
       key_serde_ = std::static_pointer_cast<const Serde<StoreKey>>(left.spec.key_serde);
       left_serde_ = std::static_pointer_cast<const Serde<VL>>(left.spec.value_serde);
       right_serde_ = std::static_pointer_cast<const Serde<VRt>>(right.spec.value_serde);
-      outer_ = &context.state_store(stores_.outer).store;
+      outer_ = &store_access(context, stores_.outer).store;
       // Fires whenever stream time moves, also when it moves without records (idle advance).
       context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
                        [this](Timestamp) { emit_closed(); });

@@ -34,6 +34,10 @@ internal::StoreAccess ProcessorContextBase::state_store(std::string_view name) {
   return task_->state_store(node_, name);
 }
 
+internal::StoreAccess internal::store_access(ProcessorContextBase& context, std::string_view name) {
+  return context.state_store(name);
+}
+
 namespace internal {
 
 void rethrow_in_node(const std::string& node) {

@@ -30,7 +30,7 @@ class TableState {
   void init(ProcessorContext<K, Change<V>>& context, const std::string& store) {
     context_ = &context;
     store_.emplace(context.template timestamped_key_value_store<K, V>(store));
-    bytes_ = &context.state_store(store).store;
+    bytes_ = &store_access(context, store).store;
     cached_ = bytes_->set_flush_listener(
         [this](std::string_view key, std::optional<std::string_view> new_value,
                std::optional<std::string_view> old_value,

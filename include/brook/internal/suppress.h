@@ -120,7 +120,7 @@ class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
 
   void init(ProcessorContext<K, Change<V>>& context) override {
     Processor<K, Change<V>, K, Change<V>>::init(context);
-    const StoreAccess access = context.state_store(store_name_);
+    const StoreAccess access = store_access(context, store_name_);
     store_ = &access.store;
     key_serde_ = std::static_pointer_cast<const Serde<K>>(access.spec.key_serde);
     value_serde_ =

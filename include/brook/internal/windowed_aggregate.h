@@ -46,7 +46,7 @@ class WindowChanges {
   void init(ProcessorContext<Windowed<K>, Change<V>>& context, const std::string& store,
             WindowedKeyDecoder<K> decode) {
     context_ = &context;
-    const StoreAccess access = context.state_store(store);
+    const StoreAccess access = store_access(context, store);
     value_serde_ =
         std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(access.spec.value_serde);
     store_ = store;
@@ -119,7 +119,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
     Processor<K, V, Windowed<K>, Change<VA>>::init(context);
     store_.emplace(context.template timestamped_window_store<K, VA>(store_name_));
     changes_.init(context, store_name_,
-                  window_key_decoder<K>(context.state_store(store_name_), windows_.size()));
+                  window_key_decoder<K>(store_access(context, store_name_), windows_.size()));
   }
 
   void process(Record<K, V> r) override {
@@ -168,7 +168,7 @@ class SlidingWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
     store_.emplace(context.template timestamped_window_store<K, VA>(store_name_));
     records_.emplace(context.template window_store<K, V>(records_name_));
     changes_.init(context, store_name_,
-                  window_key_decoder<K>(context.state_store(store_name_), difference()));
+                  window_key_decoder<K>(store_access(context, store_name_), difference()));
   }
 
   void process(Record<K, V> r) override {
@@ -257,7 +257,7 @@ class SessionWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
     Processor<K, V, Windowed<K>, Change<VA>>::init(context);
     store_.emplace(context.template session_store<K, ValueAndTimestamp<VA>>(store_name_));
     auto serde =
-        std::static_pointer_cast<const Serde<K>>(context.state_store(store_name_).spec.key_serde);
+        std::static_pointer_cast<const Serde<K>>(store_access(context, store_name_).spec.key_serde);
     changes_.init(context, store_name_, [serde, store = store_name_](std::string_view bytes) {
       return Windowed<K>{value_or_throw(serde->deserialize(session_key_key(bytes)), store),
                          session_key_window(bytes)};

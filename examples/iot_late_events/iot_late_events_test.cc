@@ -139,9 +139,11 @@ TEST_F(IotLateEvents, TheFinalTopicGetsEachHourOnceOnlyAfterItCloses) {
 
 TEST_F(IotLateEvents, WritesWindowedKeysAndJsonIntoNamedStores) {
   std::vector<std::string> stores;
-  for (const auto& store : topology_.data().stores) stores.push_back(store.name);
+  for (const auto& store : brook::internal::topology_data(topology_).stores)
+    stores.push_back(store.name);
   EXPECT_THAT(stores, UnorderedElementsAre(kStoreName, std::string(kFinalName) + "-store"));
-  EXPECT_EQ(topology_.data().subtopologies.size(), 1u);  // keyed by device: no repartition
+  EXPECT_EQ(brook::internal::topology_data(topology_).subtopologies.size(),
+            1u);  // keyed by device: no repartition
 
   reading("lab", at(10h + 5min), 18.5);
   auto& out = driver_.output_queue(kHourlyTopic);

@@ -166,10 +166,11 @@ TEST_F(StockStats, TradesWithoutAPositivePriceAreDropped) {
 }
 
 TEST_F(StockStats, RekeysThroughARepartitionTopicIntoARocksDbStoreAndWritesJson) {
-  EXPECT_EQ(topology_.data().subtopologies.size(), 2u);
+  EXPECT_EQ(brook::internal::topology_data(topology_).subtopologies.size(), 2u);
   EXPECT_THAT(topology_.describe(), HasSubstr("trades-by-symbol-day-repartition"));
   std::map<std::string, brook::StoreType> stores;
-  for (const auto& store : topology_.data().stores) stores[store.name] = store.type;
+  for (const auto& store : brook::internal::topology_data(topology_).stores)
+    stores[store.name] = store.type;
   EXPECT_EQ(stores, (std::map<std::string, brook::StoreType>{
                         {kStoreName, brook::StoreType::kRocksDb},
                         {kMovingAverageStore, brook::StoreType::kRocksDb}}));

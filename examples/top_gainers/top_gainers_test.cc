@@ -82,7 +82,7 @@ std::vector<Gain> with_last(std::vector<Gain> rest, Gain gain) {
 }
 
 TEST_F(TopGainers, PhasesAreSubtopologiesJoinedByRepartitionTopics) {
-  EXPECT_EQ(topology_.data().subtopologies.size(), 3u);
+  EXPECT_EQ(brook::internal::topology_data(topology_).subtopologies.size(), 3u);
   const std::string description = topology_.describe();
   EXPECT_THAT(description, HasSubstr("trades-by-symbol-day-repartition"));
   EXPECT_THAT(description, HasSubstr("gains-by-day-repartition"));

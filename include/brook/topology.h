@@ -6,9 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "brook/internal/topology_data.h"
-
 namespace brook {
+
+class Topology;
+
+namespace internal {
+struct TopologyData;
+// What `topology` holds, for the runtime, the test driver and tests. Not for users.
+const TopologyData& topology_data(const Topology& topology);
+const std::shared_ptr<const TopologyData>& shared_topology_data(const Topology& topology);
+}  // namespace internal
 
 class Topology {
  public:
@@ -26,10 +33,11 @@ class Topology {
   // Every fixed topic a sink node writes, in the order they were added, internal ones not.
   std::vector<std::string> sink_topics() const;
 
-  const internal::TopologyData& data() const { return *data_; }
-  const std::shared_ptr<const internal::TopologyData>& shared_data() const { return data_; }
-
  private:
+  friend const internal::TopologyData& internal::topology_data(const Topology&);
+  friend const std::shared_ptr<const internal::TopologyData>& internal::shared_topology_data(
+      const Topology&);
+
   std::shared_ptr<const internal::TopologyData> data_;
 };
 

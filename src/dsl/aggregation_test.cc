@@ -69,9 +69,9 @@ TEST(KGroupedStream, GroupByRekeysThroughARepartitionTopic) {
       .to("out");
   auto topology = build(builder);
   EXPECT_THAT(topology.describe(), HasSubstr("by-letter-repartition"));
-  EXPECT_EQ(topology.data().subtopologies.size(), 2u);
-  ASSERT_EQ(topology.data().repartition_topics.size(), 1u);
-  EXPECT_EQ(topology.data().repartition_topics[0].partitions, 3);
+  EXPECT_EQ(internal::topology_data(topology).subtopologies.size(), 2u);
+  ASSERT_EQ(internal::topology_data(topology).repartition_topics.size(), 1u);
+  EXPECT_EQ(internal::topology_data(topology).repartition_topics[0].partitions, 3);
   TopologyTestDriver driver(topology, {.application_id = "app"});
   auto in = driver.create_input_topic<std::string, std::string>("lines");
   in.pipe_key_value_list({{"1", "apple"}, {"2", "avocado"}, {"3", "banana"}});
@@ -273,9 +273,9 @@ TEST(KStream, ExplicitRepartitionStartsANewSubtopology) {
       .repartition({.name = "spread", .partitions = 4})
       .to("out");
   auto topology = build(builder);
-  ASSERT_EQ(topology.data().repartition_topics.size(), 1u);
-  EXPECT_EQ(topology.data().repartition_topics[0].name, "spread-repartition");
-  EXPECT_EQ(topology.data().repartition_topics[0].partitions, 4);
+  ASSERT_EQ(internal::topology_data(topology).repartition_topics.size(), 1u);
+  EXPECT_EQ(internal::topology_data(topology).repartition_topics[0].name, "spread-repartition");
+  EXPECT_EQ(internal::topology_data(topology).repartition_topics[0].partitions, 4);
   TopologyTestDriver driver(topology);
   driver.create_input_topic<std::string, std::string>("in").pipe_input("k", "v");
   auto out = driver.create_output_topic<std::string, std::string>("out");
@@ -300,7 +300,7 @@ TEST(KStream, AggregationAfterProcessRepartitionsAsTheProcessorMayChangeKeys) {
       .to_stream()
       .to("out");
   auto topology = build(builder);
-  EXPECT_EQ(topology.data().subtopologies.size(), 2u);
+  EXPECT_EQ(internal::topology_data(topology).subtopologies.size(), 2u);
   EXPECT_THAT(topology.describe(), HasSubstr("by-letter-repartition"));
   TopologyTestDriver driver(topology);
   auto in = driver.create_input_topic<std::string, std::string>("in");

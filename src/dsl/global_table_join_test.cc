@@ -110,8 +110,9 @@ TEST(GlobalTableJoin, AReKeyedStreamIsNotRepartitioned) {
       .to("out");
   auto topology = build(builder);
   EXPECT_THAT(topology.describe(), Not(HasSubstr("repartition")));
-  EXPECT_TRUE(topology.data().copartition_groups.empty());
-  EXPECT_EQ(topology.data().subtopologies.size(), 1u) << "the global nodes make no task";
+  EXPECT_TRUE(internal::topology_data(topology).copartition_groups.empty());
+  EXPECT_EQ(internal::topology_data(topology).subtopologies.size(), 1u)
+      << "the global nodes make no task";
 
   TopologyTestDriver driver(topology);
   auto table = driver.create_input_topic<std::string, std::optional<std::string>>("products");

@@ -246,7 +246,7 @@ TEST(KStream, ChainedOperatorsComposeInOneSubTopology) {
       .to("out");
   auto topology = builder.build();
   ASSERT_TRUE(topology);
-  EXPECT_EQ(topology->data().subtopologies.size(), 1u);
+  EXPECT_EQ(internal::topology_data(*topology).subtopologies.size(), 1u);
   TopologyTestDriver driver(*topology);
   auto in = driver.create_input_topic<std::string, std::int64_t>("numbers");
   for (std::int64_t i = 1; i <= 4; ++i) in.pipe_input("n" + std::to_string(i), i);

@@ -61,7 +61,8 @@ Outputs run_two_aggregations(const Config& config) {
 
 std::vector<std::string> repartition_topics(const Topology& topology) {
   std::vector<std::string> names;
-  for (const auto& topic : topology.data().repartition_topics) names.push_back(topic.name);
+  for (const auto& topic : internal::topology_data(topology).repartition_topics)
+    names.push_back(topic.name);
   return names;
 }
 
@@ -69,11 +70,11 @@ TEST(MergeRepartitionTopics, TwoAggregationsAfterOneKeyChangeShareOneRepartition
   const auto none = two_aggregations(kNone);
   EXPECT_THAT(repartition_topics(none),
               ElementsAre("counts-repartition", "words-per-letter-repartition"));
-  EXPECT_EQ(none.data().subtopologies.size(), 3u);
+  EXPECT_EQ(internal::topology_data(none).subtopologies.size(), 3u);
   const auto all = two_aggregations(kAll);
   EXPECT_THAT(repartition_topics(all), ElementsAre("counts-repartition"));
-  EXPECT_EQ(all.data().subtopologies.size(), 2u);
-  EXPECT_TRUE(all.data().optimizations.merge_repartition_topics);
+  EXPECT_EQ(internal::topology_data(all).subtopologies.size(), 2u);
+  EXPECT_TRUE(internal::topology_data(all).optimizations.merge_repartition_topics);
 }
 
 TEST(MergeRepartitionTopics, TheFilterBetweenKeyChangeAndRepartitionRunsBehindTheMergedTopic) {
@@ -239,27 +240,27 @@ Topology users_table(const Config& config,
 
 TEST(ReuseTableSourceTopics, ATablesStoreTakesItsSourceTopicAsItsChangelog) {
   const auto none = users_table(kNone);
-  EXPECT_TRUE(none.data().store("users")->logging);
-  EXPECT_EQ(none.data().store("users")->source_topic, "");
+  EXPECT_TRUE(internal::topology_data(none).store("users")->logging);
+  EXPECT_EQ(internal::topology_data(none).store("users")->source_topic, "");
   const auto all = users_table(kAll);
-  const auto& store = *all.data().store("users");
+  const auto& store = *internal::topology_data(all).store("users");
   EXPECT_FALSE(store.logging);
   EXPECT_EQ(store.source_topic, "users");
-  EXPECT_TRUE(all.data().optimizations.reuse_table_source_topics);
+  EXPECT_TRUE(internal::topology_data(all).optimizations.reuse_table_source_topics);
 }
 
 TEST(ReuseTableSourceTopics, AStoreWithoutLoggingOrATableWithExtractedTimestampsKeepsItsOwn) {
   const auto unlogged = users_table(kAll, {.logging = false});
-  EXPECT_EQ(unlogged.data().store("users")->source_topic, "");
+  EXPECT_EQ(internal::topology_data(unlogged).store("users")->source_topic, "");
   const auto extracted = users_table(
       kAll, {}, {.timestamp_extractor = [](const auto&, Timestamp) { return Timestamp(7); }});
-  EXPECT_TRUE(extracted.data().store("users")->logging);
-  EXPECT_EQ(extracted.data().store("users")->source_topic, "");
+  EXPECT_TRUE(internal::topology_data(extracted).store("users")->logging);
+  EXPECT_EQ(internal::topology_data(extracted).store("users")->source_topic, "");
 }
 
 TEST(ReuseTableSourceTopics, ASourceRecordBecomesTheEntryTheTablesSourceWrites) {
   const auto topology = users_table(kAll);
-  const auto& from_source = topology.data().store("users")->from_source;
+  const auto& from_source = internal::topology_data(topology).store("users")->from_source;
   ASSERT_TRUE(from_source);
   const auto age = *Int64Serde().serialize(42);
   auto entry = from_source("ann", age, Timestamp(5));

@@ -84,8 +84,8 @@ TEST(StreamTableJoin, AReKeyedStreamIsRepartitionedAndAFilteredTableMaterialised
   auto topology = build(builder);
   EXPECT_THAT(topology.describe(), HasSubstr("enrich-repartition"));
   EXPECT_THAT(topology.describe(), HasSubstr("KTABLE-MATERIALIZE-STATE-STORE"));
-  ASSERT_EQ(topology.data().copartition_groups.size(), 1u);
-  EXPECT_EQ(topology.data().copartition_groups[0].join, "enrich");
+  ASSERT_EQ(internal::topology_data(topology).copartition_groups.size(), 1u);
+  EXPECT_EQ(internal::topology_data(topology).copartition_groups[0].join, "enrich");
 
   TopologyTestDriver driver(topology);
   auto profiles = driver.create_input_topic<std::string, std::optional<std::string>>("profiles");
@@ -160,8 +160,8 @@ TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKe
       .left_join(profiles, describe, {.name = "enrich"})
       .to("out");
   auto topology = build(builder);
-  ASSERT_EQ(topology.data().copartition_groups.size(), 1u);
-  EXPECT_EQ(topology.data().copartition_groups[0].join, "enrich");
+  ASSERT_EQ(internal::topology_data(topology).copartition_groups.size(), 1u);
+  EXPECT_EQ(internal::topology_data(topology).copartition_groups[0].join, "enrich");
 
   TopologyTestDriver driver(topology, {.application_id = "app"});
   auto clicks = driver.create_input_topic<std::string, std::string>("clicks");

@@ -157,8 +157,8 @@ TEST(TableTableJoin, NamedMaterializedResultIsQueryableAndInputsFormACopartition
   EXPECT_EQ(joined.store_name(), "joined-store");
   joined.to_stream().to("out");
   auto topology = build(builder);
-  ASSERT_EQ(topology.data().copartition_groups.size(), 1u);
-  EXPECT_EQ(topology.data().copartition_groups[0].join, "joined");
+  ASSERT_EQ(internal::topology_data(topology).copartition_groups.size(), 1u);
+  EXPECT_EQ(internal::topology_data(topology).copartition_groups[0].join, "joined");
   App run(std::move(topology));
   run.left.pipe_input("a", "l", Timestamp(1));
   run.right.pipe_input("a", "r", Timestamp(2));

@@ -58,7 +58,7 @@ std::shared_ptr<const TopologyData> unlucky_topology() {
           },
           {.name = "to-text"})
       .to("out");
-  return builder.build()->shared_data();
+  return internal::shared_topology_data(*builder.build());
 }
 
 std::string int32(std::int32_t v) { return *Int32Serde().serialize(v); }
@@ -262,7 +262,7 @@ std::shared_ptr<const TopologyData> value_time_topology() {
                                 Timestamp) { return Timestamp(r.value); },
       .on_invalid_timestamp = InvalidTimestamp::kUsePartitionTime};
   builder.stream<std::string, std::int32_t>(std::vector<std::string>{"a", "b"}, consumed).to("out");
-  return builder.build()->shared_data();
+  return internal::shared_topology_data(*builder.build());
 }
 
 TEST(StreamTask, PartitionTimeIsKeptPerInputPartition) {

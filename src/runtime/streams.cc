@@ -393,7 +393,7 @@ Status Streams::start() {
   auto config = internal::parse_streams_config(impl_->raw_config);
   if (!config) return fail(config.error());
   impl_->config = std::move(*config);
-  const auto& built_with = impl_->topology.data().optimizations;
+  const auto& built_with = internal::topology_data(impl_->topology).optimizations;
   if (impl_->config.optimizations && *impl_->config.optimizations != built_with) {
     return fail(Status::invalid_argument(
         fmt::format("topology.optimization is '{}' but the topology was built with '{}': give "
@@ -410,8 +410,8 @@ Status Streams::start() {
     impl_->backend = std::move(*backend);
   }
   if (auto s = impl_->check_topics(); !s.ok()) return fail(s);
-  impl_->resolved =
-      internal::resolve_internal_topics(impl_->topology.data(), impl_->config.application_id);
+  impl_->resolved = internal::resolve_internal_topics(internal::topology_data(impl_->topology),
+                                                      impl_->config.application_id);
   if (auto s = impl_->create_internal_topics(); !s.ok()) return fail(s);
   impl_->rocksdb_memory =
       std::make_shared<internal::RocksDbMemory>(impl_->config.rocksdb_memory_bytes);
@@ -725,7 +725,7 @@ std::vector<StreamsMetadata> Streams::metadata_for_all_clients() const {
 }
 
 Result<std::vector<StreamsMetadata>> Streams::metadata_for_store(std::string_view store) const {
-  if (impl_->topology.data().store(store) == nullptr) {
+  if (internal::topology_data(impl_->topology).store(store) == nullptr) {
     return error(Status::not_found(fmt::format("the topology has no store named '{}'", store)));
   }
   std::vector<StreamsMetadata> out;
@@ -795,7 +795,7 @@ void Streams::set_restore_listener(std::shared_ptr<StateRestoreListener> listene
 }
 
 Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(std::string_view name) const {
-  const auto* spec = impl_->topology.data().store(name);
+  const auto* spec = internal::topology_data(impl_->topology).store(name);
   if (spec == nullptr) {
     return error(Status::not_found(fmt::format("the topology has no store named '{}'", name)));
   }

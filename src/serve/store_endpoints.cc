@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "brook/internal/partitioner.h"
+#include "brook/internal/topology_data.h"
 #include "brook/internal/window_keys.h"
 #include "core/text_numbers.h"
 
@@ -132,7 +134,7 @@ Result<std::size_t> StoreEndpoints::page_size(const Request& request) const {
 Reply StoreEndpoints::stores() const {
   nlohmann::json out = nlohmann::json::array();
   const auto local = app_.metadata_for_all_clients();
-  for (const auto& spec : app_.topology().data().stores) {
+  for (const auto& spec : internal::topology_data(app_.topology()).stores) {
     std::vector<std::int32_t> here;
     if (!local.empty()) {
       if (auto it = local[0].store_partitions.find(spec.name);

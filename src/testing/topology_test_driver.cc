@@ -115,7 +115,8 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
 
 TopologyTestDriver::TopologyTestDriver(const Topology& topology, TestDriverConfig config)
     : impl_(std::make_unique<Impl>()) {
-  impl_->topology = internal::resolve_internal_topics(topology.data(), config.application_id);
+  impl_->topology =
+      internal::resolve_internal_topics(internal::topology_data(topology), config.application_id);
   impl_->clock = config.wall_clock_start;
   internal::StateConfig state{.dir = impl_->state_dir,
                               .rocksdb_memory = std::make_shared<internal::RocksDbMemory>(64 << 20),

@@ -28,7 +28,7 @@ TEST(TopologyTestDriver, FeedsOutputWrittenToASourceTopicBackIn) {
       .to("out");
   auto topology = builder.build();
   ASSERT_TRUE(topology);
-  ASSERT_EQ(topology->data().subtopologies.size(), 2u);
+  ASSERT_EQ(internal::topology_data(*topology).subtopologies.size(), 2u);
   TopologyTestDriver driver(*topology);
   driver.create_input_topic<std::string, std::string>("in").pipe_input("k", "v");
   auto out = driver.create_output_topic<std::string, std::string>("out");

@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "brook/internal/topology_data.h"
 #include "brook/topology.h"
 
 namespace brook {

@@ -34,7 +34,7 @@ Topology counts(Grouped<std::string, std::string> grouped) {
 }
 
 TEST(TopicPlan, TasksFollowTheLargestInputAndARepartitionTopicItsWriter) {
-  auto plan = plan_topics(counts({.name = "by-letter"}).data(), {{"a", 4}, {"b", 2}});
+  auto plan = plan_topics(topology_data(counts({.name = "by-letter"})), {{"a", 4}, {"b", 2}});
   ASSERT_TRUE(plan) << plan.error().to_string();
   EXPECT_THAT(plan->tasks, ElementsAre(4, 4));
   EXPECT_EQ(plan->partitions.at("by-letter-repartition"), 4);
@@ -42,8 +42,8 @@ TEST(TopicPlan, TasksFollowTheLargestInputAndARepartitionTopicItsWriter) {
 }
 
 TEST(TopicPlan, ARepartitionTopicsOwnCountSetsItsReadersTasks) {
-  auto plan =
-      plan_topics(counts({.name = "by-letter", .partitions = 1}).data(), {{"a", 4}, {"b", 2}});
+  auto plan = plan_topics(topology_data(counts({.name = "by-letter", .partitions = 1})),
+                          {{"a", 4}, {"b", 2}});
   ASSERT_TRUE(plan) << plan.error().to_string();
   EXPECT_THAT(plan->tasks, ElementsAre(4, 1));
   EXPECT_EQ(plan->partitions.at("by-letter-repartition"), 1);
@@ -63,7 +63,8 @@ Topology rekeyed_clicks_join_users() {
 }
 
 TEST(TopicPlan, ARepartitionedJoinInputTakesTheOtherInputsCount) {
-  auto plan = plan_topics(rekeyed_clicks_join_users().data(), {{"clicks", 6}, {"users", 3}});
+  auto plan =
+      plan_topics(topology_data(rekeyed_clicks_join_users()), {{"clicks", 6}, {"users", 3}});
   ASSERT_TRUE(plan) << plan.error().to_string();
   EXPECT_EQ(plan->partitions.at("enrich-repartition"), 3);
   EXPECT_THAT(plan->tasks, ElementsAre(3, 6));  // the join's sub-topology was added first
@@ -77,7 +78,7 @@ TEST(TopicPlan, JoinInputsWithDifferentCountsAreAnErrorNamingTheJoinAndTheTopics
       .join(users, [](const std::string& c, const std::string& u) { return c + u; },
             {.name = "enrich"})
       .to("out");
-  auto plan = plan_topics(build(builder).data(), {{"clicks", 2}, {"users", 3}});
+  auto plan = plan_topics(topology_data(build(builder)), {{"clicks", 2}, {"users", 3}});
   ASSERT_FALSE(plan);
   EXPECT_THAT(plan.error().message(), HasSubstr("join enrich: its inputs must be co-partitioned"));
   EXPECT_THAT(plan.error().message(),
@@ -95,7 +96,7 @@ TEST(TopicPlan, AForeignKeyJoinSubscribesThroughTheRightTablesCountAndAnswersThr
           {.name = "enrich"})
       .to_stream()
       .to("out");
-  auto plan = plan_topics(build(builder).data(), {{"orders", 5}, {"customers", 3}});
+  auto plan = plan_topics(topology_data(build(builder)), {{"orders", 5}, {"customers", 3}});
   ASSERT_TRUE(plan) << plan.error().to_string();
   EXPECT_EQ(plan->partitions.at("enrich-subscription-registration-topic"), 3);
   EXPECT_EQ(plan->partitions.at("enrich-subscription-response-topic"), 5);
@@ -105,7 +106,7 @@ TEST(TopicPlan, AGlobalStoreHasOnePartition) {
   StreamsBuilder builder;
   builder.global_table<std::string, std::string>("rates", {}, {.name = "rates"});
   builder.stream<std::string, std::string>("in").to("out");
-  auto plan = plan_topics(build(builder).data(), {{"in", 4}, {"rates", 2}});
+  auto plan = plan_topics(topology_data(build(builder)), {{"in", 4}, {"rates", 2}});
   ASSERT_TRUE(plan) << plan.error().to_string();
   EXPECT_EQ(plan->store_partitions, (Partitions{{"rates", 1}}));
 }

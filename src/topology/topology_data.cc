@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "brook/topology.h"
+
 namespace brook::internal {
 namespace {
 
@@ -304,6 +306,12 @@ Result<TaskGraph> instantiate_global(const TopologyData& topology, int global_in
     return error(Status::not_found(fmt::format("no global sub-topology #{}", global_index)));
   }
   return instantiate_nodes(topology, topology.global_subtopologies[global_index].nodes);
+}
+
+const TopologyData& topology_data(const Topology& topology) { return *topology.data_; }
+
+const std::shared_ptr<const TopologyData>& shared_topology_data(const Topology& topology) {
+  return topology.data_;
 }
 
 }  // namespace brook::internal

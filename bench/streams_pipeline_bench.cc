@@ -11,12 +11,10 @@
 //             each poll and an offset commit every 20 ms, until every record is read.
 // Both run on a freshly written log in the page cache; records/s counts input records.
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -24,11 +22,11 @@
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "compare.h"
+#include "log_lines_input.h"
 #include "streams_timing.h"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::Clock;
 using brook::internal::TopicPartition;
@@ -43,32 +41,12 @@ const std::int64_t kRecords = [] {
 bool keep(const std::string&, const std::string& line) { return !line.starts_with("DEBUG"); }
 std::string tag(const std::string& line) { return std::to_string(line.size()) + " " + line; }
 
-// A data dir holding kRecords log lines in topic "in" and an empty topic "out".
-class Input {
+// kRecords log lines in topic "in", keyed by host, and an empty topic "out".
+class Input : public brook::bench::LogLinesInput {
  public:
   Input()
-      : dir_(fs::temp_directory_path() / ("brook-pipeline-bench-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir_);
-    auto log = std::move(*brook::internal::open_embedded_log({.data_dir = dir_}));
-    (void)log->admin().create_topic({"in", kPartitions});
-    (void)log->admin().create_topic({"out", kPartitions});
-    auto producer = std::move(*log->make_producer({}));
-    const char* levels[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-    for (std::int64_t i = 0; i < kRecords; ++i) {
-      std::string value = std::string(levels[i % 4]) + " request " + std::to_string(i) + " ";
-      value.resize(100, 'x');
-      (void)producer->send({.topic = "in",
-                            .timestamp = brook::Timestamp(i),
-                            .key = "host-" + std::to_string(i % 64),
-                            .value = std::move(value)});
-    }
-    (void)producer->flush();
-  }
-  ~Input() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_;
+      : LogLinesInput("brook-pipeline-bench", kRecords, kPartitions,
+                      [](std::int64_t i) { return "host-" + std::to_string(i % 64); }, {"out"}) {}
 };
 
 void BM_BrookMapFilterPipeline(benchmark::State& state) {

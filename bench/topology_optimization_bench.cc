@@ -10,22 +10,19 @@
 // One stream thread, at_least_once, commit.interval.ms=100, timed from RUNNING until every
 // input record is processed and committed; records/s counts input records.
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <string>
 
-#include "backend/embedded/embedded_log.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "compare.h"
+#include "log_lines_input.h"
 #include "streams_timing.h"
 
 namespace {
 
-namespace fs = std::filesystem;
 using Config = std::map<std::string, std::string>;
 
 constexpr int kPartitions = 4;
@@ -35,41 +32,12 @@ const std::int64_t kRecords = [] {
   return env ? std::atoll(env) : 1'000'000;
 }();
 
-// A data dir holding kRecords records in topic "in", key(i) -> a 100-byte value starting with
-// a log level.
-class Input {
- public:
-  template <class KeyOf>
-  explicit Input(KeyOf key_of)
-      : dir_(fs::temp_directory_path() /
-             ("brook-optimization-bench-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir_);
-    auto log = std::move(*brook::internal::open_embedded_log({.data_dir = dir_}));
-    (void)log->admin().create_topic({"in", kPartitions});
-    auto producer = std::move(*log->make_producer({}));
-    const char* levels[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-    for (std::int64_t i = 0; i < kRecords; ++i) {
-      std::string value = std::string(levels[i % 4]) + " request " + std::to_string(i) + " ";
-      value.resize(100, 'x');
-      (void)producer->send({.topic = "in",
-                            .timestamp = brook::Timestamp(i),
-                            .key = key_of(i),
-                            .value = std::move(value)});
-    }
-    (void)producer->flush();
-  }
-  ~Input() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 // Runs `build(config)` over a fresh `input` per iteration, timed from RUNNING to lag 0.
 template <class Build, class KeyOf>
 void run(benchmark::State& state, const std::string& optimization, KeyOf key_of, Build build) {
   for (auto _ : state) {
-    Input input(key_of);
+    const brook::bench::LogLinesInput input("brook-optimization-bench", kRecords, kPartitions,
+                                            key_of);
     const Config config = {{"application.id", "bench"},
                            {"data.dir", input.dir().string()},
                            {"num.stream.threads", "1"},

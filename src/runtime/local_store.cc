@@ -97,17 +97,16 @@ Status LocalStore::restore(std::span<const ConsumedRecord> records) {
       stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
     }
     const ConsumedRecord& record = records[i];
-    if (spec_.from_source) {  // a table's source topic: its records in the store's format
-      auto entry = spec_.from_source(record.key, record.value, record.timestamp);
-      if (!entry) continue;  // as the table's source skipped it
-      ++restored_;
-      auto s = stack_.bottom->restore(entry->key, entry->value);
-      if (!s.ok()) return s;
-      continue;
+    std::optional<StoreEntry> row;  // a table's source topic: the record as the store's row
+    if (spec_.from_source) {
+      row = spec_.from_source(record.key, record.value, record.timestamp);
+      if (!row) continue;  // as the table's source skipped it
+    } else if (!record.key) {
+      continue;  // a changelog record always has a key; skip anything else
     }
-    if (!record.key) continue;  // a changelog record always has a key; skip anything else
     ++restored_;
-    auto s = stack_.bottom->restore(*record.key, record.value);
+    auto s = row ? stack_.bottom->restore(row->key, row->value)
+                 : stack_.bottom->restore(*record.key, record.value);
     if (!s.ok()) return s;
   }
   return {};

@@ -11,8 +11,8 @@ namespace brook::internal {
 // key-changing node become one, the first of them, written right after that node; the nodes
 // between the key change and each former repartition (filters, peeks, splits) move behind it.
 // A merge of re-keyed streams counts as a key change. A repartition reached from its key change
-// through any other node (map_values, ...) stays as it is, and so do all of a key change's repartitions if their partition counts
-// differ.
+// through any other node (map_values, ...) stays as it is, and so do all of a key change's
+// repartitions if their partition counts differ.
 void merge_repartition_topics(LogicalGraph& graph);
 
 // reuse.ktable.source.topics, as Kafka Streams: the store of a table read from a topic

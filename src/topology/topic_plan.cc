@@ -104,7 +104,18 @@ Result<TopicPlan> plan_topics(const TopologyData& data, const Partitions& source
       continue;
     }
     const auto* owner = data.owner_of_store(store.name);
-    if (owner != nullptr) plan.store_partitions[store.name] = plan.tasks[owner->id];
+    if (owner == nullptr) continue;
+    const std::int32_t tasks = plan.tasks[owner->id];
+    plan.store_partitions[store.name] = tasks;
+    // A table's topic as its store's changelog needs a partition per task.
+    if (auto it = partitions.find(store.source_topic);
+        it != partitions.end() && it->second < tasks) {
+      return error(Status::invalid_argument(fmt::format(
+          "store {} restores from its table's topic {} (reuse.ktable.source.topics), which has {} "
+          "partitions, but the store's sub-topology runs {} tasks; give the topics of that "
+          "sub-topology equal partition counts, or build without reuse.ktable.source.topics",
+          store.name, store.source_topic, it->second, tasks)));
+    }
   }
   return plan;
 }

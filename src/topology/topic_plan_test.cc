@@ -102,6 +102,29 @@ TEST(TopicPlan, AForeignKeyJoinSubscribesThroughTheRightTablesCountAndAnswersThr
   EXPECT_EQ(plan->partitions.at("enrich-subscription-response-topic"), 5);
 }
 
+TEST(TopicPlan, ATablesTopicAsItsChangelogNeedsAPartitionPerTask) {
+  auto merged = [](const std::map<std::string, std::string>& config) {
+    StreamsBuilder builder;
+    builder.table<std::string, std::string>("users", {}, {.name = "users"})
+        .to_stream()
+        .merge(builder.stream<std::string, std::optional<std::string>>("clicks"))
+        .to("out");
+    auto topology = builder.build(config);
+    EXPECT_TRUE(topology) << topology.error().to_string();
+    return std::move(*topology);
+  };
+  const Partitions partitions = {{"users", 2}, {"clicks", 4}};
+  auto plan = plan_topics(topology_data(merged({})), partitions);
+  ASSERT_TRUE(plan) << plan.error().to_string();
+  EXPECT_EQ(plan->store_partitions, (Partitions{{"users", 4}}));  // a changelog of 4 partitions
+  auto reused = plan_topics(topology_data(merged({{"topology.optimization", "all"}})), partitions);
+  ASSERT_FALSE(reused);
+  EXPECT_THAT(reused.error().message(),
+              HasSubstr("store users restores from its table's topic users "
+                        "(reuse.ktable.source.topics), which has 2 partitions, but the store's "
+                        "sub-topology runs 4 tasks"));
+}
+
 TEST(TopicPlan, AGlobalStoreHasOnePartition) {
   StreamsBuilder builder;
   builder.global_table<std::string, std::string>("rates", {}, {.name = "rates"});

@@ -27,7 +27,9 @@ struct TopicPlan {
 // The rules: a sub-topology has as many tasks as its largest source topic; a repartition topic
 // without a count of its own gets as many partitions as its writer has tasks, unless it feeds a
 // join, whose inputs all take the count of the one that has one; a store's changelog has one
-// partition per task. Fails naming the join whose inputs have different counts.
+// partition per task. Fails naming the join whose inputs have different counts, or the store
+// whose table's topic serves as its changelog (reuse.ktable.source.topics) with fewer
+// partitions than the store has tasks.
 Result<TopicPlan> plan_topics(
     const TopologyData& topology,
     const std::map<std::string, std::int32_t, std::less<>>& source_partitions);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,5 +66,16 @@ class CountingRestoreListener final : public StateRestoreListener {
   }
   std::atomic<std::int64_t> total = 0;
 };
+
+// Starts `app`, waits until it has processed everything and closes it; the records its stores
+// restored.
+inline std::int64_t run_to_idle(Streams& app) {
+  auto listener = std::make_shared<CountingRestoreListener>();
+  app.set_restore_listener(listener);
+  EXPECT_TRUE(app.start().ok());
+  wait_until_idle(app);
+  EXPECT_TRUE(app.close().ok());
+  return listener->total;
+}
 
 }  // namespace brook::testing

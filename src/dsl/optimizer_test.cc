@@ -20,6 +20,12 @@ using Text = KeyValue<std::string, std::optional<std::string>>;
 const Config kNone = {{"topology.optimization", "none"}};
 const Config kAll = {{"topology.optimization", "all"}};
 
+Topology build(StreamsBuilder& builder, const Config& config) {
+  auto topology = builder.build(config);
+  EXPECT_TRUE(topology) << topology.error().to_string();
+  return std::move(*topology);
+}
+
 // Words re-keyed by their first letter, then counted (non-empty words only) and concatenated
 // per letter: two key-based operators downstream of one key change.
 Topology two_aggregations(const Config& config) {
@@ -37,9 +43,7 @@ Topology two_aggregations(const Config& config) {
               {.name = "words-per-letter"})
       .to_stream()
       .to("words-out");
-  auto topology = builder.build(config);
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
+  return build(builder, config);
 }
 
 struct Outputs {
@@ -135,10 +139,9 @@ TEST(MergeRepartitionTopics, BothSidesOfAJoinAfterOneKeyChangeReadOneTopic) {
               JoinWindows::of_time_difference_with_no_grace(std::chrono::minutes(1)),
               {.name = "pairs"})
         .to("pairs-out");
-    auto topology = builder.build(config);
-    EXPECT_TRUE(topology) << topology.error().to_string();
-    const auto topics = repartition_topics(*topology);
-    TopologyTestDriver driver(std::move(*topology));
+    const auto topology = build(builder, config);
+    const auto topics = repartition_topics(topology);
+    TopologyTestDriver driver(topology);
     auto in = driver.create_input_topic<std::string, std::string>("words");
     in.pipe_key_value_list({{"1", "apple"}, {"2", "a"}, {"3", "avocado"}});
     auto out = driver.create_output_topic<std::string, std::string>("pairs-out");
@@ -168,10 +171,9 @@ TEST(MergeRepartitionTopics, AfterAMergeOfReKeyedStreamsTheMergeIsTheKeyChange) 
                 {.name = "joined"})
         .to_stream()
         .to("joined-out");
-    auto topology = builder.build(config);
-    EXPECT_TRUE(topology) << topology.error().to_string();
-    const auto topics = repartition_topics(*topology);
-    TopologyTestDriver driver(std::move(*topology));
+    const auto topology = build(builder, config);
+    const auto topics = repartition_topics(topology);
+    TopologyTestDriver driver(topology);
     driver.create_input_topic<std::string, std::string>("words").pipe_input("1", "apple");
     driver.create_input_topic<std::string, std::string>("names").pipe_input("2", "anna");
     driver.create_input_topic<std::string, std::string>("words").pipe_input("3", "bee");
@@ -203,9 +205,7 @@ Topology with_value_change(const Config& config, std::int32_t counts_partitions 
       .count({.name = "loud"});
   by_letter.group_by_key({.partitions = counts_partitions}).count({.name = "counts"});
   by_letter.group_by_key().count({.name = "more-counts"});
-  auto topology = builder.build(config);
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
+  return build(builder, config);
 }
 
 TEST(MergeRepartitionTopics, ARepartitionBehindAValueChangeStaysAsItIs) {
@@ -233,9 +233,7 @@ Topology users_table(const Config& config,
       .join(users, [](const std::string& click,
                       std::int64_t age) { return click + "@" + std::to_string(age); })
       .to("out");
-  auto topology = builder.build(config);
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
+  return build(builder, config);
 }
 
 TEST(ReuseTableSourceTopics, ATablesStoreTakesItsSourceTopicAsItsChangelog) {

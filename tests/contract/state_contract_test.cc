@@ -41,12 +41,7 @@ class StateContractTest : public BackendTest {
   std::int64_t run(const Topology& topology, const std::string& app,
                    std::map<std::string, std::string> extra = {}) {
     Streams streams(topology, streams_config(app, std::move(extra)));
-    auto listener = std::make_shared<CountingRestoreListener>();
-    streams.set_restore_listener(listener);
-    EXPECT_TRUE(streams.start().ok());
-    wait_until_idle(streams);
-    EXPECT_TRUE(streams.close().ok());
-    return listener->total;
+    return run_to_idle(streams);
   }
   std::int64_t run(const Topology& topology) { return run(topology, app_); }
 

@@ -47,12 +47,7 @@ class StateTest : public EmbeddedFixture {
   std::int64_t run(const Topology& topology, std::map<std::string, std::string> extra = {}) {
     extra.emplace("application.id", "counter");
     Streams app(topology, config(extra));
-    auto listener = std::make_shared<CountingRestoreListener>();
-    app.set_restore_listener(listener);
-    EXPECT_TRUE(app.start().ok());
-    wait_until_idle(app);
-    EXPECT_TRUE(app.close().ok());
-    return listener->total;
+    return run_to_idle(app);
   }
 };
 

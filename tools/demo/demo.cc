@@ -141,43 +141,39 @@ Status write_trades(internal::Producer& producer, std::mt19937& random) {
   return producer.flush();
 }
 
-// The trades of stock_stats and top_gainers as JSON, keyed by symbol: a symbol's trades stay
-// in one partition, in the order generated.
-Status write_stock_trades(internal::Producer& producer,
-                          const std::vector<stock_stats::TimedTrade>& trades) {
-  for (const auto& t : trades) {
-    if (auto s = producer.send({.topic = stock_stats::kInputTopic,
-                                .timestamp = Timestamp(t.timestamp),
-                                .key = t.trade.symbol,
-                                .value = nlohmann::json(t.trade).dump()});
-        !s.ok()) {
-      return s;
-    }
-  }
-  return producer.flush();
-}
-
-// The sensor readings of iot_late_events as JSON, keyed by device, in arrival order, each
-// with its arrival time as the log timestamp.
-Status write_readings(internal::Producer& producer, const std::vector<DemoReading>& readings) {
-  for (const auto& r : readings) {
-    if (auto s = producer.send({.topic = iot_late_events::kInputTopic,
-                                .timestamp = Timestamp(r.arrival),
-                                .key = r.reading.device,
-                                .value = nlohmann::json(r.reading).dump()});
-        !s.ok()) {
-      return s;
-    }
-  }
-  return producer.flush();
-}
-
 // Sends `records` and flushes.
 Status send_all(internal::Producer& producer, std::vector<ProducerRecord> records) {
   for (auto& record : records) {
     if (auto s = producer.send(std::move(record)); !s.ok()) return s;
   }
   return producer.flush();
+}
+
+// The trades of stock_stats and top_gainers as JSON, keyed by symbol: a symbol's trades stay
+// in one partition, in the order generated.
+Status write_stock_trades(internal::Producer& producer,
+                          const std::vector<stock_stats::TimedTrade>& trades) {
+  std::vector<ProducerRecord> records;
+  for (const auto& t : trades) {
+    records.push_back({.topic = stock_stats::kInputTopic,
+                       .timestamp = Timestamp(t.timestamp),
+                       .key = t.trade.symbol,
+                       .value = nlohmann::json(t.trade).dump()});
+  }
+  return send_all(producer, std::move(records));
+}
+
+// The sensor readings of iot_late_events as JSON, keyed by device, in arrival order, each
+// with its arrival time as the log timestamp.
+Status write_readings(internal::Producer& producer, const std::vector<DemoReading>& readings) {
+  std::vector<ProducerRecord> records;
+  for (const auto& r : readings) {
+    records.push_back({.topic = iot_late_events::kInputTopic,
+                       .timestamp = Timestamp(r.arrival),
+                       .key = r.reading.device,
+                       .value = nlohmann::json(r.reading).dump()});
+  }
+  return send_all(producer, std::move(records));
 }
 
 Status prepare(const std::filesystem::path& dir,

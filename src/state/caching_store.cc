@@ -4,11 +4,41 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <vector>
 
+#include "brook/internal/coding.h"
 #include "brook/internal/headers_codec.h"
 
 namespace brook::internal {
+namespace {
+
+// The first bytes of a key as numbers that compare as the bytes do (unsigned, zero-padded):
+// keys whose prefixes differ are ordered by them alone.
+struct SortPrefix {
+  static constexpr std::size_t kBytes = 3 * sizeof(std::uint64_t);
+  std::array<std::uint64_t, 3> words;
+
+  static SortPrefix of(std::string_view key) {
+    std::array<char, kBytes> bytes{};
+    std::memcpy(bytes.data(), key.data(), std::min(key.size(), kBytes));
+    SortPrefix prefix;
+    for (std::size_t i = 0; i < prefix.words.size(); ++i) {
+      prefix.words[i] = get_big_endian<std::uint64_t>(bytes.data() + i * sizeof(std::uint64_t));
+    }
+    return prefix;
+  }
+  // <0, 0 or >0 as this prefix sorts before, with or after `other`.
+  int compare(const SortPrefix& other) const {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i] != other.words[i]) return words[i] < other.words[i] ? -1 : 1;
+    }
+    return 0;
+  }
+};
+
+}  // namespace
 
 // Blocks in key order (unsigned byte order, as the stores below).
 struct CachingStore::KeyLess {
@@ -159,6 +189,7 @@ Status CachingStore::flush() {
     // (then an entry is looked up again). A dirty block stays where it is until written down:
     // nothing else evicts or rewrites it.
     struct Dirty {
+      SortPrefix prefix;
       std::string_view key;
       char* block;
       std::size_t slot;
@@ -168,20 +199,27 @@ Status CachingStore::flush() {
     for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
       if (!table_.has(slot, CacheTable::kDirty)) continue;
       char* block = table_.block(slot);
-      dirty.push_back({CacheEntry::key(block), block, slot});
+      const std::string_view key = CacheEntry::key(block);
+      dirty.push_back({SortPrefix::of(key), key, block, slot});
     }
     // In key order, as the stores below like it: a session's merged-away predecessors (ending
-    // earlier) go before it.
-    std::sort(dirty.begin(), dirty.end(),
-              [](const Dirty& a, const Dirty& b) { return a.key < b.key; });
+    // earlier) go before it. Most comparisons end in the prefixes, without reading the blocks.
+    std::sort(dirty.begin(), dirty.end(), [](const Dirty& a, const Dirty& b) {
+      const int order = a.prefix.compare(b.prefix);
+      return order != 0 ? order < 0 : a.key < b.key;
+    });
     const std::uint64_t collected = table_.layout();
     auto slot_of = [&](const Dirty& entry) {
       return table_.layout() == collected ? entry.slot
                                           : table_.find(entry.key, CacheTable::hash(entry.key));
     };
-    constexpr std::size_t kPrefetchAhead = 8;  // the store below starts looking that early
+    // Blocks are read that early, and the store below starts looking for their keys half as
+    // early, once a block is likely to have arrived.
+    constexpr std::size_t kPrefetchAhead = 16;
     for (std::size_t i = 0; i < dirty.size(); ++i) {
-      if (i + kPrefetchAhead < dirty.size()) inner_->prefetch(dirty[i + kPrefetchAhead].key);
+      if (i + kPrefetchAhead < dirty.size()) __builtin_prefetch(dirty[i + kPrefetchAhead].block);
+      if (i + kPrefetchAhead / 2 < dirty.size())
+        inner_->prefetch(dirty[i + kPrefetchAhead / 2].key);
       const Dirty& entry = dirty[i];
       if (Status s = write_down(slot_of(entry)); !s.ok()) return s;
       const std::size_t slot = slot_of(entry);

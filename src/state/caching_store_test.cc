@@ -317,6 +317,33 @@ TEST(CachingStore, FlushWritesDirtyKeysInKeyOrderAndKeepsThemCached) {
   EXPECT_EQ(changes.size(), 3u);
 }
 
+// Keys ordered by their unsigned bytes, also where their first 24 bytes (compared as numbers
+// without reading the entries) are equal: longer keys, zero bytes, one key a prefix of another.
+TEST(CachingStore, FlushOrdersKeysByTheirUnsignedBytesBeyondTheirFirst24) {
+  const std::string shared(24, 'k');
+  const std::vector<std::string> ordered = {"",
+                                            std::string(1, '\0'),
+                                            "a",
+                                            std::string("a\0", 2),
+                                            "a\x7f",
+                                            "a\x80",
+                                            "a\xff",
+                                            shared,
+                                            shared + std::string(1, '\0'),
+                                            shared + "a",
+                                            shared + "a\xff",
+                                            shared + "b",
+                                            "\xff"};
+  Changes changes;
+  auto store = make_store(budget(kLarge), &changes);
+  for (auto it = ordered.rbegin(); it != ordered.rend(); ++it)
+    ASSERT_TRUE(store->put(*it, "1").ok());
+  ASSERT_TRUE(store->flush().ok());
+  std::vector<std::string> flushed;
+  for (const auto& change : changes) flushed.push_back(change.key);
+  EXPECT_EQ(flushed, ordered);
+}
+
 // The listener's own writes make room by evicting the flushing store's clean entries, which
 // moves the others in its table: every dirty entry is still written down once, with its value.
 TEST(CachingStore, AFlushWhoseListenerEvictsFromTheSameStoreWritesEveryEntryDown) {

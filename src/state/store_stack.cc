@@ -51,7 +51,8 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
     stack.top = std::make_unique<ChangeLoggingStore>(std::move(stack.top), env.log);
   }
   if (spec.caching) {
-    Sensor* hit_ratio = env.metrics == nullptr
+    // DEBUG only, as Kafka Streams' record cache metrics: recorded on every read.
+    Sensor* hit_ratio = env.metrics == nullptr || !env.debug_metrics
                             ? nullptr
                             : &store_sensor(env, "stream-record-cache-metrics", "record-cache-id",
                                             spec, "hit-ratio", Metrics::SensorKind::kRatio);

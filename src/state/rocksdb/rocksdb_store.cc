@@ -7,6 +7,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/perf_level.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_buffer_manager.h>
@@ -320,6 +321,10 @@ class RocksDbStore final : public KeyValueBytesStore {
   // During restoration (restored writes buffered) the deletion joins them, in order; otherwise
   // it joins the pending writes (pending_writes.h).
   Status delete_range(const KeyRange& range) override {
+    if (options_.point_writes_only) {
+      return Status::failed_precondition(
+          fmt::format("store {}: delete_range() on a store opened for point writes only", name_));
+    }
     if (restoring_ && range.to) {
       std::string to;
       to.reserve(range.to->size() + 1);
@@ -676,6 +681,13 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   family_options.optimize_filters_for_hits = false;
 
   rocksdb::ColumnFamilyOptions data_options = family_options;
+  if (options.point_writes_only) {
+    // A commit writes its keys in key order (pending_writes.h): each memtable insert starts
+    // from where the previous one ended instead of searching the skip list from its top. One
+    // hint for all keys (an empty prefix); inserts out of order search as usual.
+    data_options.memtable_insert_with_hint_prefix_extractor.reset(
+        rocksdb::NewFixedPrefixTransform(0));
+  }
   if (options.written_only) {
     data_options.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
     db_options.allow_concurrent_memtable_write = false;  // which vectors do not support

@@ -49,6 +49,10 @@ struct RocksDbOptions {
   // its memtables are unsorted vectors, one append per write at commit, sorted when RocksDB
   // flushes them on its background thread (a read of a memtable sorts a copy).
   bool written_only = false;
+  // The store never gets delete_range() (it refuses it): each memtable insert then starts
+  // from where the previous one ended, which makes a commit's writes, in key order, cheap.
+  // (RocksDB 7.8 would also use those insert hints for range deletions, which breaks them.)
+  bool point_writes_only = false;
 };
 
 // Opens the store `name` in `dir`, creating the directory and the database if needed, with its

@@ -13,7 +13,6 @@ namespace brook::internal {
 
 namespace {
 
-constexpr std::size_t kSegmentIdBytes = 8;
 constexpr std::size_t kMergeChunk = 256;  // entries read per seek when merging segments
 
 std::string segment_prefix(std::int64_t segment) {

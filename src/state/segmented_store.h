@@ -46,6 +46,9 @@
 
 namespace brook::internal {
 
+// The bytes of the segment id before each key in the inner store.
+inline constexpr std::size_t kSegmentIdBytes = 8;
+
 // Kafka Streams' default segment interval: max(retention / 2, 60 s).
 std::chrono::milliseconds segment_interval_for(std::chrono::milliseconds retention);
 

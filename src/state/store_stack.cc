@@ -36,11 +36,12 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
   } else {
     // Under a memory index (the segmented store below keeps one), read only when it opens.
     const bool written_only = spec.reads_in_memory && spec.kind != StoreKind::kKeyValue;
-    // Only the segmented store below a window or session store deletes ranges.
-    auto store = open_rocksdb_store(spec.name, env.dir, env.rocksdb_memory,
-                                    {.sync = env.sync,
-                                     .written_only = written_only,
-                                     .point_writes_only = spec.kind == StoreKind::kKeyValue});
+    // Only the segmented store below a window or session store deletes ranges, from bare
+    // segment ids, shorter than any key it stores.
+    const std::size_t hinted = spec.kind == StoreKind::kKeyValue ? 0 : kSegmentIdBytes + 1;
+    auto store = open_rocksdb_store(
+        spec.name, env.dir, env.rocksdb_memory,
+        {.sync = env.sync, .written_only = written_only, .insert_hints_from_key_bytes = hinted});
     if (!store) return error(std::move(store.error()));
     stack.top = std::move(*store);
   }

@@ -64,6 +64,19 @@ constexpr int kBloomBitsPerKey = 10;
 // The memtables' Bloom filter, as a share of their size: about 9 bits per write of 30 bytes,
 // so that a point lookup of a key not in a memtable skips its search.
 constexpr double kMemtableBloomRatio = 0.02;
+
+// One memtable insert hint for every key of at least `min_bytes` bytes (their prefix is empty);
+// shorter keys are inserted without one.
+class OneInsertHint final : public rocksdb::SliceTransform {
+ public:
+  explicit OneInsertHint(std::size_t min_bytes) : min_bytes_(min_bytes) {}
+  const char* Name() const override { return "brook.OneInsertHint"; }
+  rocksdb::Slice Transform(const rocksdb::Slice& key) const override { return {key.data(), 0}; }
+  bool InDomain(const rocksdb::Slice& key) const override { return key.size() >= min_bytes_; }
+
+ private:
+  std::size_t min_bytes_;
+};
 // Where restoration writes its SST files before ingesting them, inside the store's directory
 // (on the same file system, so that ingestion moves them); emptied at open.
 constexpr std::string_view kRestoreDir = "restore-tmp";
@@ -321,9 +334,12 @@ class RocksDbStore final : public KeyValueBytesStore {
   // During restoration (restored writes buffered) the deletion joins them, in order; otherwise
   // it joins the pending writes (pending_writes.h).
   Status delete_range(const KeyRange& range) override {
-    if (options_.point_writes_only) {
-      return Status::failed_precondition(
-          fmt::format("store {}: delete_range() on a store opened for point writes only", name_));
+    if (const auto hinted = options_.insert_hints_from_key_bytes;
+        hinted && range.from.value_or(std::string()).size() >= *hinted) {
+      return Status::failed_precondition(fmt::format(
+          "store {}: delete_range() from a key of {} bytes or more, which memtable insert "
+          "hints are for",
+          name_, *hinted));
     }
     if (restoring_ && range.to) {
       std::string to;
@@ -681,12 +697,12 @@ Result<std::unique_ptr<KeyValueBytesStore>> open_rocksdb_store(
   family_options.optimize_filters_for_hits = false;
 
   rocksdb::ColumnFamilyOptions data_options = family_options;
-  if (options.point_writes_only) {
+  if (options.insert_hints_from_key_bytes) {
     // A commit writes its keys in key order (pending_writes.h): each memtable insert starts
-    // from where the previous one ended instead of searching the skip list from its top. One
-    // hint for all keys (an empty prefix); inserts out of order search as usual.
-    data_options.memtable_insert_with_hint_prefix_extractor.reset(
-        rocksdb::NewFixedPrefixTransform(0));
+    // from where the previous one ended instead of searching the skip list from its top.
+    // Inserts out of order search as usual.
+    data_options.memtable_insert_with_hint_prefix_extractor =
+        std::make_shared<OneInsertHint>(*options.insert_hints_from_key_bytes);
   }
   if (options.written_only) {
     data_options.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "brook/internal/bytes_store.h"
@@ -49,10 +50,11 @@ struct RocksDbOptions {
   // its memtables are unsorted vectors, one append per write at commit, sorted when RocksDB
   // flushes them on its background thread (a read of a memtable sorts a copy).
   bool written_only = false;
-  // The store never gets delete_range() (it refuses it): each memtable insert then starts
-  // from where the previous one ended, which makes a commit's writes, in key order, cheap.
-  // (RocksDB 7.8 would also use those insert hints for range deletions, which breaks them.)
-  bool point_writes_only = false;
+  // If set, memtable inserts of keys of at least this many bytes start from where the previous
+  // such insert ended, which makes a commit's writes (in key order) cheap; delete_range() is
+  // then refused unless its first key is shorter (RocksDB 7.8 would send a range deletion
+  // through the same hints, which breaks them).
+  std::optional<std::size_t> insert_hints_from_key_bytes;
 };
 
 // Opens the store `name` in `dir`, creating the directory and the database if needed, with its

@@ -190,12 +190,13 @@ TEST(RocksDbStore, ARangeDeletionHidesCommittedKeysUntilTheyAreWrittenAgain) {
   EXPECT_EQ(scan_all(*store), (Entries{{"a", "1"}, {"c", "3"}}));
 }
 
-// Its memtable inserts start from the previous one (RocksDB's insert hints): commits of writes
-// in and out of key order, overwrites and deletes read back as written, also after a reopen;
-// a range deletion is refused, naming the store.
-TEST(RocksDbStore, APointWritesOnlyStoreReadsEveryCommitBackAndRefusesRangeDeletions) {
+// Its memtable inserts of keys of 4 bytes or more start from the previous one (RocksDB's insert
+// hints): commits of writes in and out of key order, overwrites and deletes read back as
+// written, also after a reopen; a range deletion is refused if it starts at a hinted key, and
+// works from a shorter one.
+TEST(RocksDbStore, AStoreWithInsertHintsReadsEveryCommitBackAndDeletesRangesOnlyBelowThem) {
   brook::testing::ScratchDir dir("rocksdb-store");
-  const RocksDbOptions point_writes{.point_writes_only = true};
+  const RocksDbOptions point_writes{.insert_hints_from_key_bytes = 4};
   std::map<std::string, std::string> expected;
   {
     auto store = open_store(dir.path(), point_writes);
@@ -215,12 +216,21 @@ TEST(RocksDbStore, APointWritesOnlyStoreReadsEveryCommitBackAndRefusesRangeDelet
       }
       ASSERT_TRUE(store->commit(Offset(commit + 1)).ok());
     }
-    const auto refused = store->delete_range({.from = "a", .to = "z"});
+    const auto refused = store->delete_range({.from = "key-", .to = "z"});
     EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
     EXPECT_NE(refused.message().find("store s"), std::string::npos) << refused.message();
+    // Keys from key-0500 on, between writes of hinted keys.
+    ASSERT_TRUE(store->put("key-0001", "x").ok());
+    ASSERT_TRUE(store->delete_range({.from = "key", .to = "key-0499"}).ok());
+    ASSERT_TRUE(store->put("key-0002", "y").ok());
+    ASSERT_TRUE(store->commit(Offset(21)).ok());
+    for (auto it = expected.begin(); it != expected.end();) {
+      it = it->first <= "key-0499" ? expected.erase(it) : std::next(it);
+    }
+    expected["key-0002"] = "y";
   }
   auto store = open_store(dir.path(), point_writes);
-  EXPECT_EQ(store->committed_offset(), Offset(20));
+  EXPECT_EQ(store->committed_offset(), Offset(21));
   EXPECT_EQ(scan_all(*store), Entries(expected.begin(), expected.end()));
 }
 

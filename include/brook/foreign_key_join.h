@@ -449,9 +449,8 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
                                                                                   combined);
       },
       {subscriptions});
-  auto responses = internal::add_processor<K, Response, K, Response>(
-      *graph_, "KTABLE-FK-JOIN", name + "-responses", {receive, changes},
-      [] { return std::make_unique<internal::PassThroughProcessor<K, Response>>(); });
+  auto responses = internal::add_pass_through<K, Response>(*graph_, "KTABLE-FK-JOIN",
+                                                           name + "-responses", {receive, changes});
   auto answers = internal::add_repartition<K, Response>(
       *graph_, responses, name + "-subscription-response-topic", 0, key_serde,
       std::make_shared<const internal::SubscriptionResponseSerde<VO>>(other_value_serde));
@@ -469,9 +468,8 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
         return std::make_unique<internal::ForeignKeyLocalProcessor<K, V, KO, VO, VR, FK, F, kLeft>>(
             foreign_key, joiner);
       });
-  auto output = internal::add_processor<K, Change<VR>, K, Change<VR>>(
-      *graph_, "KTABLE-FK-JOIN", name, {local, resolve},
-      [] { return std::make_unique<internal::PassThroughProcessor<K, Change<VR>>>(); });
+  auto output =
+      internal::add_pass_through<K, Change<VR>>(*graph_, "KTABLE-FK-JOIN", name, {local, resolve});
 
   // The subscriptions meet the right table's keys, the responses the left table's.
   graph_->add_copartition_group({.join = name, .inputs = {registrations, right.node_name()}});

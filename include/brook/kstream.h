@@ -67,20 +67,22 @@ class KStream {
   // Keeps the records for which `pred` is true.
   template <std::predicate<const K&, const V&> Pred>
   KStream filter(Pred pred, Named named = {}) const {
-    return add<K, V>("KSTREAM-FILTER", named,
-                     [pred] {
-                       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, true);
-                     })
+    return add_node<K, V>("KSTREAM-FILTER", named,
+                          [pred](const std::string& name) {
+                            return std::make_unique<internal::FilterNode<K, V, Pred>>(name, pred,
+                                                                                      true);
+                          })
         .preserving_records();
   }
 
   // Drops the records for which `pred` is true.
   template <std::predicate<const K&, const V&> Pred>
   KStream filter_not(Pred pred, Named named = {}) const {
-    return add<K, V>("KSTREAM-FILTER", named,
-                     [pred] {
-                       return std::make_unique<internal::FilterProcessor<K, V, Pred>>(pred, false);
-                     })
+    return add_node<K, V>("KSTREAM-FILTER", named,
+                          [pred](const std::string& name) {
+                            return std::make_unique<internal::FilterNode<K, V, Pred>>(name, pred,
+                                                                                      false);
+                          })
         .preserving_records();
   }
 
@@ -89,17 +91,19 @@ class KStream {
             class KOut = typename internal::KeyValueTraits<R>::key_type,
             class VOut = typename internal::KeyValueTraits<R>::value_type>
   KStream<KOut, VOut> map(F f, Named named = {}) const {
-    return add<KOut, VOut>(
-               "KSTREAM-MAP", named,
-               [f] { return std::make_unique<internal::MapProcessor<K, V, KOut, VOut, F>>(f); })
+    return add_node<KOut, VOut>("KSTREAM-MAP", named,
+                                [f](const std::string& name) {
+                                  return std::make_unique<internal::MapNode<K, V, KOut, VOut, F>>(
+                                      name, f);
+                                })
         .changed_keys();
   }
 
   // Replaces the value; the key stays.
   template <class F, class VOut = internal::ValueFnResult<F, K, V>>
   KStream<K, VOut> map_values(F f, Named named = {}) const {
-    return add<K, VOut>("KSTREAM-MAPVALUES", named, [f] {
-      return std::make_unique<internal::MapValuesProcessor<K, V, VOut, F>>(f);
+    return add_node<K, VOut>("KSTREAM-MAPVALUES", named, [f](const std::string& name) {
+      return std::make_unique<internal::MapValuesNode<K, V, VOut, F>>(name, f);
     });
   }
 
@@ -109,42 +113,49 @@ class KStream {
             class KOut = typename internal::KeyValueTraits<KV>::key_type,
             class VOut = typename internal::KeyValueTraits<KV>::value_type>
   KStream<KOut, VOut> flat_map(F f, Named named = {}) const {
-    return add<KOut, VOut>(
+    return add_node<KOut, VOut>(
                "KSTREAM-FLATMAP", named,
-               [f] { return std::make_unique<internal::FlatMapProcessor<K, V, KOut, VOut, F>>(f); })
+               [f](const std::string& name) {
+                 return std::make_unique<internal::FlatMapNode<K, V, KOut, VOut, F>>(name, f);
+               })
         .changed_keys();
   }
 
   // Turns each value into zero or more values, each with the record's key.
   template <class F, class VOut = std::ranges::range_value_t<internal::ValueFnResult<F, K, V>>>
   KStream<K, VOut> flat_map_values(F f, Named named = {}) const {
-    return add<K, VOut>("KSTREAM-FLATMAPVALUES", named, [f] {
-      return std::make_unique<internal::FlatMapValuesProcessor<K, V, VOut, F>>(f);
+    return add_node<K, VOut>("KSTREAM-FLATMAPVALUES", named, [f](const std::string& name) {
+      return std::make_unique<internal::FlatMapValuesNode<K, V, VOut, F>>(name, f);
     });
   }
 
   // Sets a new key computed from key and value. Marks the stream as re-keyed.
   template <class F, class KOut = std::decay_t<std::invoke_result_t<F&, const K&, const V&>>>
   KStream<KOut, V> select_key(F f, Named named = {}) const {
-    return add<KOut, V>(
-               "KSTREAM-KEY-SELECT", named,
-               [f] { return std::make_unique<internal::SelectKeyProcessor<K, V, KOut, F>>(f); })
+    return add_node<KOut, V>("KSTREAM-KEY-SELECT", named,
+                             [f](const std::string& name) {
+                               return std::make_unique<internal::SelectKeyNode<K, V, KOut, F>>(name,
+                                                                                               f);
+                             })
         .changed_keys();
   }
 
   // Calls `f(key, value)` for each record and passes the record on unchanged.
   template <std::invocable<const K&, const V&> F>
   KStream peek(F f, Named named = {}) const {
-    return add<K, V>("KSTREAM-PEEK", named,
-                     [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); })
+    return add_node<K, V>("KSTREAM-PEEK", named,
+                          [f](const std::string& name) {
+                            return std::make_unique<internal::PeekNode<K, V, F>>(name, f);
+                          })
         .preserving_records();
   }
 
   // Calls `f(key, value)` for each record. Terminal: nothing follows.
   template <std::invocable<const K&, const V&> F>
   void foreach (F f, Named named = {}) const {
-    add<K, V>("KSTREAM-FOREACH", named,
-              [f] { return std::make_unique<internal::PeekProcessor<K, V, F>>(f); });
+    add_node<K, V>("KSTREAM-FOREACH", named, [f](const std::string& name) {
+      return std::make_unique<internal::PeekNode<K, V, F>>(name, f);
+    });
   }
 
   // Splits the stream into named branches: see BranchedKStream.
@@ -152,9 +163,11 @@ class KStream {
 
   // One stream with the records of both, in the order they are processed.
   KStream merge(const KStream& other, Named named = {}) const {
-    auto merged = add<K, V>("KSTREAM-MERGE", named,
-                            [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); },
-                            {node_, other.node_});
+    auto merged = add_node<K, V>("KSTREAM-MERGE", named,
+                                 [](const std::string& name) {
+                                   return std::make_unique<internal::PassThroughNode<K, V>>(name);
+                                 },
+                                 {node_, other.node_});
     // Merged re-keyed streams: for the optimiser, the merge is where the keys changed (so the
     // repartitions downstream of it can become one, as in Kafka Streams).
     if (!merged.rekeyed_ && !other.rekeyed_) return merged;
@@ -304,7 +317,19 @@ class KStream {
   KStream<K, VR> stream_join(const KStream<K, VO>& other, F joiner, JoinWindows windows,
                              StreamJoined<K, V, VO> joined) const;
 
-  // The stream after a new processor node; still re-keyed if this one was.
+  // The stream after a new processor node, the node `make(name)` returns; still re-keyed if
+  // this one was.
+  template <class KOut, class VOut, class MakeNode>
+  KStream<KOut, VOut> add_node(std::string_view prefix, const Named& named, MakeNode make,
+                               std::vector<std::string> parents = {}) const {
+    if (parents.empty()) parents.push_back(node_);
+    return KStream<KOut, VOut>(
+        graph_,
+        internal::add_node(*graph_, prefix, named.name, std::move(parents), std::move(make)),
+        rekeyed_);
+  }
+  // The stream after a new node running the processor `make()` returns; still re-keyed if this
+  // one was.
   template <class KOut, class VOut, class MakeProcessor>
   KStream<KOut, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make,
                           std::vector<std::string> parents = {},
@@ -374,10 +399,11 @@ class BranchedKStream {
         prefix_(std::move(prefix)),
         list_(std::make_shared<internal::BranchList<K, V>>()) {
     parent_
-        .template add<K, V>("KSTREAM-BRANCH", Named{prefix_},
-                            [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)] {
-                              return std::make_unique<internal::BranchProcessor<K, V>>(list);
-                            })
+        .template add_node<K, V>("KSTREAM-BRANCH", Named{prefix_},
+                                 [list = std::shared_ptr<const internal::BranchList<K, V>>(list_)](
+                                     const std::string& name) {
+                                   return std::make_unique<internal::BranchNode<K, V>>(name, list);
+                                 })
         .preserving_records();
   }
 
@@ -402,12 +428,13 @@ class BranchedKStream {
  private:
   void add_child(std::string name) {
     KStream<K, V> branch_node(parent_.graph_, prefix_);
-    streams_.emplace(
-        name, branch_node
-                  .template add<K, V>(
-                      "KSTREAM-BRANCHCHILD", Named{name},
-                      [] { return std::make_unique<internal::PassThroughProcessor<K, V>>(); })
-                  .preserving_records());
+    streams_.emplace(name, branch_node
+                               .template add_node<K, V>(
+                                   "KSTREAM-BRANCHCHILD", Named{name},
+                                   [](const std::string& node) {
+                                     return std::make_unique<internal::PassThroughNode<K, V>>(node);
+                                   })
+                               .preserving_records());
   }
 
   KStream<K, V> parent_;

@@ -353,9 +353,8 @@ KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
       },
       store_names);
   graph.add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});
-  auto merged = internal::add_processor<K, VR, K, VR>(
-      graph, "KSTREAM-MERGE", name + "-merge", {this_join, other_join},
-      [] { return std::make_unique<internal::PassThroughProcessor<K, VR>>(); });
+  auto merged = internal::add_pass_through<K, VR>(graph, "KSTREAM-MERGE", name + "-merge",
+                                                  {this_join, other_join});
   return KStream<K, VR>(graph_, std::move(merged));
 }
 

@@ -93,9 +93,8 @@ KTable<K, VR> KTable<K, V>::key_join(const KTable<K, VO>& other, Fn f, Named nam
                                                                                             f);
       },
       {left.store_name()});
-  auto merged = internal::add_processor<K, internal::Change<VR>, K, internal::Change<VR>>(
-      *graph_, "KTABLE-MERGE", name, {this_side, other_side},
-      [] { return std::make_unique<internal::PassThroughProcessor<K, internal::Change<VR>>>(); });
+  auto merged = internal::add_pass_through<K, internal::Change<VR>>(*graph_, "KTABLE-MERGE", name,
+                                                                    {this_side, other_side});
   graph_->add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});
   KTable<K, VR> result(graph_, std::move(merged), "",
                        {.key_serde = left.traits_.key_serde,

@@ -12,6 +12,7 @@
 #include "brook/internal/graph_builder.h"
 #include "brook/internal/node.h"
 #include "brook/internal/stateful.h"
+#include "brook/internal/stateless.h"
 #include "brook/internal/type_name.h"
 #include "brook/options.h"
 
@@ -33,20 +34,40 @@ SerdePtr<SerdeTargetT<T>> serde_or_default(GraphBuilder& graph, SerdePtr<SerdeTa
   return serde;
 }
 
-// Adds a processor node running the processor `make()` returns; its name.
-template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
-std::string add_processor(GraphBuilder& graph, std::string_view prefix,
-                          const std::string& user_name, std::vector<std::string> parents,
-                          MakeProcessor make, std::vector<std::string> stores = {}) {
+// Adds a processor node, the node `make(name)` returns; its name.
+template <class MakeNode>
+std::string add_node(GraphBuilder& graph, std::string_view prefix, const std::string& user_name,
+                     std::vector<std::string> parents, MakeNode make,
+                     std::vector<std::string> stores = {}) {
   auto name = graph.name_for(user_name, prefix);
   graph.add({.name = name,
              .kind = NodeKind::kProcessor,
              .parents = std::move(parents),
              .stores = std::move(stores),
-             .factory = [name, make]() mutable -> std::unique_ptr<Node> {
-               return std::make_unique<ProcessorNode<KIn, VIn, KOut, VOut>>(name, make());
-             }});
+             .factory = [name, make]() mutable -> std::unique_ptr<Node> { return make(name); }});
   return name;
+}
+
+// Adds a processor node running the processor `make()` returns; its name.
+template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
+std::string add_processor(GraphBuilder& graph, std::string_view prefix,
+                          const std::string& user_name, std::vector<std::string> parents,
+                          MakeProcessor make, std::vector<std::string> stores = {}) {
+  return add_node(
+      graph, prefix, user_name, std::move(parents),
+      [make](const std::string& name) mutable -> std::unique_ptr<Node> {
+        return std::make_unique<ProcessorNode<KIn, VIn, KOut, VOut>>(name, make());
+      },
+      std::move(stores));
+}
+
+// Adds a node that passes the records of its parents on unchanged (a merge); its name.
+template <class K, class V>
+std::string add_pass_through(GraphBuilder& graph, std::string_view prefix,
+                             const std::string& user_name, std::vector<std::string> parents) {
+  return add_node(graph, prefix, user_name, std::move(parents), [](const std::string& name) {
+    return std::make_unique<PassThroughNode<K, V>>(name);
+  });
 }
 
 template <class K, class V>

@@ -1,5 +1,4 @@
-// The processors behind the stateless DSL operators. Each holds the user's callable by value
-// (no std::function on the per-record path). Not for users.
+// The nodes behind the stateless DSL operators on streams. Not for users.
 #pragma once
 
 #include <functional>
@@ -10,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "brook/internal/node.h"
 #include "brook/processor.h"
 
 namespace brook::internal {
@@ -45,18 +45,49 @@ template <class F, class K, class V>
 using ValueFnResult = std::decay_t<decltype(call_value_fn(
     std::declval<F&>(), std::declval<const K&>(), std::declval<const V&>()))>;
 
+// The base of the DSL's table operators that pass changes on (stateful.h).
 template <class K, class V, class KOut, class VOut>
 class StatelessProcessor : public Processor<K, V, KOut, VOut> {
  protected:
   using Processor<K, V, KOut, VOut>::context;
 };
 
-template <class K, class V, class Pred>
-class FilterProcessor final : public StatelessProcessor<K, V, K, V> {
+// The nodes of the stateless stream operators. Each runs its operator itself, without a
+// Processor and its ProcessorContext: a record arrives by reference and goes on to the
+// children by reference (moved only into a record of other types), one virtual call per
+// operator. Each holds the user's callable by value (no std::function on the per-record path);
+// an exception from it is reported against the node (run_in_node).
+template <class KIn, class VIn, class KOut, class VOut>
+class StatelessNode : public InputNode<KIn, VIn> {
  public:
-  FilterProcessor(Pred pred, bool keep_matches) : pred_(std::move(pred)), keep_(keep_matches) {}
-  void process(Record<K, V> r) override {
-    if (static_cast<bool>(pred_(r.key, r.value)) == keep_) this->context().forward(std::move(r));
+  using InputNode<KIn, VIn>::InputNode;
+  bool add_child(Node& child) final { return children_.add(child); }
+
+ protected:
+  Children<KOut, VOut>& children() { return children_; }
+  // Runs `fn`, the user's callable, reporting an exception against this node.
+  template <class Fn>
+  decltype(auto) call(Fn&& fn) {
+    try {
+      return fn();
+    } catch (...) {
+      rethrow_in_node(this->name());
+    }
+  }
+
+ private:
+  Children<KOut, VOut> children_;
+};
+
+template <class K, class V, class Pred>
+class FilterNode final : public StatelessNode<K, V, K, V> {
+ public:
+  FilterNode(std::string name, Pred pred, bool keep_matches)
+      : StatelessNode<K, V, K, V>(std::move(name)), pred_(std::move(pred)), keep_(keep_matches) {}
+  void process(Record<K, V>&& r) override {
+    if (this->call([&] { return static_cast<bool>(pred_(r.key, r.value)); }) == keep_) {
+      this->children().forward(std::move(r));
+    }
   }
 
  private:
@@ -65,13 +96,14 @@ class FilterProcessor final : public StatelessProcessor<K, V, K, V> {
 };
 
 template <class K, class V, class KOut, class VOut, class F>
-class MapProcessor final : public StatelessProcessor<K, V, KOut, VOut> {
+class MapNode final : public StatelessNode<K, V, KOut, VOut> {
  public:
-  explicit MapProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    auto kv = f_(r.key, r.value);
+  MapNode(std::string name, F f)
+      : StatelessNode<K, V, KOut, VOut>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    auto kv = this->call([&] { return f_(r.key, r.value); });
     using T = KeyValueTraits<decltype(kv)>;
-    this->context().forward(
+    this->children().forward(
         {T::key(std::move(kv)), T::value(std::move(kv)), r.timestamp, std::move(r.headers)});
   }
 
@@ -80,12 +112,18 @@ class MapProcessor final : public StatelessProcessor<K, V, KOut, VOut> {
 };
 
 template <class K, class V, class VOut, class F>
-class MapValuesProcessor final : public StatelessProcessor<K, V, K, VOut> {
+class MapValuesNode final : public StatelessNode<K, V, K, VOut> {
  public:
-  explicit MapValuesProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    VOut v = call_value_fn(f_, r.key, r.value);
-    this->context().forward({std::move(r.key), std::move(v), r.timestamp, std::move(r.headers)});
+  MapValuesNode(std::string name, F f)
+      : StatelessNode<K, V, K, VOut>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    VOut v = this->call([&]() -> VOut { return call_value_fn(f_, r.key, r.value); });
+    if constexpr (std::is_same_v<V, VOut>) {  // the record itself goes on
+      r.value = std::move(v);
+      this->children().forward(std::move(r));
+    } else {
+      this->children().forward({std::move(r.key), std::move(v), r.timestamp, std::move(r.headers)});
+    }
   }
 
  private:
@@ -93,14 +131,16 @@ class MapValuesProcessor final : public StatelessProcessor<K, V, K, VOut> {
 };
 
 template <class K, class V, class KOut, class VOut, class F>
-class FlatMapProcessor final : public StatelessProcessor<K, V, KOut, VOut> {
+class FlatMapNode final : public StatelessNode<K, V, KOut, VOut> {
  public:
-  explicit FlatMapProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    for (auto&& kv : f_(r.key, r.value)) {
+  FlatMapNode(std::string name, F f)
+      : StatelessNode<K, V, KOut, VOut>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    auto items = this->call([&] { return f_(r.key, r.value); });
+    for (auto&& kv : items) {
       using T = KeyValueTraits<std::decay_t<decltype(kv)>>;
       auto item = std::move(kv);
-      this->context().forward(
+      this->children().forward(
           {T::key(std::move(item)), T::value(std::move(item)), r.timestamp, r.headers});
     }
   }
@@ -110,12 +150,14 @@ class FlatMapProcessor final : public StatelessProcessor<K, V, KOut, VOut> {
 };
 
 template <class K, class V, class VOut, class F>
-class FlatMapValuesProcessor final : public StatelessProcessor<K, V, K, VOut> {
+class FlatMapValuesNode final : public StatelessNode<K, V, K, VOut> {
  public:
-  explicit FlatMapValuesProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    for (auto&& v : call_value_fn(f_, r.key, r.value)) {
-      this->context().forward({r.key, VOut(std::move(v)), r.timestamp, r.headers});
+  FlatMapValuesNode(std::string name, F f)
+      : StatelessNode<K, V, K, VOut>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    auto values = this->call([&] { return call_value_fn(f_, r.key, r.value); });
+    for (auto&& v : values) {
+      this->children().forward({r.key, VOut(std::move(v)), r.timestamp, r.headers});
     }
   }
 
@@ -124,13 +166,19 @@ class FlatMapValuesProcessor final : public StatelessProcessor<K, V, K, VOut> {
 };
 
 template <class K, class V, class KOut, class F>
-class SelectKeyProcessor final : public StatelessProcessor<K, V, KOut, V> {
+class SelectKeyNode final : public StatelessNode<K, V, KOut, V> {
  public:
-  explicit SelectKeyProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    KOut key = f_(r.key, r.value);
-    this->context().forward(
-        {std::move(key), std::move(r.value), r.timestamp, std::move(r.headers)});
+  SelectKeyNode(std::string name, F f)
+      : StatelessNode<K, V, KOut, V>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    KOut key = this->call([&]() -> KOut { return f_(r.key, r.value); });
+    if constexpr (std::is_same_v<K, KOut>) {
+      r.key = std::move(key);
+      this->children().forward(std::move(r));
+    } else {
+      this->children().forward(
+          {std::move(key), std::move(r.value), r.timestamp, std::move(r.headers)});
+    }
   }
 
  private:
@@ -139,12 +187,12 @@ class SelectKeyProcessor final : public StatelessProcessor<K, V, KOut, V> {
 
 // peek (forwards) and foreach (terminal: has no children, forwards nothing).
 template <class K, class V, class F>
-class PeekProcessor final : public StatelessProcessor<K, V, K, V> {
+class PeekNode final : public StatelessNode<K, V, K, V> {
  public:
-  explicit PeekProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, V> r) override {
-    f_(r.key, r.value);
-    this->context().forward(std::move(r));
+  PeekNode(std::string name, F f) : StatelessNode<K, V, K, V>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, V>&& r) override {
+    this->call([&] { f_(r.key, r.value); });
+    this->children().forward(std::move(r));
   }
 
  private:
@@ -153,9 +201,10 @@ class PeekProcessor final : public StatelessProcessor<K, V, K, V> {
 
 // merge and branch children: records pass through unchanged.
 template <class K, class V>
-class PassThroughProcessor final : public StatelessProcessor<K, V, K, V> {
+class PassThroughNode final : public StatelessNode<K, V, K, V> {
  public:
-  void process(Record<K, V> r) override { this->context().forward(std::move(r)); }
+  using StatelessNode<K, V, K, V>::StatelessNode;
+  void process(Record<K, V>&& r) override { this->children().forward(std::move(r)); }
 };
 
 // split(): each record goes to the first branch whose predicate matches, else to the default
@@ -172,15 +221,17 @@ struct BranchList {
 };
 
 template <class K, class V>
-class BranchProcessor final : public StatelessProcessor<K, V, K, V> {
+class BranchNode final : public StatelessNode<K, V, K, V> {
  public:
-  explicit BranchProcessor(std::shared_ptr<const BranchList<K, V>> list) : list_(std::move(list)) {}
-  void process(Record<K, V> r) override {
+  BranchNode(std::string name, std::shared_ptr<const BranchList<K, V>> list)
+      : StatelessNode<K, V, K, V>(std::move(name)), list_(std::move(list)) {}
+  void process(Record<K, V>&& r) override {
     for (const auto& branch : list_->branches) {
-      if (branch.predicate(r.key, r.value))
-        return this->context().forward(std::move(r), branch.child);
+      if (this->call([&] { return branch.predicate(r.key, r.value); })) {
+        return this->children().forward(std::move(r), branch.child);
+      }
     }
-    if (!list_->default_child.empty()) this->context().forward(std::move(r), list_->default_child);
+    if (!list_->default_child.empty()) this->children().forward(std::move(r), list_->default_child);
   }
 
  private:

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "brook/internal/stateless.h"
 #include "brook/internal/suppress.h"
 #include "brook/kstream.h"
 #include "brook/suppressed.h"
@@ -51,14 +52,14 @@ class KTable {
   // Keeps the keys whose value matches; a value that stops matching deletes its key.
   template <std::predicate<const K&, const V&> Pred>
   KTable filter(Pred pred, Named named = {}) const {
-    return same_values(add<V>("KTABLE-FILTER", named, [pred] {
-      return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, true);
+    return same_values(add<V>("KTABLE-FILTER", named, [pred](const std::string& name) {
+      return std::make_unique<internal::TableFilterNode<K, V, Pred>>(name, pred, true);
     }));
   }
   template <std::predicate<const K&, const V&> Pred>
   KTable filter_not(Pred pred, Named named = {}) const {
-    return same_values(add<V>("KTABLE-FILTER", named, [pred] {
-      return std::make_unique<internal::TableFilterProcessor<K, V, Pred>>(pred, false);
+    return same_values(add<V>("KTABLE-FILTER", named, [pred](const std::string& name) {
+      return std::make_unique<internal::TableFilterNode<K, V, Pred>>(name, pred, false);
     }));
   }
 
@@ -124,8 +125,8 @@ class KTable {
 
   template <class F, class VOut = internal::ValueFnResult<F, K, V>>
   KTable<K, VOut> map_values(F f, Named named = {}) const {
-    return add<VOut>("KTABLE-MAPVALUES", named, [f] {
-      return std::make_unique<internal::TableMapValuesProcessor<K, V, VOut, F>>(f);
+    return add<VOut>("KTABLE-MAPVALUES", named, [f](const std::string& name) {
+      return std::make_unique<internal::TableMapValuesNode<K, V, VOut, F>>(name, f);
     });
   }
 
@@ -200,9 +201,10 @@ class KTable {
   // to a topic, that is a tombstone).
   KStream<K, std::optional<V>> to_stream(Named named = {}) const {
     return KStream<K, std::optional<V>>(
-        graph_, internal::add_processor<K, internal::Change<V>, K, std::optional<V>>(
-                    *graph_, "KTABLE-TOSTREAM", named.name, {node_},
-                    [] { return std::make_unique<internal::TableToStreamProcessor<K, V>>(); }));
+        graph_, internal::add_node(
+                    *graph_, "KTABLE-TOSTREAM", named.name, {node_}, [](const std::string& name) {
+                      return std::make_unique<internal::TableToStreamNode<K, V>>(name);
+                    }));
   }
 
   // Re-keys the table for an aggregation: f(key, value) returns the new key and value
@@ -212,9 +214,10 @@ class KTable {
             class KOut = typename internal::KeyValueTraits<R>::key_type,
             class VOut = typename internal::KeyValueTraits<R>::value_type>
   KGroupedTable<KOut, VOut> group_by(F f, Grouped<KOut, VOut> grouped = {}) const {
-    auto node = internal::add_processor<K, internal::Change<V>, KOut, internal::Change<VOut>>(
-        *graph_, "KTABLE-SELECT", "", {node_},
-        [f] { return std::make_unique<internal::TableRekeyProcessor<K, V, KOut, VOut, F>>(f); });
+    auto node =
+        internal::add_node(*graph_, "KTABLE-SELECT", "", {node_}, [f](const std::string& name) {
+          return std::make_unique<internal::TableRekeyNode<K, V, KOut, VOut, F>>(name, f);
+        });
     return KGroupedTable<KOut, VOut>(graph_, std::move(node), std::move(grouped));
   }
 
@@ -236,14 +239,13 @@ class KTable {
     table.traits_.value_serde = traits_.value_serde;
     return table;
   }
-  // A table after a node keeping its keys: their serde and window close delay carry over.
-  template <class VOut, class MakeProcessor>
-  KTable<K, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make) const {
+  // A table after a node keeping its keys, the node `make(name)` returns: their serde and
+  // window close delay carry over.
+  template <class VOut, class MakeNode>
+  KTable<K, VOut> add(std::string_view prefix, const Named& named, MakeNode make) const {
     return KTable<K, VOut>(
-        graph_,
-        internal::add_processor<K, internal::Change<V>, K, internal::Change<VOut>>(
-            *graph_, prefix, named.name, {node_}, std::move(make)),
-        "", {.key_serde = traits_.key_serde, .close_delay = traits_.close_delay});
+        graph_, internal::add_node(*graph_, prefix, named.name, {node_}, std::move(make)), "",
+        {.key_serde = traits_.key_serde, .close_delay = traits_.close_delay});
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

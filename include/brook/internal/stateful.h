@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "brook/internal/change.h"
-#include "brook/internal/stateless.h"
 #include "brook/processor.h"
 
 namespace brook::internal {
@@ -146,83 +145,6 @@ class AggregateProcessor final : public Processor<K, VIn, K, Change<VA>> {
   std::string store_name_;
   F f_;
   TableState<K, VA> state_;
-};
-
-// Table filter: a value the predicate rejects becomes a tombstone; nothing is forwarded when
-// both sides end up absent.
-template <class K, class V, class Pred>
-class TableFilterProcessor final : public StatelessProcessor<K, Change<V>, K, Change<V>> {
- public:
-  TableFilterProcessor(Pred pred, bool keep_matches)
-      : pred_(std::move(pred)), keep_(keep_matches) {}
-  void process(Record<K, Change<V>> r) override {
-    keep(r.key, r.value.new_value);
-    keep(r.key, r.value.old_value);
-    if (!r.value.new_value && !r.value.old_value) return;
-    this->context().forward(std::move(r));
-  }
-
- private:
-  void keep(const K& key, std::optional<V>& value) {
-    if (value && static_cast<bool>(pred_(key, *value)) != keep_) value.reset();
-  }
-  Pred pred_;
-  bool keep_;
-};
-
-template <class K, class V, class VOut, class F>
-class TableMapValuesProcessor final : public StatelessProcessor<K, Change<V>, K, Change<VOut>> {
- public:
-  explicit TableMapValuesProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, Change<V>> r) override {
-    Change<VOut> out;
-    if (r.value.new_value) out.new_value = call_value_fn(f_, r.key, *r.value.new_value);
-    if (r.value.old_value) out.old_value = call_value_fn(f_, r.key, *r.value.old_value);
-    this->context().forward({std::move(r.key), std::move(out), r.timestamp, std::move(r.headers)});
-  }
-
- private:
-  F f_;
-};
-
-// KTable::to_stream(): the new values; nullopt where the key was deleted.
-template <class K, class V>
-class TableToStreamProcessor final : public StatelessProcessor<K, Change<V>, K, std::optional<V>> {
- public:
-  void process(Record<K, Change<V>> r) override {
-    this->context().forward(
-        {std::move(r.key), std::move(r.value.new_value), r.timestamp, std::move(r.headers)});
-  }
-};
-
-// KTable::group_by(): re-keys each change. When old and new map to different keys, the
-// retraction goes to the old key first, then the addition to the new key.
-template <class K, class V, class KOut, class VOut, class F>
-class TableRekeyProcessor final : public StatelessProcessor<K, Change<V>, KOut, Change<VOut>> {
- public:
-  explicit TableRekeyProcessor(F f) : f_(std::move(f)) {}
-  void process(Record<K, Change<V>> r) override {
-    std::optional<KeyValue<KOut, VOut>> old_kv, new_kv;
-    if (r.value.old_value) old_kv = map(r.key, *r.value.old_value);
-    if (r.value.new_value) new_kv = map(r.key, *r.value.new_value);
-    if (old_kv && new_kv && old_kv->key == new_kv->key) {
-      send(std::move(new_kv->key), {std::move(new_kv->value), std::move(old_kv->value)}, r);
-      return;
-    }
-    if (old_kv) send(std::move(old_kv->key), {std::nullopt, std::move(old_kv->value)}, r);
-    if (new_kv) send(std::move(new_kv->key), {std::move(new_kv->value), std::nullopt}, r);
-  }
-
- private:
-  KeyValue<KOut, VOut> map(const K& key, const V& value) {
-    auto kv = f_(key, value);
-    using T = KeyValueTraits<decltype(kv)>;
-    return {T::key(std::move(kv)), T::value(std::move(kv))};
-  }
-  void send(KOut key, Change<VOut> change, const Record<K, Change<V>>& from) {
-    this->context().forward({std::move(key), std::move(change), from.timestamp, from.headers});
-  }
-  F f_;
 };
 
 }  // namespace brook::internal

@@ -1,14 +1,16 @@
-// The nodes behind the stateless DSL operators on streams. Not for users.
+// The nodes behind the stateless DSL operators on streams and tables. Not for users.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ranges>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "brook/internal/change.h"
 #include "brook/internal/node.h"
 #include "brook/processor.h"
 
@@ -45,15 +47,8 @@ template <class F, class K, class V>
 using ValueFnResult = std::decay_t<decltype(call_value_fn(
     std::declval<F&>(), std::declval<const K&>(), std::declval<const V&>()))>;
 
-// The base of the DSL's table operators that pass changes on (stateful.h).
-template <class K, class V, class KOut, class VOut>
-class StatelessProcessor : public Processor<K, V, KOut, VOut> {
- protected:
-  using Processor<K, V, KOut, VOut>::context;
-};
-
-// The nodes of the stateless stream operators. Each runs its operator itself, without a
-// Processor and its ProcessorContext: a record arrives by reference and goes on to the
+// The nodes of the stateless operators on streams and tables. Each runs its operator itself,
+// without a Processor and its ProcessorContext: a record arrives by reference and goes on to the
 // children by reference (moved only into a record of other types), one virtual call per
 // operator. Each holds the user's callable by value (no std::function on the per-record path);
 // an exception from it is reported against the node (run_in_node).
@@ -236,6 +231,94 @@ class BranchNode final : public StatelessNode<K, V, K, V> {
 
  private:
   std::shared_ptr<const BranchList<K, V>> list_;
+};
+
+// Table filter: a value the predicate rejects becomes a tombstone; nothing is forwarded when
+// both sides end up absent.
+template <class K, class V, class Pred>
+class TableFilterNode final : public StatelessNode<K, Change<V>, K, Change<V>> {
+ public:
+  TableFilterNode(std::string name, Pred pred, bool keep_matches)
+      : StatelessNode<K, Change<V>, K, Change<V>>(std::move(name)),
+        pred_(std::move(pred)),
+        keep_(keep_matches) {}
+  void process(Record<K, Change<V>>&& r) override {
+    keep(r.key, r.value.new_value);
+    keep(r.key, r.value.old_value);
+    if (!r.value.new_value && !r.value.old_value) return;
+    this->children().forward(std::move(r));
+  }
+
+ private:
+  void keep(const K& key, std::optional<V>& value) {
+    if (value && this->call([&] { return static_cast<bool>(pred_(key, *value)); }) != keep_) {
+      value.reset();
+    }
+  }
+  Pred pred_;
+  bool keep_;
+};
+
+template <class K, class V, class VOut, class F>
+class TableMapValuesNode final : public StatelessNode<K, Change<V>, K, Change<VOut>> {
+ public:
+  TableMapValuesNode(std::string name, F f)
+      : StatelessNode<K, Change<V>, K, Change<VOut>>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, Change<V>>&& r) override {
+    Change<VOut> out;
+    this->call([&] {
+      if (r.value.new_value) out.new_value = call_value_fn(f_, r.key, *r.value.new_value);
+      if (r.value.old_value) out.old_value = call_value_fn(f_, r.key, *r.value.old_value);
+    });
+    this->children().forward({std::move(r.key), std::move(out), r.timestamp, std::move(r.headers)});
+  }
+
+ private:
+  F f_;
+};
+
+// KTable::to_stream(): the new values; nullopt where the key was deleted.
+template <class K, class V>
+class TableToStreamNode final : public StatelessNode<K, Change<V>, K, std::optional<V>> {
+ public:
+  using StatelessNode<K, Change<V>, K, std::optional<V>>::StatelessNode;
+  void process(Record<K, Change<V>>&& r) override {
+    this->children().forward(
+        {std::move(r.key), std::move(r.value.new_value), r.timestamp, std::move(r.headers)});
+  }
+};
+
+// KTable::group_by(): re-keys each change. When old and new map to different keys, the
+// retraction goes to the old key first, then the addition to the new key.
+template <class K, class V, class KOut, class VOut, class F>
+class TableRekeyNode final : public StatelessNode<K, Change<V>, KOut, Change<VOut>> {
+ public:
+  TableRekeyNode(std::string name, F f)
+      : StatelessNode<K, Change<V>, KOut, Change<VOut>>(std::move(name)), f_(std::move(f)) {}
+  void process(Record<K, Change<V>>&& r) override {
+    std::optional<KeyValue<KOut, VOut>> old_kv, new_kv;
+    this->call([&] {
+      if (r.value.old_value) old_kv = map(r.key, *r.value.old_value);
+      if (r.value.new_value) new_kv = map(r.key, *r.value.new_value);
+    });
+    if (old_kv && new_kv && old_kv->key == new_kv->key) {
+      send(std::move(new_kv->key), {std::move(new_kv->value), std::move(old_kv->value)}, r);
+      return;
+    }
+    if (old_kv) send(std::move(old_kv->key), {std::nullopt, std::move(old_kv->value)}, r);
+    if (new_kv) send(std::move(new_kv->key), {std::move(new_kv->value), std::nullopt}, r);
+  }
+
+ private:
+  KeyValue<KOut, VOut> map(const K& key, const V& value) {
+    auto kv = f_(key, value);
+    using T = KeyValueTraits<decltype(kv)>;
+    return {T::key(std::move(kv)), T::value(std::move(kv))};
+  }
+  void send(KOut key, Change<VOut> change, const Record<K, Change<V>>& from) {
+    this->children().forward({std::move(key), std::move(change), from.timestamp, from.headers});
+  }
+  F f_;
 };
 
 }  // namespace brook::internal

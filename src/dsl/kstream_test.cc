@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <ranges>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
 
@@ -233,6 +238,50 @@ TEST(KStream, NullKeyPassesThroughAsNullWithOptionalKeyType) {
   ASSERT_EQ(raw.size(), 1u);
   EXPECT_FALSE(raw.front().key.has_value());
   EXPECT_EQ(raw.front().value, "v");
+}
+
+// Each operator's node reports an exception from its function against itself, also one thrown
+// while its range is iterated, whichever operators run before and after it.
+TEST(KStream, AnExceptionInAnOperatorsFunctionIsAProcessingErrorOfItsNode) {
+  auto fails = [](std::string_view v, std::string_view where) {
+    if (v == where) throw std::runtime_error(std::string("boom in ") + std::string(where));
+  };
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>("in")
+      .filter([&](const std::string&, const std::string& v) { return fails(v, "filter"), true; },
+              {.name = "keep"})
+      .map_values([&](const std::string& v) { return fails(v, "map"), v; }, {.name = "tag"})
+      .flat_map_values(
+          [&](const std::string& v) {
+            return std::views::iota(0, 2) | std::views::transform([&, v](int) {
+                     fails(v, "flat");
+                     return v;
+                   });
+          },
+          {.name = "twice"})
+      .split(Named{"pick-"})
+      .branch([&](const std::string&, const std::string& v) { return fails(v, "split"), true; },
+              {.name = "all"})
+      .no_default_branch()
+      .at("pick-all")
+      .to("out");
+  auto topology = builder.build();
+  ASSERT_TRUE(topology) << topology.error().to_string();
+  for (const auto& [value, node] : std::vector<std::pair<std::string, std::string>>{
+           {"filter", "keep"}, {"map", "tag"}, {"flat", "twice"}, {"split", "pick-"}}) {
+    TopologyTestDriver driver(*topology);
+    auto in = driver.create_input_topic<std::string, std::string>("in");
+    try {
+      in.pipe_input("k", value);
+      ADD_FAILURE() << "expected TaskFailed for " << value;
+    } catch (const testing::TaskFailed& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("processing error in node " + node + " "));
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("boom in " + value));
+    }
+  }
+  TopologyTestDriver driver(*topology);
+  driver.create_input_topic<std::string, std::string>("in").pipe_input("k", "fine");
+  EXPECT_THAT(values_of(driver, "out"), ElementsAre("fine", "fine"));
 }
 
 TEST(KStream, ChainedOperatorsComposeInOneSubTopology) {

@@ -12,7 +12,7 @@
 
 #include "brook/internal/change.h"
 #include "brook/internal/node.h"
-#include "brook/processor.h"
+#include "brook/record.h"
 
 namespace brook::internal {
 
@@ -51,7 +51,7 @@ using ValueFnResult = std::decay_t<decltype(call_value_fn(
 // without a Processor and its ProcessorContext: a record arrives by reference and goes on to the
 // children by reference (moved only into a record of other types), one virtual call per
 // operator. Each holds the user's callable by value (no std::function on the per-record path);
-// an exception from it is reported against the node (run_in_node).
+// an exception from it is reported against the node (call()).
 template <class KIn, class VIn, class KOut, class VOut>
 class StatelessNode : public InputNode<KIn, VIn> {
  public:
@@ -60,7 +60,8 @@ class StatelessNode : public InputNode<KIn, VIn> {
 
  protected:
   Children<KOut, VOut>& children() { return children_; }
-  // Runs `fn`, the user's callable, reporting an exception against this node.
+  // Runs `fn`, the user's callable, reporting an exception against this node; a NodeError or
+  // StoreError from downstream passes as it is (rethrow_in_node()).
   template <class Fn>
   decltype(auto) call(Fn&& fn) {
     try {
@@ -131,13 +132,16 @@ class FlatMapNode final : public StatelessNode<K, V, KOut, VOut> {
   FlatMapNode(std::string name, F f)
       : StatelessNode<K, V, KOut, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    auto items = this->call([&] { return f_(r.key, r.value); });
-    for (auto&& kv : items) {
-      using T = KeyValueTraits<std::decay_t<decltype(kv)>>;
-      auto item = std::move(kv);
-      this->children().forward(
-          {T::key(std::move(item)), T::value(std::move(item)), r.timestamp, r.headers});
-    }
+    // The loop too: iterating a lazy range runs the user's code. (Errors of the children
+    // pass through call() as they are.)
+    this->call([&] {
+      for (auto&& kv : f_(r.key, r.value)) {
+        using T = KeyValueTraits<std::decay_t<decltype(kv)>>;
+        auto item = std::move(kv);
+        this->children().forward(
+            {T::key(std::move(item)), T::value(std::move(item)), r.timestamp, r.headers});
+      }
+    });
   }
 
  private:
@@ -150,10 +154,13 @@ class FlatMapValuesNode final : public StatelessNode<K, V, K, VOut> {
   FlatMapValuesNode(std::string name, F f)
       : StatelessNode<K, V, K, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    auto values = this->call([&] { return call_value_fn(f_, r.key, r.value); });
-    for (auto&& v : values) {
-      this->children().forward({r.key, VOut(std::move(v)), r.timestamp, r.headers});
-    }
+    // The loop too: iterating a lazy range runs the user's code. (Errors of the children
+    // pass through call() as they are.)
+    this->call([&] {
+      for (auto&& v : call_value_fn(f_, r.key, r.value)) {
+        this->children().forward({r.key, VOut(std::move(v)), r.timestamp, r.headers});
+      }
+    });
   }
 
  private:

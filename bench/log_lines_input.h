@@ -1,9 +1,7 @@
-// A scratch data dir of the embedded log holding log lines in topic "in": `records` values of
-// 100 bytes, each starting with a level (DEBUG, INFO, WARN, ERROR in turn), record i keyed
-// key_of(i) at time i; and empty topics as asked. Removed on destruction.
+// A scratch data dir of the embedded log (a BenchDir) holding log lines in topic "in":
+// `records` values of 100 bytes, each starting with a level (DEBUG, INFO, WARN, ERROR in turn),
+// record i keyed key_of(i) at time i; and empty topics as asked. Removed on destruction.
 #pragma once
-
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "backend/embedded/embedded_log.h"
+#include "state_workload.h"
 
 namespace brook::bench {
 
@@ -19,9 +18,8 @@ class LogLinesInput {
   template <class KeyOf>
   LogLinesInput(const std::string& name, std::int64_t records, std::int32_t partitions,
                 KeyOf key_of, const std::vector<std::string>& empty_topics = {})
-      : dir_(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(dir_);
-    auto log = std::move(*internal::open_embedded_log({.data_dir = dir_}));
+      : dir_(name) {
+    auto log = std::move(*internal::open_embedded_log({.data_dir = dir_.path()}));
     (void)log->admin().create_topic({"in", partitions});
     for (const auto& topic : empty_topics) (void)log->admin().create_topic({topic, partitions});
     auto producer = std::move(*log->make_producer({}));
@@ -34,14 +32,10 @@ class LogLinesInput {
     }
     (void)producer->flush();
   }
-  ~LogLinesInput() { std::filesystem::remove_all(dir_); }
-  LogLinesInput(const LogLinesInput&) = delete;
-  LogLinesInput& operator=(const LogLinesInput&) = delete;
-
-  const std::filesystem::path& dir() const { return dir_; }
+  const std::filesystem::path& dir() const { return dir_.path(); }
 
  private:
-  std::filesystem::path dir_;
+  BenchDir dir_;
 };
 
 }  // namespace brook::bench

@@ -45,7 +45,7 @@ std::string tag(const std::string& line) { return std::to_string(line.size()) + 
 class Input : public brook::bench::LogLinesInput {
  public:
   Input()
-      : LogLinesInput("brook-pipeline-bench", kRecords, kPartitions,
+      : LogLinesInput("pipeline-bench", kRecords, kPartitions,
                       [](std::int64_t i) { return "host-" + std::to_string(i % 64); }, {"out"}) {}
 };
 

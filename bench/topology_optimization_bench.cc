@@ -36,8 +36,7 @@ const std::int64_t kRecords = [] {
 template <class Build, class KeyOf>
 void run(benchmark::State& state, const std::string& optimization, KeyOf key_of, Build build) {
   for (auto _ : state) {
-    const brook::bench::LogLinesInput input("brook-optimization-bench", kRecords, kPartitions,
-                                            key_of);
+    const brook::bench::LogLinesInput input("optimization-bench", kRecords, kPartitions, key_of);
     const Config config = {{"application.id", "bench"},
                            {"data.dir", input.dir().string()},
                            {"num.stream.threads", "1"},

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "brook/restore_listener.h"
 #include "brook/streams.h"
@@ -67,14 +68,19 @@ class CountingRestoreListener final : public StateRestoreListener {
   std::atomic<std::int64_t> total = 0;
 };
 
-// Starts `app`, waits until it has processed everything and closes it; the records its stores
-// restored.
-inline std::int64_t run_to_idle(Streams& app) {
-  auto listener = std::make_shared<CountingRestoreListener>();
-  app.set_restore_listener(listener);
+// Starts `app` with `listener` told of its restorations, waits until it has processed
+// everything and closes it.
+inline void run_to_idle(Streams& app, std::shared_ptr<StateRestoreListener> listener) {
+  app.set_restore_listener(std::move(listener));
   EXPECT_TRUE(app.start().ok());
   wait_until_idle(app);
   EXPECT_TRUE(app.close().ok());
+}
+
+// run_to_idle(), returning the records its stores restored.
+inline std::int64_t run_to_idle(Streams& app) {
+  auto listener = std::make_shared<CountingRestoreListener>();
+  run_to_idle(app, listener);
   return listener->total;
 }
 

@@ -321,12 +321,13 @@ class KStream {
   // this one was.
   template <class KOut, class VOut, class MakeNode>
   KStream<KOut, VOut> add_node(std::string_view prefix, const Named& named, MakeNode make,
-                               std::vector<std::string> parents = {}) const {
+                               std::vector<std::string> parents = {},
+                               std::vector<std::string> stores = {}) const {
     if (parents.empty()) parents.push_back(node_);
-    return KStream<KOut, VOut>(
-        graph_,
-        internal::add_node(*graph_, prefix, named.name, std::move(parents), std::move(make)),
-        rekeyed_);
+    return KStream<KOut, VOut>(graph_,
+                               internal::add_node(*graph_, prefix, named.name, std::move(parents),
+                                                  std::move(make), std::move(stores)),
+                               rekeyed_);
   }
   // The stream after a new node running the processor `make()` returns; still re-keyed if this
   // one was.
@@ -334,12 +335,9 @@ class KStream {
   KStream<KOut, VOut> add(std::string_view prefix, const Named& named, MakeProcessor make,
                           std::vector<std::string> parents = {},
                           std::vector<std::string> stores = {}) const {
-    if (parents.empty()) parents.push_back(node_);
-    return KStream<KOut, VOut>(
-        graph_,
-        internal::add_processor<K, V, KOut, VOut>(*graph_, prefix, named.name, std::move(parents),
-                                                  std::move(make), std::move(stores)),
-        rekeyed_);
+    return add_node<KOut, VOut>(prefix, named,
+                                internal::processor_node<K, V, KOut, VOut>(std::move(make)),
+                                std::move(parents), std::move(stores));
   }
   KStream rekey() && {
     rekeyed_ = true;

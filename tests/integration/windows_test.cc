@@ -74,10 +74,7 @@ class WindowsTest : public EmbeddedFixture, public ::testing::WithParamInterface
   std::map<std::string, std::int64_t> run() {
     Streams app(windowed_counts(GetParam()), config({{"application.id", "windows"}}));
     auto listener = std::make_shared<RestoresPerStore>();
-    app.set_restore_listener(listener);
-    EXPECT_TRUE(app.start().ok());
-    wait_until_idle(app);
-    EXPECT_TRUE(app.close().ok());
+    run_to_idle(app, listener);
     return listener->restored;
   }
 

@@ -48,17 +48,21 @@ std::string add_node(GraphBuilder& graph, std::string_view prefix, const std::st
   return name;
 }
 
+// What add_node() takes to add a node running the processor `make()` returns.
+template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
+auto processor_node(MakeProcessor make) {
+  return [make](const std::string& name) mutable -> std::unique_ptr<Node> {
+    return std::make_unique<ProcessorNode<KIn, VIn, KOut, VOut>>(name, make());
+  };
+}
+
 // Adds a processor node running the processor `make()` returns; its name.
 template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
 std::string add_processor(GraphBuilder& graph, std::string_view prefix,
                           const std::string& user_name, std::vector<std::string> parents,
                           MakeProcessor make, std::vector<std::string> stores = {}) {
-  return add_node(
-      graph, prefix, user_name, std::move(parents),
-      [make](const std::string& name) mutable -> std::unique_ptr<Node> {
-        return std::make_unique<ProcessorNode<KIn, VIn, KOut, VOut>>(name, make());
-      },
-      std::move(stores));
+  return add_node(graph, prefix, user_name, std::move(parents),
+                  processor_node<KIn, VIn, KOut, VOut>(std::move(make)), std::move(stores));
 }
 
 // Adds a node that passes the records of its parents on unchanged (a merge); its name.

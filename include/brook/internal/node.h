@@ -134,12 +134,12 @@ class Children {
 // stops) as it is, and any other exception as a NodeError naming `node`.
 [[noreturn]] void rethrow_in_node(const std::string& node);
 
-// Runs `fn`, turning any exception other than a NodeError or StoreError into a NodeError
-// naming `node`.
+// Runs `fn` and returns what it returns, turning any exception other than a NodeError or
+// StoreError into a NodeError naming `node`.
 template <class Fn>
-void run_in_node(const std::string& node, Fn&& fn) {
+decltype(auto) run_in_node(const std::string& node, Fn&& fn) {
   try {
-    fn();
+    return fn();
   } catch (...) {
     rethrow_in_node(node);
   }

@@ -51,7 +51,7 @@ using ValueFnResult = std::decay_t<decltype(call_value_fn(
 // without a Processor and its ProcessorContext: a record arrives by reference and goes on to the
 // children by reference (moved only into a record of other types), one virtual call per
 // operator. Each holds the user's callable by value (no std::function on the per-record path);
-// an exception from it is reported against the node (call()).
+// an exception from it is reported against the node (run_in_node()).
 template <class KIn, class VIn, class KOut, class VOut>
 class StatelessNode : public InputNode<KIn, VIn> {
  public:
@@ -60,16 +60,6 @@ class StatelessNode : public InputNode<KIn, VIn> {
 
  protected:
   Children<KOut, VOut>& children() { return children_; }
-  // Runs `fn`, the user's callable, reporting an exception against this node; a NodeError or
-  // StoreError from downstream passes as it is (rethrow_in_node()).
-  template <class Fn>
-  decltype(auto) call(Fn&& fn) {
-    try {
-      return fn();
-    } catch (...) {
-      rethrow_in_node(this->name());
-    }
-  }
 
  private:
   Children<KOut, VOut> children_;
@@ -81,7 +71,8 @@ class FilterNode final : public StatelessNode<K, V, K, V> {
   FilterNode(std::string name, Pred pred, bool keep_matches)
       : StatelessNode<K, V, K, V>(std::move(name)), pred_(std::move(pred)), keep_(keep_matches) {}
   void process(Record<K, V>&& r) override {
-    if (this->call([&] { return static_cast<bool>(pred_(r.key, r.value)); }) == keep_) {
+    if (run_in_node(this->name(), [&] { return static_cast<bool>(pred_(r.key, r.value)); }) ==
+        keep_) {
       this->children().forward(std::move(r));
     }
   }
@@ -97,7 +88,7 @@ class MapNode final : public StatelessNode<K, V, KOut, VOut> {
   MapNode(std::string name, F f)
       : StatelessNode<K, V, KOut, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    auto kv = this->call([&] { return f_(r.key, r.value); });
+    auto kv = run_in_node(this->name(), [&] { return f_(r.key, r.value); });
     using T = KeyValueTraits<decltype(kv)>;
     this->children().forward(
         {T::key(std::move(kv)), T::value(std::move(kv)), r.timestamp, std::move(r.headers)});
@@ -113,7 +104,7 @@ class MapValuesNode final : public StatelessNode<K, V, K, VOut> {
   MapValuesNode(std::string name, F f)
       : StatelessNode<K, V, K, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    VOut v = this->call([&]() -> VOut { return call_value_fn(f_, r.key, r.value); });
+    VOut v = run_in_node(this->name(), [&]() -> VOut { return call_value_fn(f_, r.key, r.value); });
     if constexpr (std::is_same_v<V, VOut>) {  // the record itself goes on
       r.value = std::move(v);
       this->children().forward(std::move(r));
@@ -133,8 +124,8 @@ class FlatMapNode final : public StatelessNode<K, V, KOut, VOut> {
       : StatelessNode<K, V, KOut, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
     // The loop too: iterating a lazy range runs the user's code. (Errors of the children
-    // pass through call() as they are.)
-    this->call([&] {
+    // pass through run_in_node() as they are.)
+    run_in_node(this->name(), [&] {
       for (auto&& kv : f_(r.key, r.value)) {
         using T = KeyValueTraits<std::decay_t<decltype(kv)>>;
         auto item = std::move(kv);
@@ -155,8 +146,8 @@ class FlatMapValuesNode final : public StatelessNode<K, V, K, VOut> {
       : StatelessNode<K, V, K, VOut>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
     // The loop too: iterating a lazy range runs the user's code. (Errors of the children
-    // pass through call() as they are.)
-    this->call([&] {
+    // pass through run_in_node() as they are.)
+    run_in_node(this->name(), [&] {
       for (auto&& v : call_value_fn(f_, r.key, r.value)) {
         this->children().forward({r.key, VOut(std::move(v)), r.timestamp, r.headers});
       }
@@ -173,7 +164,7 @@ class SelectKeyNode final : public StatelessNode<K, V, KOut, V> {
   SelectKeyNode(std::string name, F f)
       : StatelessNode<K, V, KOut, V>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    KOut key = this->call([&]() -> KOut { return f_(r.key, r.value); });
+    KOut key = run_in_node(this->name(), [&]() -> KOut { return f_(r.key, r.value); });
     if constexpr (std::is_same_v<K, KOut>) {
       r.key = std::move(key);
       this->children().forward(std::move(r));
@@ -193,7 +184,7 @@ class PeekNode final : public StatelessNode<K, V, K, V> {
  public:
   PeekNode(std::string name, F f) : StatelessNode<K, V, K, V>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, V>&& r) override {
-    this->call([&] { f_(r.key, r.value); });
+    run_in_node(this->name(), [&] { f_(r.key, r.value); });
     this->children().forward(std::move(r));
   }
 
@@ -229,7 +220,7 @@ class BranchNode final : public StatelessNode<K, V, K, V> {
       : StatelessNode<K, V, K, V>(std::move(name)), list_(std::move(list)) {}
   void process(Record<K, V>&& r) override {
     for (const auto& branch : list_->branches) {
-      if (this->call([&] { return branch.predicate(r.key, r.value); })) {
+      if (run_in_node(this->name(), [&] { return branch.predicate(r.key, r.value); })) {
         return this->children().forward(std::move(r), branch.child);
       }
     }
@@ -258,7 +249,8 @@ class TableFilterNode final : public StatelessNode<K, Change<V>, K, Change<V>> {
 
  private:
   void keep(const K& key, std::optional<V>& value) {
-    if (value && this->call([&] { return static_cast<bool>(pred_(key, *value)); }) != keep_) {
+    if (value &&
+        run_in_node(this->name(), [&] { return static_cast<bool>(pred_(key, *value)); }) != keep_) {
       value.reset();
     }
   }
@@ -273,7 +265,7 @@ class TableMapValuesNode final : public StatelessNode<K, Change<V>, K, Change<VO
       : StatelessNode<K, Change<V>, K, Change<VOut>>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, Change<V>>&& r) override {
     Change<VOut> out;
-    this->call([&] {
+    run_in_node(this->name(), [&] {
       if (r.value.new_value) out.new_value = call_value_fn(f_, r.key, *r.value.new_value);
       if (r.value.old_value) out.old_value = call_value_fn(f_, r.key, *r.value.old_value);
     });
@@ -304,7 +296,7 @@ class TableRekeyNode final : public StatelessNode<K, Change<V>, KOut, Change<VOu
       : StatelessNode<K, Change<V>, KOut, Change<VOut>>(std::move(name)), f_(std::move(f)) {}
   void process(Record<K, Change<V>>&& r) override {
     std::optional<KeyValue<KOut, VOut>> old_kv, new_kv;
-    this->call([&] {
+    run_in_node(this->name(), [&] {
       if (r.value.old_value) old_kv = map(r.key, *r.value.old_value);
       if (r.value.new_value) new_kv = map(r.key, *r.value.new_value);
     });

@@ -29,33 +29,10 @@ BUILD_DIR="${BROOK_BENCH_BUILD_DIR:-build-bench}"  # relative to $BROOK_ROOT
 log() { echo "bench_kafka_streams.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-kafka_version() {  # the <kafka.version> of a pom
-  sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$1"
-}
-
-# Builds the Kafka Streams app into $CACHE_DIR unless it holds a build of these very sources;
-# prints its classpath.
+# The Kafka Streams app's classpath, built into $CACHE_DIR unless that holds a build of these
+# very sources.
 build_kafka_streams_app() {
-  local version broker_version sum
-  version="$(kafka_version "$KS_DIR/pom.xml")"
-  broker_version="$(kafka_version "$BROOK_ROOT/tests/kafka/pom.xml")"
-  [[ "$version" == "$broker_version" ]] ||
-    die "bench/kafka_streams/pom.xml has Kafka $version, tests/kafka/pom.xml $broker_version"
-  sum="$(cd "$KS_DIR" && find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)"
-  sum="${sum%% *}"
-  if [[ "$(cat "$CACHE_DIR/sources.sha256" 2>/dev/null)" != "$sum" ]]; then
-    log "building the Kafka Streams $version app with Maven into $CACHE_DIR"
-    mkdir -p "$CACHE_DIR"
-    local tmp="$CACHE_DIR/build.tmp.$$"
-    rm -rf "$tmp"
-    mvn -q -B -f "$KS_DIR/pom.xml" -Dbench.build.dir="$tmp" package dependency:copy-dependencies \
-      >"$CACHE_DIR/mvn.log" 2>&1 ||
-      { cat "$CACHE_DIR/mvn.log" >&2; rm -rf "$tmp"; die "mvn could not build $KS_DIR/pom.xml"; }
-    rm -rf "$CACHE_DIR/build"
-    mv "$tmp" "$CACHE_DIR/build"
-    echo "$sum" >"$CACHE_DIR/sources.sha256"
-  fi
-  echo "$CACHE_DIR/build/brook-bench-kafka-streams-1.jar:$CACHE_DIR/build/lib/*"
+  brook_maven_jar "$KS_DIR" "$CACHE_DIR" || die "could not build the Kafka Streams app"
 }
 
 build_harness() {

@@ -4,7 +4,8 @@
 #   scripts/test.sh              optimised build (-O1) in build-test, plus the format check
 #   scripts/test.sh --sanitize   Debug build with ASan + UBSan in build-asan, without bench/
 #
-# Installs the missing apt packages first (scripts/lib/common.sh). Before ctest, starts a
+# Installs the missing apt packages first (scripts/lib/common.sh). Builds the Kafka Streams twins
+# of the examples (tests/conformance/twins, Maven). Before ctest, starts a
 # local Apache Kafka broker for the Kafka tests (scripts/kafka.sh, one KRaft node on
 # 127.0.0.1:$BROOK_KAFKA_PORT, default 19092) and a PostgreSQL server for the CDC tests
 # (scripts/postgres.sh, 127.0.0.1:$BROOK_POSTGRES_PORT, default 15432), exports their addresses
@@ -54,6 +55,12 @@ else
   brook_build "$dir" RelWithDebInfo -DBROOK_SANITIZE=OFF \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
 fi
+
+# The Kafka Streams twins of the examples for the conformance tests (tests/conformance), built
+# with Maven into the cache once (again only when their sources change).
+BROOK_CONFORMANCE_CLASSPATH="$(brook_maven_jar "$BROOK_ROOT/tests/conformance/twins" \
+  "${XDG_CACHE_HOME:-$HOME/.cache}/brook/conformance-twins")"
+export BROOK_CONFORMANCE_CLASSPATH
 
 # A real broker for the Kafka tests and a real PostgreSQL for the CDC tests, both stopped (and
 # their data deleted) however this script ends.

@@ -25,11 +25,12 @@ constexpr std::pair<std::string_view, const char*> kValueFlags[] = {
 };
 
 int usage(const char* program, std::string_view problem) {
-  std::fprintf(stderr,
-               "%s: %.*s\nusage: %s [--data-dir DIR | --bootstrap-servers HOST:PORT[,...]] "
-               "[--state-dir DIR] [--group-instance-id ID] [--application-id ID] [--threads N] "
-               "[--serve HOST:PORT] [--config KEY=VALUE]... [--exactly-once] [--until-idle]\n",
-               program, static_cast<int>(problem.size()), problem.data(), program);
+  std::fprintf(
+      stderr,
+      "%s: %.*s\nusage: %s [--data-dir DIR | --bootstrap-servers HOST:PORT[,...]] "
+      "[--state-dir DIR] [--group-instance-id ID] [--application-id ID] [--threads N] "
+      "[--serve HOST:PORT] [--config KEY=VALUE]... [--exactly-once] [--until-idle | --describe]\n",
+      program, static_cast<int>(problem.size()), problem.data(), program);
   return 2;
 }
 
@@ -55,6 +56,9 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
       config["processing.guarantee"] = "exactly_once_v2";
     } else if (arg == "--until-idle") {
       until_idle = true;
+    } else if (arg == "--describe") {
+      std::fputs(topology.describe().c_str(), stdout);
+      return 0;
     } else if (arg == "--config" && i + 1 < argc) {
       const std::string_view setting = argv[++i];
       const auto equals = setting.find('=');

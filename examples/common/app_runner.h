@@ -16,6 +16,8 @@
 //   --until-idle                stop once every input record is processed and committed
 //                               (demos, tests); commits every 100 ms unless configured
 //                               otherwise
+//   --describe                  print the topology's description (Topology::describe()) and
+//                               exit without running
 // Without --until-idle it runs until SIGINT/SIGTERM. Returns the process exit code: 2 for an
 // unknown or incomplete flag.
 #pragma once

@@ -52,3 +52,41 @@ brook_build() {
   brook_configure "$@"
   cmake --build "$BROOK_ROOT/$1" -j "$BROOK_JOBS"
 }
+
+# brook_maven_jar <project dir> <cache dir>: builds the Maven project in <project dir> (its
+# pom.xml and src/, a jar of `main`s) into <cache dir>/build — the jar and its runtime
+# dependencies in lib/ (the pom's maven-dependency-plugin configuration) — unless that holds a
+# build of these very sources; prints the classpath. Its Kafka version (<kafka.version>) must be
+# the test broker's (tests/kafka/pom.xml). Maven's output goes to <cache dir>/mvn.log, and to
+# stderr when it fails (then returns 1).
+brook_maven_jar() {
+  local project="$1" cache="$2" version broker_version sum
+  version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$project/pom.xml")"
+  broker_version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' \
+    "$BROOK_ROOT/tests/kafka/pom.xml")"
+  if [[ "$version" != "$broker_version" ]]; then
+    echo "error: $project/pom.xml has Kafka $version, tests/kafka/pom.xml $broker_version" >&2
+    return 1
+  fi
+  sum="$(cd "$project" && find pom.xml src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)"
+  sum="${sum%% *}"
+  if [[ "$(cat "$cache/sources.sha256" 2>/dev/null)" != "$sum" ]]; then
+    echo "building $project (Kafka $version) with Maven into $cache" >&2
+    mkdir -p "$cache"
+    local tmp="$cache/build.tmp.$$"
+    rm -rf "$tmp"
+    if ! mvn -q -B -f "$project/pom.xml" -Dbrook.build.dir="$tmp" package \
+      dependency:copy-dependencies >"$cache/mvn.log" 2>&1; then
+      cat "$cache/mvn.log" >&2
+      rm -rf "$tmp"
+      echo "error: mvn could not build $project/pom.xml" >&2
+      return 1
+    fi
+    rm -rf "$cache/build"
+    mv "$tmp" "$cache/build"
+    echo "$sum" >"$cache/sources.sha256"
+  fi
+  local jar
+  jar="$(find "$cache/build" -maxdepth 1 -name '*.jar' | head -1)"
+  echo "$jar:$cache/build/lib/*"
+}

@@ -1,0 +1,301 @@
+#include "conformance.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "integration/run_process.h"
+#include "topic_reader.h"
+
+namespace brook::testing {
+namespace {
+
+// The Kafka Streams twins' classpath, which scripts/test.sh exports. Fails the test (with what
+// to do) when it is not set.
+std::string twins_classpath() {
+  const char* classpath = std::getenv("BROOK_CONFORMANCE_CLASSPATH");
+  if (classpath == nullptr || *classpath == '\0') {
+    ADD_FAILURE() << "BROOK_CONFORMANCE_CLASSPATH is not set: run the tests with "
+                     "scripts/test.sh or scripts/conformance.sh, which build the Kafka Streams "
+                     "twins (tests/conformance/twins, with Maven: Debian's maven and "
+                     "openjdk-17-jdk-headless) and export it";
+    return "";
+  }
+  return classpath;
+}
+
+// Appends "example <TAB> what <TAB> equal|different" to the report, if one is asked for.
+void report(const std::string& example, const std::string& what, bool equal) {
+  const char* path = std::getenv("BROOK_CONFORMANCE_REPORT");
+  if (path == nullptr || *path == '\0') return;
+  std::ofstream(path, std::ios::app)
+      << example << '\t' << what << '\t' << (equal ? "equal" : "different") << '\n';
+}
+
+// `value` as compared in `format`: JSON parsed and written again with sorted members.
+std::optional<std::string> canonical(const std::optional<std::string>& value, ValueFormat format) {
+  if (!value || format == ValueFormat::kBytes) return value;
+  auto json = nlohmann::json::parse(*value, nullptr, false);
+  if (json.is_discarded()) return "not JSON: " + *value;
+  return json.dump();
+}
+
+std::vector<OutputRecord> canonical(std::vector<OutputRecord> records, ValueFormat format) {
+  for (auto& r : records) r.value = canonical(r.value, format);
+  return records;
+}
+
+// A key as a map key: "<null>" for none.
+std::string key_text(const std::optional<std::string>& key) { return key.value_or("<null>"); }
+
+// The keyed records of one partition by key, each key's in order.
+std::map<std::string, std::vector<OutputRecord>> by_key(const std::vector<OutputRecord>& records) {
+  std::map<std::string, std::vector<OutputRecord>> out;
+  for (const auto& r : records) {
+    if (r.key) out[*r.key].push_back(r);
+  }
+  return out;
+}
+
+// Key -> (partition, its last record) of a topic read as a table; a tombstone removes the key.
+std::map<std::string, std::pair<int, OutputRecord>> table_of(const PartitionRecords& records,
+                                                             ValueFormat format) {
+  std::map<std::string, std::pair<int, OutputRecord>> out;
+  for (const auto& [partition, list] : records) {
+    for (const auto& r : canonical(list, format)) {
+      if (r.value) {
+        out.insert_or_assign(key_text(r.key), std::pair{partition, r});
+      } else {
+        out.erase(key_text(r.key));
+      }
+    }
+  }
+  return out;
+}
+
+// Reads every partition of `topic` (which must exist) from `log`.
+PartitionRecords read_records(internal::LogBackend& log, const std::string& topic) {
+  PartitionRecords out;
+  for (auto& [partition, records] : read_topic(log, topic)) {
+    auto& list = out[partition];
+    for (auto& r : records) {
+      list.push_back(
+          {std::move(r.key), std::move(r.value), r.timestamp.value(), std::move(r.headers)});
+    }
+  }
+  return out;
+}
+
+// The first `limit` lines of `lines`, and how many more there are.
+std::string first_lines(const std::vector<std::string>& lines, std::size_t limit = 10) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size() && i < limit; ++i) out += lines[i] + "\n";
+  if (lines.size() > limit) out += fmt::format("... and {} more\n", lines.size() - limit);
+  return out;
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const OutputRecord& r) {
+  out << key_text(r.key) << " -> " << r.value.value_or("<null>") << " @" << r.timestamp;
+  for (const auto& h : r.headers) out << " [" << h.key << "=" << h.value.value_or("<null>") << "]";
+  return out;
+}
+
+void ConformanceTest::SetUp() {
+  KafkaFixture::SetUp();
+  if (HasFatalFailure()) return;
+  ASSERT_FALSE(twins_classpath().empty());
+  std::filesystem::create_directories(io_.path());
+}
+
+void ConformanceTest::TearDown() {
+  if (!kafka_) return;
+  for (const auto& topic : topics_) (void)kafka_->admin().delete_topic(topic.name);
+  auto all = kafka_->admin().list_topics();
+  if (!all) return;
+  for (const auto& name : *all) {  // the internal topics of this test's applications
+    if (name.starts_with(application_prefix_)) (void)kafka_->admin().delete_topic(name);
+  }
+}
+
+void ConformanceTest::create_topics(const ExampleTopics& example) {
+  topics_ = example.inputs;
+  topics_.insert(topics_.end(), example.outputs.begin(), example.outputs.end());
+  for (auto& topic : topics_) topic.configs.emplace("retention.ms", "-1");
+  create_topics_anew(*kafka_, topics_);
+}
+
+void ConformanceTest::produce(const std::vector<ProducerRecord>& records) {
+  auto producer = kafka_->make_producer({.client_id = "conformance-input"});
+  ASSERT_TRUE(producer) << producer.error().to_string();
+  for (const auto& record : records) {
+    ASSERT_TRUE(record.partition) << "conformance inputs name their partitions";
+    auto s = (*producer)->send(record);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+  }
+  auto s = (*producer)->flush();
+  ASSERT_TRUE(s.ok()) << s.to_string();
+}
+
+AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::string> program,
+                            const std::string& application_id,
+                            const std::vector<std::string>& flags) {
+  AppRun out;
+  auto describe = program;
+  describe.push_back("--describe");
+  const auto described = run_process(describe, "", io_.path());
+  EXPECT_EQ(described.exit_code, 0) << program.back() << " --describe: " << described.err;
+  out.description = described.out;
+
+  program.insert(program.end(),
+                 {"--bootstrap-servers", bootstrap_, "--application-id", application_id,
+                  "--state-dir", (state_dir_.path() / application_id).string()});
+  program.insert(program.end(), flags.begin(), flags.end());
+  program.push_back("--until-idle");
+  const auto ran = run_process(program, "", io_.path());
+  EXPECT_EQ(ran.exit_code, 0) << example.name << " as " << application_id << ": " << ran.err;
+  if (ran.exit_code != 0) return out;
+  for (const auto& topic : example.outputs) {
+    out.outputs[topic.name] = read_records(*kafka_, topic.name);
+  }
+  for (const auto& store : example.stores) {
+    out.changelogs[store] = read_records(*kafka_, application_id + "-" + store + "-changelog");
+  }
+  return out;
+}
+
+std::pair<AppRun, AppRun> ConformanceTest::run_both(const ExampleTopics& example,
+                                                    const std::vector<std::string>& flags) {
+  AppRun brook =
+      run(example, {fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)},
+          application_prefix_ + "brook", flags);
+  std::vector<internal::NewTopic> outputs = example.outputs;
+  for (auto& topic : outputs) topic.configs.emplace("retention.ms", "-1");  // records of 1970
+  create_topics_anew(*kafka_, outputs);
+  AppRun twin =
+      run(example, {"java", "-cp", twins_classpath(), "dev.brook.conformance.Twin", example.name},
+          application_prefix_ + "twin", flags);
+  return {std::move(brook), std::move(twin)};
+}
+
+void ConformanceTest::expect_same_description(const ExampleTopics& example, const AppRun& brook,
+                                              const AppRun& twin) {
+  EXPECT_EQ(brook.description, twin.description) << example.name << ": describe()";
+  report(example.name, "describe()", brook.description == twin.description);
+}
+
+void ConformanceTest::expect_same_stream(const ExampleTopics& example, const std::string& topic,
+                                         const AppRun& brook, const AppRun& twin,
+                                         ValueFormat format) {
+  const auto& ours = brook.outputs.at(topic);
+  const auto& theirs = twin.outputs.at(topic);
+  std::vector<std::string> differences;
+  std::set<int> partitions;
+  for (const auto* run : {&ours, &theirs}) {
+    for (const auto& [partition, list] : *run) partitions.insert(partition);
+  }
+  std::size_t records = 0;
+  for (int partition : partitions) {
+    auto at = [&](const PartitionRecords& run) {
+      auto it = run.find(partition);
+      return it == run.end() ? std::map<std::string, std::vector<OutputRecord>>{}
+                             : by_key(canonical(it->second, format));
+    };
+    auto ours_by_key = at(ours), theirs_by_key = at(theirs);
+    std::set<std::string> keys;
+    for (const auto& [key, list] : ours_by_key) keys.insert(key), records += list.size();
+    for (const auto& [key, list] : theirs_by_key) keys.insert(key);
+    for (const auto& key : keys) {
+      const auto& a = ours_by_key[key];
+      const auto& b = theirs_by_key[key];
+      if (a == b) continue;
+      std::size_t i = 0;
+      while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+      differences.push_back(fmt::format(
+          "partition {} key {}: Brook {} records, Kafka Streams {}; first difference at #{}: "
+          "Brook {}, Kafka Streams {}",
+          partition, key, a.size(), b.size(), i,
+          i < a.size() ? ::testing::PrintToString(a[i]) : "nothing",
+          i < b.size() ? ::testing::PrintToString(b[i]) : "nothing"));
+    }
+  }
+  // Records without a key, wherever the producer's partitioner put them.
+  std::vector<std::string> unkeyed[2];
+  for (int side = 0; side < 2; ++side) {
+    for (const auto& [partition, list] : side == 0 ? ours : theirs) {
+      for (const auto& r : canonical(list, format)) {
+        if (!r.key) unkeyed[side].push_back(::testing::PrintToString(r));
+      }
+    }
+    std::sort(unkeyed[side].begin(), unkeyed[side].end());
+  }
+  if (unkeyed[0] != unkeyed[1]) {
+    differences.push_back(fmt::format("records without a key: Brook {}, Kafka Streams {}",
+                                      unkeyed[0].size(), unkeyed[1].size()));
+  }
+  EXPECT_TRUE(differences.empty())
+      << example.name << ": " << topic << " differs (" << differences.size() << " keys):\n"
+      << first_lines(differences);
+  EXPECT_GT(records, 0u) << example.name << ": " << topic << " is empty: nothing was compared";
+  report(example.name, topic, differences.empty());
+}
+
+namespace {
+
+// The keys on which two tables differ, with both sides; empty if they are equal.
+std::vector<std::string> table_differences(
+    const std::map<std::string, std::pair<int, OutputRecord>>& ours,
+    const std::map<std::string, std::pair<int, OutputRecord>>& theirs, bool with_timestamps) {
+  std::set<std::string> keys;
+  for (const auto* table : {&ours, &theirs}) {
+    for (const auto& [key, entry] : *table) keys.insert(key);
+  }
+  auto text = [&](const auto& table, const std::string& key) -> std::string {
+    auto it = table.find(key);
+    if (it == table.end()) return "nothing";
+    auto record = it->second.second;
+    if (!with_timestamps) record.timestamp = 0;
+    return fmt::format("partition {}: {}", it->second.first, ::testing::PrintToString(record));
+  };
+  std::vector<std::string> out;
+  for (const auto& key : keys) {
+    const auto a = text(ours, key), b = text(theirs, key);
+    if (a != b) out.push_back(fmt::format("key {}: Brook {}, Kafka Streams {}", key, a, b));
+  }
+  return out;
+}
+
+}  // namespace
+
+void ConformanceTest::expect_same_table(const ExampleTopics& example, const std::string& topic,
+                                        const AppRun& brook, const AppRun& twin,
+                                        ValueFormat format) {
+  const auto ours = table_of(brook.outputs.at(topic), format);
+  const auto differences = table_differences(ours, table_of(twin.outputs.at(topic), format), true);
+  EXPECT_TRUE(differences.empty())
+      << example.name << ": " << topic << " differs (" << differences.size() << " keys):\n"
+      << first_lines(differences);
+  EXPECT_FALSE(ours.empty()) << example.name << ": " << topic << " is empty: nothing was compared";
+  report(example.name, topic + " (table)", differences.empty());
+}
+
+void ConformanceTest::expect_same_changelog(const ExampleTopics& example, const std::string& store,
+                                            const AppRun& brook, const AppRun& twin,
+                                            ValueFormat format) {
+  const auto ours = table_of(brook.changelogs.at(store), format);
+  const auto differences =
+      table_differences(ours, table_of(twin.changelogs.at(store), format), false);
+  EXPECT_TRUE(differences.empty()) << example.name << ": the changelog of " << store << " differs ("
+                                   << differences.size() << " keys):\n"
+                                   << first_lines(differences);
+  EXPECT_FALSE(ours.empty()) << example.name << ": the changelog of " << store
+                             << " is empty: nothing was compared";
+  report(example.name, "changelog of " + store, differences.empty());
+}
+
+}  // namespace brook::testing

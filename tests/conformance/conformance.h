@@ -1,0 +1,108 @@
+// Conformance with Kafka Streams (tests/conformance/README.md): an example program and its Kafka
+// Streams twin (twins/, a Java application per example with the same topology, topics, serdes
+// and names) run on the same input on the test broker, and what each wrote is compared.
+//
+// The input is written once, with explicit partitions, timestamps and headers, and both
+// applications read it. Each runs until idle (--until-idle: every input record processed and
+// committed) under an application id of its own; the output topics are created anew, empty,
+// before the twin runs. Differences are test failures; each comparison is also a line of the
+// report scripts/conformance.sh prints (BROOK_CONFORMANCE_REPORT names its file).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "kafka_cluster.h"
+#include "scratch_dir.h"
+
+namespace brook::testing {
+
+// A record as the two applications' outputs are compared.
+struct OutputRecord {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::int64_t timestamp = 0;
+  Headers headers;
+  friend bool operator==(const OutputRecord&, const OutputRecord&) = default;
+  friend std::ostream& operator<<(std::ostream& out, const OutputRecord& r);
+};
+
+// Partition -> its records in offset order.
+using PartitionRecords = std::map<int, std::vector<OutputRecord>>;
+
+// How values are compared: as bytes, or as JSON values (object members in any order, numbers
+// by value: Brook writes its JSON with nlohmann's library, the twins with Jackson).
+enum class ValueFormat { kBytes, kJson };
+
+// What one application did.
+struct AppRun {
+  std::string description;                             // its topology's describe()
+  std::map<std::string, PartitionRecords> outputs;     // by output topic
+  std::map<std::string, PartitionRecords> changelogs;  // by store name
+};
+
+// An example and the topics and stores of its topology.
+struct ExampleTopics {
+  std::string name;                         // the program in examples/ and the twin's name
+  std::vector<internal::NewTopic> inputs;   // what the test writes
+  std::vector<internal::NewTopic> outputs;  // what the applications write
+  std::vector<std::string> stores;          // whose changelogs are compared
+};
+
+class ConformanceTest : public KafkaFixture {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Creates the example's input and output topics anew, empty, and keeps their records forever.
+  void create_topics(const ExampleTopics& example);
+
+  // Writes `records` in order, each to its own partition, and flushes.
+  void produce(const std::vector<ProducerRecord>& records);
+
+  // Runs the example's program, then its twin, each until idle; `flags` go to both
+  // (e.g. --config KEY=VALUE). Fails the test if either does not exit 0.
+  std::pair<AppRun, AppRun> run_both(const ExampleTopics& example,
+                                     const std::vector<std::string>& flags = {});
+
+  // The two topology descriptions are equal, byte for byte.
+  void expect_same_description(const ExampleTopics& example, const AppRun& brook,
+                               const AppRun& twin);
+
+  // The output topic `topic` as a stream: in every partition, the same keyed records (key,
+  // value, timestamp, headers) in the same order per key; and the same records without a key,
+  // in any partition and order (the producer's sticky partitioner places them by its batches).
+  void expect_same_stream(const ExampleTopics& example, const std::string& topic,
+                          const AppRun& brook, const AppRun& twin,
+                          ValueFormat format = ValueFormat::kBytes);
+
+  // The output topic `topic` as a table: the same last record (partition, value, timestamp,
+  // headers) per key. For aggregations, whose intermediate updates depend on when caches flush.
+  void expect_same_table(const ExampleTopics& example, const std::string& topic,
+                         const AppRun& brook, const AppRun& twin,
+                         ValueFormat format = ValueFormat::kBytes);
+
+  // The changelog of `store`: the same last value per key (changelog timestamps aside: Brook
+  // stamps changelog records with the time of the write, docs/compatibility.md).
+  void expect_same_changelog(const ExampleTopics& example, const std::string& store,
+                             const AppRun& brook, const AppRun& twin,
+                             ValueFormat format = ValueFormat::kBytes);
+
+ private:
+  // Runs one application until idle; what it wrote to the example's outputs and changelogs.
+  AppRun run(const ExampleTopics& example, std::vector<std::string> program,
+             const std::string& application_id, const std::vector<std::string>& flags);
+
+  ScratchDir state_dir_{"brook-conformance-state"};
+  ScratchDir io_{"brook-conformance-io"};
+  const std::string application_prefix_ = unique_name("conformance") + "-";
+  std::vector<internal::NewTopic> topics_;
+};
+
+}  // namespace brook::testing

@@ -52,14 +52,13 @@ if $sanitize; then
   brook_build "$dir" Debug -DBROOK_SANITIZE=ON -DBROOK_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG=-g1
 else
   dir=build-test
-  brook_build "$dir" RelWithDebInfo -DBROOK_SANITIZE=OFF \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+  brook_configure_tests
+  cmake --build "$dir" -j "$BROOK_JOBS"
 fi
 
 # The Kafka Streams twins of the examples for the conformance tests (tests/conformance), built
 # with Maven into the cache once (again only when their sources change).
-BROOK_CONFORMANCE_CLASSPATH="$(brook_maven_jar "$BROOK_ROOT/tests/conformance/twins" \
-  "${XDG_CACHE_HOME:-$HOME/.cache}/brook/conformance-twins")"
+BROOK_CONFORMANCE_CLASSPATH="$(brook_conformance_classpath)"
 export BROOK_CONFORMANCE_CLASSPATH
 
 # A real broker for the Kafka tests and a real PostgreSQL for the CDC tests, both stopped (and

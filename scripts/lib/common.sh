@@ -53,6 +53,13 @@ brook_build() {
   cmake --build "$BROOK_ROOT/$1" -j "$BROOK_JOBS"
 }
 
+# brook_configure_tests: configures build-test as scripts/test.sh builds it (line tables only,
+# -O1: the code generation of the template-heavy tests is most of the build's time).
+brook_configure_tests() {
+  brook_configure build-test RelWithDebInfo -DBROOK_SANITIZE=OFF \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+}
+
 # brook_maven_jar <project dir> <cache dir>: builds the Maven project in <project dir> (its
 # pom.xml and src/, a jar of `main`s) into <cache dir>/build — the jar and its runtime
 # dependencies in lib/ (the pom's maven-dependency-plugin configuration) — unless that holds a
@@ -89,4 +96,11 @@ brook_maven_jar() {
   local jar
   jar="$(find "$cache/build" -maxdepth 1 -name '*.jar' | head -1)"
   echo "$jar:$cache/build/lib/*"
+}
+
+# The classpath of the Kafka Streams twins of the examples (tests/conformance/twins), built into
+# the cache unless it holds a build of these sources.
+brook_conformance_classpath() {
+  brook_maven_jar "$BROOK_ROOT/tests/conformance/twins" \
+    "${XDG_CACHE_HOME:-$HOME/.cache}/brook/conformance-twins"
 }

@@ -7,9 +7,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
+#include "cli/json_record.h"
 #include "integration/run_process.h"
-#include "topic_reader.h"
 
 namespace brook::testing {
 namespace {
@@ -77,19 +78,6 @@ std::map<std::string, std::pair<int, OutputRecord>> table_of(const PartitionReco
   return out;
 }
 
-// Reads every partition of `topic` (which must exist) from `log`.
-PartitionRecords read_records(internal::LogBackend& log, const std::string& topic) {
-  PartitionRecords out;
-  for (auto& [partition, records] : read_topic(log, topic)) {
-    auto& list = out[partition];
-    for (auto& r : records) {
-      list.push_back(
-          {std::move(r.key), std::move(r.value), r.timestamp.value(), std::move(r.headers)});
-    }
-  }
-  return out;
-}
-
 // The first `limit` lines of `lines`, and how many more there are.
 std::string first_lines(const std::vector<std::string>& lines, std::size_t limit = 10) {
   std::string out;
@@ -131,15 +119,50 @@ void ConformanceTest::create_topics(const ExampleTopics& example) {
 }
 
 void ConformanceTest::produce(const std::vector<ProducerRecord>& records) {
-  auto producer = kafka_->make_producer({.client_id = "conformance-input"});
-  ASSERT_TRUE(producer) << producer.error().to_string();
-  for (const auto& record : records) {
-    ASSERT_TRUE(record.partition) << "conformance inputs name their partitions";
-    auto s = (*producer)->send(record);
-    ASSERT_TRUE(s.ok()) << s.to_string();
+  std::map<std::string, std::string> lines;  // topic -> its records' JSON lines, in order
+  for (const auto& r : records) {
+    ASSERT_TRUE(r.partition) << "conformance inputs name their partitions";
+    lines[r.topic] += cli::json_line({.topic = r.topic,
+                                      .partition = *r.partition,
+                                      .timestamp = r.timestamp,
+                                      .key = r.key,
+                                      .value = r.value,
+                                      .headers = r.headers}) +
+                      "\n";
   }
-  auto s = (*producer)->flush();
-  ASSERT_TRUE(s.ok()) << s.to_string();
+  for (const auto& [topic, input] : lines) {
+    const auto wrote = run_process(java_records("produce", topic), input, io_.path());
+    ASSERT_EQ(wrote.exit_code, 0) << "writing " << topic << ": " << wrote.err;
+  }
+}
+
+std::vector<std::string> ConformanceTest::java_records(const std::string& command,
+                                                       const std::string& topic) const {
+  return {"java",
+          "-cp",
+          twins_classpath(),
+          "dev.brook.conformance.Records",
+          command,
+          "--bootstrap-servers",
+          bootstrap_,
+          "--topic",
+          topic};
+}
+
+PartitionRecords ConformanceTest::read_records(const std::string& topic) {
+  PartitionRecords out;
+  const auto read = run_process(java_records("consume", topic), "", io_.path());
+  EXPECT_EQ(read.exit_code, 0) << "reading " << topic << ": " << read.err;
+  std::istringstream lines(read.out);
+  for (std::string line; std::getline(lines, line);) {
+    ProducerRecord r;
+    const auto s = cli::read_json_line(line, r);
+    EXPECT_TRUE(s.ok()) << s.to_string();
+    if (!s.ok() || !r.partition) return out;
+    out[r.partition->value()].push_back(
+        {std::move(r.key), std::move(r.value), r.timestamp.value(), std::move(r.headers)});
+  }
+  return out;
 }
 
 AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::string> program,
@@ -161,10 +184,10 @@ AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::strin
   EXPECT_EQ(ran.exit_code, 0) << example.name << " as " << application_id << ": " << ran.err;
   if (ran.exit_code != 0) return out;
   for (const auto& topic : example.outputs) {
-    out.outputs[topic.name] = read_records(*kafka_, topic.name);
+    out.outputs[topic.name] = read_records(topic.name);
   }
   for (const auto& store : example.stores) {
-    out.changelogs[store] = read_records(*kafka_, application_id + "-" + store + "-changelog");
+    out.changelogs[store] = read_records(application_id + "-" + store + "-changelog");
   }
   return out;
 }

@@ -3,10 +3,12 @@
 // and names) run on the same input on the test broker, and what each wrote is compared.
 //
 // The input is written once, with explicit partitions, timestamps and headers, and both
-// applications read it. Each runs until idle (--until-idle: every input record processed and
-// committed) under an application id of its own; the output topics are created anew, empty,
-// before the twin runs. Differences are test failures; each comparison is also a line of the
-// report scripts/conformance.sh prints (BROOK_CONFORMANCE_REPORT names its file).
+// applications read it. Kafka's own Java client writes the input and reads the outputs: what the
+// tests see passes through a client independent of Brook's. Each runs until idle (--until-idle:
+// every input record processed and committed) under an application id of its own; the output topics
+// are created anew, empty, before the twin runs. Differences are test failures; each comparison is
+// also a line of the report scripts/conformance.sh prints (BROOK_CONFORMANCE_REPORT names its
+// file).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -95,6 +97,12 @@ class ConformanceTest : public KafkaFixture {
                              ValueFormat format = ValueFormat::kBytes);
 
  private:
+  // Kafka's Java client (twins/.../Records.java) running `command` (produce, consume) on `topic`.
+  std::vector<std::string> java_records(const std::string& command, const std::string& topic) const;
+
+  // Every record of `topic`, read with Kafka's Java client.
+  PartitionRecords read_records(const std::string& topic);
+
   // Runs one application until idle; what it wrote to the example's outputs and changelogs.
   AppRun run(const ExampleTopics& example, std::vector<std::string> program,
              const std::string& application_id, const std::vector<std::string>& flags);

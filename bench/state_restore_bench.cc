@@ -7,8 +7,10 @@
 //              (default 2.4 M) of 100 bytes (11-byte key, 89-byte value), each key once, in
 //              shuffled order. Keys are "key-0000000"..; a value is what a table's timestamped
 //              store holds: [8-byte big-endian timestamp = record number][8-byte big-endian
-//              record number][constant filler]. Each is written once, untimed, to its own topic
-//              (1 partition, compacted but in one segment, so every run restores all of it).
+//              record number][constant filler]. Its changelog record holds the value without
+//              the timestamp, which is the record's timestamp (as Kafka Streams logs timestamped
+//              stores). Each is written once, untimed, to its own topic (1 partition, compacted
+//              but in one segment, so every run restores all of it).
 //   Brook:     the app builder.table<string, string>("in", {}, {.name = "table", .type}) with an
 //              empty "in" and no state dir, so its one task restores the whole changelog on
 //              start (application "restore-bench" or "table-bench": changelog
@@ -28,7 +30,8 @@
 //                off, then a flush and one full compaction (RocksDB's PrepareForBulkLoad
 //                recipe); from memory.
 //              RestoreRocksDb_App: the ingestion, read from the changelog with Consumer::poll
-//                (max_poll_records 10 000): a hand-written restore.
+//                (max_poll_records 10 000), each value with its record's timestamp put back in
+//                front: a hand-written restore.
 //              *InMemory: map[key] = value on a std::unordered_map<std::string, std::string>
 //                reserved for the number of records, from memory; RestoreInMemory_App: the
 //                same, read from the changelog.
@@ -49,6 +52,7 @@
 
 #include "backend/embedded/embedded_log.h"
 #include "bench_log.h"
+#include "brook/internal/coding.h"
 #include "brook/kstream.h"
 #include "brook/ktable.h"
 #include "brook/restore_listener.h"
@@ -80,7 +84,8 @@ struct Case {
   std::string changelog() const { return std::string(application) + "-table-changelog"; }
   std::int64_t records() const { return static_cast<std::int64_t>(workload().sequence.size()); }
 
-  // The changelog value of record `i` into `out` (value_bytes long).
+  // The store value of record `i` into `out` (value_bytes long; its changelog value is
+  // out.substr(8)).
   void value_of(std::int64_t i, std::string& out) const {
     out.resize(value_bytes, 'v');
     const auto number = brook::bench::big_endian(i);
@@ -135,7 +140,7 @@ class Data {
       (void)producer->send({.topic = c.changelog(),
                             .timestamp = brook::Timestamp(i),
                             .key = w.keys[w.sequence[i]],
-                            .value = value});
+                            .value = value.substr(8)});
     }
     (void)producer->flush();
   }
@@ -263,10 +268,15 @@ std::optional<Clock::time_point> feed(const Case& c, bool from_log, std::size_t 
   (void)consumer->assign({{c.changelog(), brook::Partition(0)}});
   const auto start = Clock::now();
   std::int64_t seen = 0;
+  std::string value;
   while (seen < records) {
     auto polled = consumer->poll(100ms);
     if (!polled || polled->empty()) return std::nullopt;  // the changelog ends early
-    for (const auto& r : *polled) put(std::string_view(*r.key), std::string_view(*r.value));
+    for (const auto& r : *polled) {
+      value.resize(8);
+      brook::internal::put_big_endian(value.data(), r.timestamp.value());
+      put(std::string_view(*r.key), std::string_view(value.append(*r.value)));
+    }
     seen += static_cast<std::int64_t>(polled->size());
     if (!end_batch()) return std::nullopt;
   }

@@ -26,6 +26,8 @@
 //   state.dir                 where RocksDB stores live (default <data.dir>/state)
 //   statestore.cache.max.bytes  record cache of all threads together (default 10485760)
 //   rocksdb.memory.max.bytes  block cache + memtables of all RocksDB stores (default 268435456)
+//   windowstore.changelog.additional.retention.ms  a window or session store's changelog keeps
+//                             records this much longer than the store (default 86400000)
 //   stream.time.idle.advance.ms  unset (default): stream time moves only with records; set:
 //                             a task with nothing to process for this long moves its stream
 //                             time with the wall clock (see docs/event_time.md)

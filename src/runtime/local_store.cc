@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 
 LocalStore::LocalStore(const StoreSpec& spec, TaskId task, StoreStack stack,
@@ -92,6 +94,7 @@ Status LocalStore::restore(std::span<const ConsumedRecord> records) {
   // The store starts looking for a key this many records before it is restored: a restored
   // key is rarely in a CPU cache, and the lookups' misses then overlap.
   constexpr std::size_t kPrefetchAhead = 8;
+  std::string timestamped;  // a timestamped store's value: [record timestamp][changelog value]
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (i + kPrefetchAhead < records.size() && records[i + kPrefetchAhead].key) {
       stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
@@ -105,8 +108,14 @@ Status LocalStore::restore(std::span<const ConsumedRecord> records) {
       continue;  // a changelog record always has a key; skip anything else
     }
     ++restored_;
+    std::optional<std::string_view> value = record.value;
+    if (spec_.timestamped && !row && value) {
+      timestamped.resize(8);
+      put_big_endian(timestamped.data(), record.timestamp.value());
+      value = timestamped.append(*value);
+    }
     auto s = row ? stack_.bottom->restore(row->key, row->value)
-                 : stack_.bottom->restore(*record.key, record.value);
+                 : stack_.bottom->restore(*record.key, value);
     if (!s.ok()) return s;
   }
   return {};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -236,8 +237,8 @@ struct Streams::Impl {
   }
 
   // A changelog keeps the newest record per key; a window or session store's also drops records
-  // older than the store's retention + 1 day (Kafka Streams' default), as the store itself
-  // forgets them.
+  // older than the store's retention + windowstore.changelog.additional.retention.ms, as the
+  // store itself forgets them.
   // On the embedded log, changelogs roll small segments, by size and by age: compaction never
   // touches the active segment, so that segment bounds what a restore reads beyond the
   // compacted part (about the live keys, and as much again not compacted yet at
@@ -258,10 +259,13 @@ struct Streams::Impl {
       configs.emplace("cleanup.policy", "compact");
       return configs;
     }
-    constexpr std::int64_t kChangelogRetentionExtraMs = 24 * 60 * 60 * 1000;
+    const std::int64_t extra = config.changelog_extra_retention.count();
+    const std::int64_t retention =
+        store.retention.count() > std::numeric_limits<std::int64_t>::max() - extra
+            ? std::numeric_limits<std::int64_t>::max()
+            : store.retention.count() + extra;
     configs.emplace("cleanup.policy", "compact,delete");
-    configs.emplace("retention.ms",
-                    std::to_string(store.retention.count() + kChangelogRetentionExtraMs));
+    configs.emplace("retention.ms", std::to_string(retention));
     return configs;
   }
   // Cleanup policies as sets: "compact,delete" is "delete,compact" (brokers may reorder them).

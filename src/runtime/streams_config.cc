@@ -94,6 +94,9 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
     } else if (key == "rocksdb.memory.max.bytes") {
       integer(key, value, 1 << 20,
               [&](auto v) { config.rocksdb_memory_bytes = static_cast<std::size_t>(v); });
+    } else if (key == "windowstore.changelog.additional.retention.ms") {
+      integer(key, value, 0,
+              [&](auto v) { config.changelog_extra_retention = std::chrono::milliseconds(v); });
     } else if (key == "metrics.recording.level") {
       if (value != "INFO" && value != "DEBUG" && value != "TRACE") {
         errors.push_back(

@@ -29,6 +29,9 @@ struct StreamsConfig {
   std::string state_dir;                                 // default <data_dir>/state
   std::size_t cache_max_bytes = 10 * 1024 * 1024;        // record caches of all threads together
   std::size_t rocksdb_memory_bytes = 256 * 1024 * 1024;  // block cache + memtables, all stores
+  // windowstore.changelog.additional.retention.ms: how much longer than their store a window or
+  // session store's changelog keeps records (Kafka Streams' name and default, 1 day).
+  std::chrono::milliseconds changelog_extra_retention{24 * 60 * 60 * 1000};
   bool debug_metrics = false;  // metrics.recording.level DEBUG (or TRACE): store latencies too
   // stream.time.idle.advance.ms; unset: off (TaskConfig::idle_advance).
   std::optional<std::chrono::milliseconds> stream_time_idle_advance;

@@ -30,6 +30,21 @@ TEST(StreamsConfig, ANegativeOrNonNumericIdleAdvanceIsAnErrorNamingTheKey) {
   }
 }
 
+TEST(StreamsConfig, WindowChangelogsKeepADayLongerByDefaultAndNeverANegativeTime) {
+  auto config = parse_streams_config({{"application.id", "app"}});
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->changelog_extra_retention, 86'400'000ms);
+  config = parse_streams_config(
+      {{"application.id", "app"}, {"windowstore.changelog.additional.retention.ms", "0"}});
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->changelog_extra_retention, 0ms);
+  config = parse_streams_config(
+      {{"application.id", "app"}, {"windowstore.changelog.additional.retention.ms", "-1"}});
+  ASSERT_FALSE(config);
+  EXPECT_THAT(config.error().message(),
+              HasSubstr("windowstore.changelog.additional.retention.ms: '-1'"));
+}
+
 TEST(StreamsConfig, TasksWaitForKnownInputByDefaultAndNeverWithMinusOne) {
   auto config = parse_streams_config({{"application.id", "app"}});
   ASSERT_TRUE(config) << config.error().to_string();

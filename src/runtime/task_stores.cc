@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "brook/internal/coding.h"
+
 namespace brook::internal {
 
 Status TaskStores::open(const TopologyData& topology, std::string_view application_id, Send send,
@@ -31,11 +33,17 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
         .cache = config_.cache,
         .log =
             [topic = changelog ? changelog->topic : "", partition = Partition(task_.partition),
-             send, now](std::string_view key, std::optional<std::string_view> value) {
+             timestamped = spec->timestamped, send,
+             now](std::string_view key, std::optional<std::string_view> value) {
               ProducerRecord record{.topic = topic,
                                     .partition = partition,
                                     .timestamp = now(),
                                     .key = std::string(key)};
+              if (value && timestamped) {
+                // TimestampedSerde always writes the 8 bytes
+                record.timestamp = Timestamp(get_big_endian<std::int64_t>(value->data()));
+                value->remove_prefix(8);
+              }
               if (value) record.value = std::string(*value);
               send(std::move(record));
             },

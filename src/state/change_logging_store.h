@@ -1,7 +1,7 @@
 // The change-logging decorator: every write to the store is also sent to the store's
 // changelog partition, so the store can be rebuilt from it. Key and value bytes are the
-// store's own (a timestamped store logs its [timestamp][value] bytes); a delete is a
-// tombstone.
+// store's own (the log function sends a timestamped store's value without its timestamp,
+// StoreSpec::timestamped); a delete is a tombstone.
 #pragma once
 
 #include <functional>

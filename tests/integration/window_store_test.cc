@@ -98,6 +98,19 @@ TEST_F(WindowStoreAppTest, ChangelogsAreCompactedAndDeletedAfterRetentionPlusADa
   EXPECT_TRUE(again.close().ok());
 }
 
+TEST_F(WindowStoreAppTest, ChangelogsKeepRecordsTheAdditionalRetentionLongerThanTheStore) {
+  Streams app(window_topology(StoreType::kInMemory),
+              config({{"application.id", "wapp-extra"},
+                      {"windowstore.changelog.additional.retention.ms", "5000"}}));
+  ASSERT_TRUE(app.start().ok());
+  ASSERT_TRUE(app.close().ok());
+  with_log([](internal::EmbeddedLog& log) {
+    auto changelog = log.admin().describe_topic("wapp-extra-clicks-changelog");
+    ASSERT_TRUE(changelog) << changelog.error().to_string();
+    EXPECT_EQ(changelog->configs.at("retention.ms"), std::to_string(kRetentionMs + 5000));
+  });
+}
+
 TEST_F(WindowStoreAppTest, QueriesGoToTheKeysTaskAndSurviveRestoration) {
   produce("in", clicks(40));  // k<i> at i+1, i+11, i+21, i+31: one click in each of 4 windows
   auto check = [](Streams& app) {

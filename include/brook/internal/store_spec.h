@@ -48,6 +48,16 @@ struct StoreEntry {
 using FromSourceRecord = std::function<std::optional<StoreEntry>(
     std::optional<std::string_view> key, std::optional<std::string_view> value, Timestamp)>;
 
+// Whether `serde` lays values out as TimestampedSerde does.
+template <class V>
+bool is_timestamped(const Serde<V>*) {
+  return false;
+}
+template <class V>
+bool is_timestamped(const Serde<ValueAndTimestamp<V>>* serde) {
+  return dynamic_cast<const TimestampedSerde<V>*>(serde) != nullptr;
+}
+
 struct StoreSpec {
   std::string name;
   StoreType type{};
@@ -60,6 +70,10 @@ struct StoreSpec {
   // retention); in memory the index is the store.
   bool reads_in_memory = false;
   bool logging = true;  // every write goes to the changelog topic <app>-<name>-changelog
+  // Values are [8-byte timestamp][value] (TimestampedSerde). Their changelog records carry
+  // the value alone and the timestamp as the record's, as Kafka Streams logs timestamped
+  // stores; restoration puts the timestamp back in front.
+  bool timestamped = false;
   bool caching = true;  // the record cache sits in front of the store
   // reuse.ktable.source.topics: the source topic of the table this store materialises, its
   // changelog instead of one of its own (then `logging` is false): restored up to the
@@ -102,6 +116,7 @@ struct StoreSpec {
     return {.name = std::move(name),
             .type = type,
             .logging = logging,
+            .timestamped = is_timestamped(value_serde.get()),
             .caching = caching,
             .key_type = typeid(K),
             .value_type = typeid(V),

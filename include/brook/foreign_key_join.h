@@ -432,7 +432,8 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
       });
   auto registrations = internal::add_repartition<KO, Subscription<K>>(
       *graph_, send, name + "-subscription-registration-topic", 0, fk_serde,
-      std::make_shared<const internal::SubscriptionSerde<K>>(key_serde));
+      std::make_shared<const internal::SubscriptionSerde<K>>(key_serde),
+      internal::RepartitionShape::kFixed);
 
   // Right side: subscriptions in, responses out.
   auto receive = internal::add_processor<KO, Subscription<K>, K, Response>(
@@ -453,7 +454,8 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
                                                            name + "-responses", {receive, changes});
   auto answers = internal::add_repartition<K, Response>(
       *graph_, responses, name + "-subscription-response-topic", 0, key_serde,
-      std::make_shared<const internal::SubscriptionResponseSerde<VO>>(other_value_serde));
+      std::make_shared<const internal::SubscriptionResponseSerde<VO>>(other_value_serde),
+      internal::RepartitionShape::kFixed);
 
   // Left side: responses in, results out.
   auto resolve = internal::add_processor<K, Response, K, Change<VR>>(

@@ -83,7 +83,7 @@ GlobalKTable<K, V> add_global_table(const std::shared_ptr<GraphBuilder>& graph, 
                                            .wall_clock = consumed.wall_clock_time,
                                            .on_invalid = consumed.on_invalid_timestamp};
 
-  const auto store = graph->name_for(materialized.name, topic + "-STATE-STORE");
+  const auto store = graph->given_or_generated(materialized.name, topic + "-STATE-STORE");
   auto store_key_serde =
       serde_or_default<K>(*graph, materialized.key_serde, store, "store", "key", "Materialized");
   auto store_value_serde = serde_or_default<V>(*graph, materialized.value_serde, store, "store",

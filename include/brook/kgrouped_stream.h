@@ -34,18 +34,20 @@ class KGroupedStream {
 
   // The number of records per key.
   KTable<K, std::int64_t> count(Materialized<K, std::int64_t> materialized = {}) const {
-    return add<std::int64_t>(materialized, [](const K&, const V&, const std::int64_t* count) {
-      return count ? *count + 1 : std::int64_t{1};
-    });
+    return add<std::int64_t>("KSTREAM-AGGREGATE", materialized,
+                             [](const K&, const V&, const std::int64_t* count) {
+                               return count ? *count + 1 : std::int64_t{1};
+                             });
   }
 
   // Combines the values per key: reducer(aggregate, value) -> aggregate; a key's first value
   // is its first aggregate.
   template <std::invocable<const V&, const V&> F>
   KTable<K, V> reduce(F reducer, Materialized<K, V> materialized = {}) const {
-    return add<V>(materialized, [reducer](const K&, const V& value, const V* current) mutable {
-      return current ? V(reducer(*current, value)) : value;
-    });
+    return add<V>("KSTREAM-REDUCE", materialized,
+                  [reducer](const K&, const V& value, const V* current) mutable {
+                    return current ? V(reducer(*current, value)) : value;
+                  });
   }
 
   // Folds the values per key: aggregator(key, value, aggregate) -> aggregate, starting from
@@ -53,10 +55,11 @@ class KGroupedStream {
   template <class Init, class Agg, class VA = std::decay_t<std::invoke_result_t<Init&>>>
   KTable<K, VA> aggregate(Init initializer, Agg aggregator,
                           Materialized<K, VA> materialized = {}) const {
-    return add<VA>(materialized, [initializer, aggregator](const K& key, const V& value,
-                                                           const VA* current) mutable {
-      return VA(aggregator(key, value, current ? *current : VA(initializer())));
-    });
+    return add<VA>(
+        "KSTREAM-AGGREGATE", materialized,
+        [initializer, aggregator](const K& key, const V& value, const VA* current) mutable {
+          return VA(aggregator(key, value, current ? *current : VA(initializer())));
+        });
   }
 
   // Aggregations per window (brook/windowed_kstream.h): tumbling or hopping windows,
@@ -71,13 +74,15 @@ class KGroupedStream {
   template <class, class>
   friend class SessionWindowedKStream;
 
+  // The aggregation node (named "<prefix>-<number>") into its store, after the repartition if
+  // re-keyed: names taken in Kafka Streams' order, the store's, the node's, the repartition's.
   template <class VA, class F>
-  KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
-    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KSTREAM-AGGREGATE").name;
-    return KTable<K, VA>(
-        graph_,
-        internal::add_aggregate<K, V, VA>(*graph_, "KSTREAM-AGGREGATE", store, input_for(store), f),
-        store);
+  KTable<K, VA> add(std::string_view prefix, const Materialized<K, VA>& materialized, F f) const {
+    auto store = internal::add_table_store<K, VA>(*graph_, materialized, prefix).name;
+    const auto name = graph_->name_for("", prefix);
+    const auto input = input_for(store);
+    return KTable<K, VA>(graph_, internal::add_aggregate<K, V, VA>(*graph_, name, store, input, f),
+                         store);
   }
   // The node an aggregation into `store` reads: through a repartition topic if re-keyed.
   std::string input_for(const std::string& store) const {

@@ -181,19 +181,21 @@ class KStream {
     return KGroupedStream<K, V>(graph_, node_, rekeyed_, std::move(grouped));
   }
 
-  // Groups the records by the key `f(key, value)`; always repartitions.
+  // Groups the records by the key `f(key, value)` (a node named grouped.name, if given);
+  // always repartitions.
   template <class F, class KOut = std::decay_t<std::invoke_result_t<F&, const K&, const V&>>>
   KGroupedStream<KOut, V> group_by(F f, Grouped<KOut, V> grouped = {}) const {
-    return select_key(f).group_by_key(std::move(grouped));
+    return select_key(f, Named{grouped.name}).group_by_key(std::move(grouped));
   }
 
   // Writes the stream to the topic <application.id>-<name>-repartition and reads it back,
   // spreading it by key over `partitions` partitions. Starts a new sub-topology.
   KStream repartition(Repartitioned<K, V> options = {}) const {
-    const auto name = graph_->name_for(options.name, "KSTREAM-REPARTITION");
+    const auto name = graph_->given_or_generated(options.name, "KSTREAM-REPARTITION");
     return KStream(graph_, internal::add_repartition<K, V>(*graph_, node_, name + "-repartition",
                                                            options.partitions, options.key_serde,
-                                                           options.value_serde));
+                                                           options.value_serde,
+                                                           internal::RepartitionShape::kStream));
   }
 
   // A table of the latest value per key. With a std::optional value type, nullopt deletes
@@ -213,7 +215,7 @@ class KStream {
                   "process(): the supplier must return a std::unique_ptr to a "
                   "brook::Processor whose input types are this stream's key and value types");
     return add<KOut, VOut>(
-               "KSTREAM-PROCESSOR", Named{options.name},
+               "", Named{graph_->given_or_generated(options.name, "KSTREAM-PROCESSOR")},
                [supplier]() mutable {
                  return std::unique_ptr<Processor<K, V, KOut, VOut>>(supplier());
                },
@@ -360,7 +362,8 @@ class KStream {
     if (!rekeyed_) return *this;
     return KStream(graph_, internal::add_repartition<K, V>(
                                *graph_, node_, topic_name, partitions, std::move(key_serde),
-                               std::move(value_serde), internal::Repartitioning::kForKeyChange));
+                               std::move(value_serde), internal::RepartitionShape::kStream,
+                               internal::Repartitioning::kForKeyChange));
   }
 
   void add_sink(Produced<K, V> produced, std::vector<std::string> topics, std::string extractor,

@@ -214,8 +214,8 @@ class KTable {
             class KOut = typename internal::KeyValueTraits<R>::key_type,
             class VOut = typename internal::KeyValueTraits<R>::value_type>
   KGroupedTable<KOut, VOut> group_by(F f, Grouped<KOut, VOut> grouped = {}) const {
-    auto node =
-        internal::add_node(*graph_, "KTABLE-SELECT", "", {node_}, [f](const std::string& name) {
+    auto node = internal::add_node(
+        *graph_, "KTABLE-SELECT", grouped.name, {node_}, [f](const std::string& name) {
           return std::make_unique<internal::TableRekeyNode<K, V, KOut, VOut, F>>(name, f);
         });
     return KGroupedTable<KOut, VOut>(graph_, std::move(node), std::move(grouped));
@@ -267,7 +267,8 @@ class KGroupedTable {
   // The number of values per key.
   KTable<K, std::int64_t> count(Materialized<K, std::int64_t> materialized = {}) const {
     return add<std::int64_t>(
-        materialized, [](const K&, const internal::Change<V>& change, const std::int64_t* count) {
+        "KTABLE-AGGREGATE", materialized,
+        [](const K&, const internal::Change<V>& change, const std::int64_t* count) {
           return std::optional<std::int64_t>((count ? *count : 0) - (change.old_value ? 1 : 0) +
                                              (change.new_value ? 1 : 0));
         });
@@ -278,7 +279,7 @@ class KGroupedTable {
   template <class Init, class Add, class Sub, class VA = std::decay_t<std::invoke_result_t<Init&>>>
   KTable<K, VA> aggregate(Init initializer, Add adder, Sub subtractor,
                           Materialized<K, VA> materialized = {}) const {
-    return add<VA>(materialized,
+    return add<VA>("KTABLE-AGGREGATE", materialized,
                    [initializer, adder, subtractor](const K& key, const internal::Change<V>& change,
                                                     const VA* current) mutable {
                      VA aggregate = current ? *current : VA(initializer());
@@ -293,32 +294,36 @@ class KGroupedTable {
   // first aggregate.
   template <std::invocable<const V&, const V&> Add, std::invocable<const V&, const V&> Sub>
   KTable<K, V> reduce(Add adder, Sub subtractor, Materialized<K, V> materialized = {}) const {
-    return add<V>(materialized, [adder, subtractor](const K&, const internal::Change<V>& change,
-                                                    const V* current) mutable {
-      std::optional<V> aggregate;
-      if (current) aggregate = *current;
-      if (change.old_value && aggregate) aggregate = V(subtractor(*aggregate, *change.old_value));
-      if (change.new_value) {
-        aggregate = aggregate ? V(adder(*aggregate, *change.new_value)) : *change.new_value;
-      }
-      return aggregate;
-    });
+    return add<V>(
+        "KTABLE-REDUCE", materialized,
+        [adder, subtractor](const K&, const internal::Change<V>& change, const V* current) mutable {
+          std::optional<V> aggregate;
+          if (current) aggregate = *current;
+          if (change.old_value && aggregate)
+            aggregate = V(subtractor(*aggregate, *change.old_value));
+          if (change.new_value) {
+            aggregate = aggregate ? V(adder(*aggregate, *change.new_value)) : *change.new_value;
+          }
+          return aggregate;
+        });
   }
 
  private:
+  // The aggregation node (named "<prefix>-<number>") into its store, after the repartition.
   template <class VA, class F>
-  KTable<K, VA> add(const Materialized<K, VA>& materialized, F f) const {
-    auto store = internal::add_table_store<K, VA>(*graph_, materialized, "KTABLE-AGGREGATE").name;
+  KTable<K, VA> add(std::string_view prefix, const Materialized<K, VA>& materialized, F f) const {
+    auto store = internal::add_table_store<K, VA>(*graph_, materialized, prefix).name;
     auto value_serde = grouped_.value_serde ? grouped_.value_serde : default_serde<V>();
     SerdePtr<internal::Change<V>> change_serde;
     if (value_serde) change_serde = std::make_shared<const internal::ChangeSerde<V>>(value_serde);
     auto source = internal::add_repartition<K, internal::Change<V>>(
         *graph_, node_, (grouped_.name.empty() ? store : grouped_.name) + "-repartition",
-        grouped_.partitions, grouped_.key_serde, change_serde);
-    return KTable<K, VA>(graph_,
-                         internal::add_aggregate<K, internal::Change<V>, VA>(
-                             *graph_, "KTABLE-AGGREGATE", store, source, f),
-                         store);
+        grouped_.partitions, grouped_.key_serde, change_serde, internal::RepartitionShape::kTable);
+    const auto name = graph_->name_for("", prefix);  // after the repartition's, as Kafka Streams
+    return KTable<K, VA>(
+        graph_,
+        internal::add_aggregate<K, internal::Change<V>, VA>(*graph_, name, store, source, f),
+        store);
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;
@@ -330,10 +335,11 @@ template <class K, class V>
 KTable<K, internal::UnwrappedT<V>> KStream<K, V>::to_table(
     Materialized<K, internal::UnwrappedT<V>> materialized) const {
   using VT = internal::UnwrappedT<V>;
+  const auto name = graph_->name_for("", "KSTREAM-TOTABLE");  // names in Kafka Streams' order
   auto store = internal::add_table_store<K, VT>(*graph_, materialized, "KSTREAM-TOTABLE").name;
-  auto input = repartitioned_if_needed(store + "-repartition", 0, nullptr, nullptr);
+  auto input = repartitioned_if_needed(name + "-repartition", 0, nullptr, nullptr);
   auto node = internal::add_processor<K, V, K, internal::Change<VT>>(
-      *graph_, "KSTREAM-TOTABLE", "", {input.node_name()},
+      *graph_, "", name, {input.node_name()},
       [store] { return std::make_unique<internal::TableSourceProcessor<K, V>>(store); }, {store});
   return KTable<K, VT>(graph_, node, store);
 }

@@ -83,7 +83,8 @@ struct Materialized {
 
 // group_by / group_by_key: the name of the repartition topic (<name>-repartition), its
 // partition count (0: as many as the writing sub-topology has tasks; 1 puts every group in one
-// task) and the serdes it is written with, if the stream needs repartitioning.
+// task) and the serdes it is written with, if the stream needs repartitioning. group_by also
+// gives the name to its key-selecting node, as Kafka Streams.
 template <class K, class V>
 struct Grouped {
   std::string name;

@@ -98,7 +98,7 @@ KStream<K, VR> add_stream_table_join(const std::shared_ptr<GraphBuilder>& graph,
   const auto lookup = table.materialize();
   const std::string store = lookup.store_name();
   auto node = add_processor<K, V, K, VR>(
-      *graph, "KSTREAM-JOIN", name, {input},
+      *graph, "", name, {input},
       [store, joiner] {
         return std::make_unique<
             TableLookupJoinProcessor<K, V, KT, VT, VR, RecordKey<K, V>, F, kLeft>>(

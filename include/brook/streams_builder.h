@@ -47,8 +47,9 @@ class StreamsBuilder {
     static_assert(!internal::kIsOptional<K>,
                   "StreamsBuilder::table<K, V>: a table's key type must not be std::optional "
                   "(records with a null key are dropped: a row needs a key)");
-    auto source = add_source<K, std::optional<V>>({topic}, consumed, internal::NullKeys::kDrop);
+    // The store first: its generated name takes the first number, as in Kafka Streams.
     auto declared = internal::add_table_store<K, V>(*graph_, materialized, topic);
+    auto source = add_source<K, std::optional<V>>({topic}, consumed, internal::NullKeys::kDrop);
     auto store = declared.name;
     if (!consumed.timestamp_extractor && !consumed.wall_clock_time) {
       graph_->add_table_source(

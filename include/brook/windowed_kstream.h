@@ -43,7 +43,7 @@ std::chrono::milliseconds window_retention(GraphBuilder& graph, const Status& wi
 // `materialized` with its store's name: the given one, or a generated one.
 template <class K, class V>
 Materialized<K, V> store_named(GraphBuilder& graph, Materialized<K, V> materialized) {
-  materialized.name = graph.name_for(materialized.name, "KSTREAM-AGGREGATE-STATE-STORE");
+  materialized.name = graph.given_or_generated(materialized.name, "KSTREAM-AGGREGATE-STATE-STORE");
   return materialized;
 }
 
@@ -121,11 +121,12 @@ class TimeWindowedKStream {
     auto store = internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
                                                   {internal::StoreKind::kWindow, retention, size});
     std::vector<std::string> stores{store.name};
+    const auto name = graph.name_for("", "KSTREAM-AGGREGATE");  // before the repartition's
     const std::string input = grouped_.input_for(store.name);
     std::string node;
     if (time) {
       node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
-          graph, "KSTREAM-AGGREGATE", "", {input},
+          graph, "", name, {input},
           [name = store.name, windows = *time, f] {
             return std::make_unique<internal::TimeWindowAggregateProcessor<K, V, VA, F>>(
                 name, windows, f);
@@ -145,7 +146,7 @@ class TimeWindowedKStream {
       graph.add_store(std::move(records_spec));
       stores.push_back(records);
       node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
-          graph, "KSTREAM-AGGREGATE", "", {input},
+          graph, "", name, {input},
           [name = store.name, records, windows = *sliding, f] {
             return std::make_unique<internal::SlidingWindowAggregateProcessor<K, V, VA, F>>(
                 name, records, windows, f);
@@ -216,8 +217,10 @@ class SessionWindowedKStream {
                                                       materialized.retention, close_delay);
     auto store = internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
                                                   {internal::StoreKind::kSession, retention});
+    const auto name = graph.name_for("", "KSTREAM-AGGREGATE");  // before the repartition's
+    const std::string input = grouped_.input_for(store.name);
     auto node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
-        graph, "KSTREAM-AGGREGATE", "", {grouped_.input_for(store.name)},
+        graph, "", name, {input},
         [name = store.name, windows = windows_, f, merger] {
           return std::make_unique<internal::SessionWindowAggregateProcessor<K, V, VA, F, M>>(
               name, windows, f, merger);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "brook/internal/dsl_support.h"
 #include "brook/topology.h"
 #include "dsl/optimizer.h"
@@ -9,6 +11,13 @@
 namespace brook::internal {
 
 std::string GraphBuilder::name_for(const std::string& user_name, std::string_view prefix) {
+  if (prefix.empty()) return user_name;
+  auto generated = given_or_generated("", prefix);
+  return user_name.empty() ? generated : user_name;
+}
+
+std::string GraphBuilder::given_or_generated(const std::string& user_name,
+                                             std::string_view prefix) {
   if (!user_name.empty()) return user_name;
   return fmt::format("{}-{:010d}", prefix, counter_++);
 }
@@ -42,6 +51,14 @@ void GraphBuilder::add_copartition_group(CopartitionGroup group) {
 }
 
 void GraphBuilder::add_error(Status status) { errors_.push_back(std::move(status)); }
+
+bool is_generated_stream_name(std::string_view name) {
+  constexpr std::size_t kDigits = 10;
+  if (!name.starts_with("KSTREAM") || name.size() < kDigits + 1) return false;
+  const auto number = name.substr(name.size() - kDigits);
+  return name[name.size() - kDigits - 1] == '-' &&
+         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 void missing_serde(GraphBuilder& graph, const std::string& name, std::string_view kind,
                    std::string_view what, std::string_view options, std::string_view type) {

@@ -23,7 +23,7 @@ NodeSpec* find_node(LogicalGraph& graph, std::string_view name) {
 // How the records of a key change reach one mergeable repartition.
 struct PathToRepartition {
   MergeableRepartition repartition;
-  std::string sink_parent;       // the node the repartition's sink hangs off
+  std::string sink_parent;       // the node the repartition's entry() hangs off
   std::string below_key_change;  // the key change's child on the path; empty: the sink
 };
 
@@ -31,11 +31,11 @@ struct PathToRepartition {
 // pass records on unchanged, with the path; nullopt if there is none.
 std::optional<std::pair<std::string, PathToRepartition>> trace(LogicalGraph& graph,
                                                                const MergeableRepartition& r) {
-  const NodeSpec* sink = find_node(graph, r.sink);
-  if (sink == nullptr || sink->parents.size() != 1 || find_node(graph, r.source) == nullptr) {
+  const NodeSpec* entry = find_node(graph, r.entry());
+  if (entry == nullptr || entry->parents.size() != 1 || find_node(graph, r.source) == nullptr) {
     return std::nullopt;
   }
-  PathToRepartition path{.repartition = r, .sink_parent = sink->parents.front()};
+  PathToRepartition path{.repartition = r, .sink_parent = entry->parents.front()};
   std::string below;
   std::string current = path.sink_parent;
   for (;;) {
@@ -79,14 +79,14 @@ void merge(LogicalGraph& graph, const std::string& key_change,
     // behind the merged repartition now.
     redirect_readers(graph, r.source,
                      path.sink_parent == key_change ? merged.source : path.sink_parent);
-    if (r.topic != merged.topic) replaced.insert({r.topic, r.sink, r.source});
+    if (r.topic != merged.topic) replaced.insert({r.topic, r.filter, r.sink, r.source});
   }
   for (const auto& path : paths) {
     if (path.below_key_change.empty()) continue;
     auto& parents = find_node(graph, path.below_key_change)->parents;
     std::replace(parents.begin(), parents.end(), key_change, merged.source);
   }
-  find_node(graph, merged.sink)->parents = {key_change};
+  find_node(graph, merged.entry())->parents = {key_change};
   std::erase_if(graph.nodes, [&](const NodeSpec& node) { return replaced.contains(node.name); });
   std::erase_if(graph.repartition_topics,
                 [&](const RepartitionTopic& topic) { return replaced.contains(topic.name); });

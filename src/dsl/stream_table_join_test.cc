@@ -179,5 +179,46 @@ TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKe
                           NullableOut{std::nullopt, "anon:home by ?"}));
 }
 
+TEST(StreamTableJoin, AReKeyedStreamJoinsThroughARepartitionDescribedAsKafkaStreams) {
+  StreamsBuilder builder;
+  auto profiles = builder.table<std::string, std::string>("profiles");
+  builder.stream<std::string, std::string>("clicks")
+      .select_key([](const std::string&, const std::string& v) -> NullableKey {
+        if (v.starts_with("anon")) return std::nullopt;
+        return v.substr(0, 2);
+      })
+      .left_join(profiles, describe, {.name = "enrich"})
+      .to("out");
+  // Kafka Streams 3.9's describe() of the same DSL.
+  EXPECT_EQ(build(builder).describe(),
+            "Topologies:\n"
+            "   Sub-topology: 0\n"
+            "    Source: enrich-repartition-source (topics: [enrich-repartition])\n"
+            "      --> enrich\n"
+            "    Source: KSTREAM-SOURCE-0000000001 (topics: [profiles])\n"
+            "      --> KTABLE-SOURCE-0000000002\n"
+            "    Processor: enrich (stores: [profiles-STATE-STORE-0000000000])\n"
+            "      --> KSTREAM-SINK-0000000009\n"
+            "      <-- enrich-repartition-source\n"
+            "    Sink: KSTREAM-SINK-0000000009 (topic: out)\n"
+            "      <-- enrich\n"
+            "    Processor: KTABLE-SOURCE-0000000002 (stores: [profiles-STATE-STORE-0000000000])\n"
+            "      --> none\n"
+            "      <-- KSTREAM-SOURCE-0000000001\n"
+            "\n"
+            "  Sub-topology: 1\n"
+            "    Source: KSTREAM-SOURCE-0000000003 (topics: [clicks])\n"
+            "      --> KSTREAM-KEY-SELECT-0000000004\n"
+            "    Processor: KSTREAM-KEY-SELECT-0000000004 (stores: [])\n"
+            "      --> enrich-repartition-filter\n"
+            "      <-- KSTREAM-SOURCE-0000000003\n"
+            "    Processor: enrich-repartition-filter (stores: [])\n"
+            "      --> enrich-repartition-sink\n"
+            "      <-- KSTREAM-KEY-SELECT-0000000004\n"
+            "    Sink: enrich-repartition-sink (topic: enrich-repartition)\n"
+            "      <-- enrich-repartition-filter\n"
+            "\n");
+}
+
 }  // namespace
 }  // namespace brook

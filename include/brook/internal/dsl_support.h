@@ -112,7 +112,7 @@ struct StoreShape {
 template <class K, class V>
 DeclaredStore<K, V> add_table_store(GraphBuilder& graph, const Materialized<K, V>& options,
                                     std::string_view prefix, StoreShape shape = {}) {
-  auto name = graph.name_for(options.name, std::string(prefix) + "-STATE-STORE");
+  auto name = graph.given_or_generated(options.name, std::string(prefix) + "-STATE-STORE");
   auto key_serde =
       serde_or_default<K>(graph, options.key_serde, name, "store", "key", "Materialized");
   auto value_serde =
@@ -155,13 +155,13 @@ FromSourceRecord table_entry_of(SerdePtr<K> source_key, SerdePtr<V> source_value
   };
 }
 
-// Adds the aggregation of the records of node `input` into the table store `store` (see
-// AggregateProcessor); the node's name.
+// Adds the aggregation node `name` of the records of node `input` into the table store `store`
+// (see AggregateProcessor); its name.
 template <class K, class VIn, class VA, class F>
-std::string add_aggregate(GraphBuilder& graph, std::string_view prefix, const std::string& store,
+std::string add_aggregate(GraphBuilder& graph, const std::string& name, const std::string& store,
                           const std::string& input, F f) {
   return add_processor<K, VIn, K, Change<VA>>(
-      graph, prefix, "", {input},
+      graph, "", name, {input},
       [store, f] { return std::make_unique<AggregateProcessor<K, VIn, VA, F>>(store, f); },
       {store});
 }
@@ -172,6 +172,24 @@ enum class Repartitioning {
   kForKeyChange,  // only because the keys changed upstream: may merge with others
 };
 
+// The nodes of a repartition, named as Kafka Streams names them for the same DSL.
+enum class RepartitionShape {
+  // A stream's (repartition(), and before a key-based operator): the filter Kafka Streams puts
+  // before the sink, which passes every record (since 3.7 records without a key are
+  // repartitioned too), then the sink. Named "<topic>-filter", "<topic>-sink" and
+  // "<topic>-source", or generated names if `topic` is a generated name + "-repartition";
+  // numbers for the three are taken either way.
+  kStream,
+  // A grouped table's: the sink and the source, with generated names.
+  kTable,
+  // The sink and the source, named "<topic>-sink" and "<topic>-source", taking no numbers (the
+  // foreign-key join's topics).
+  kFixed,
+};
+
+// Whether `name` is a generated name: "KSTREAM...-<10 digits>".
+bool is_generated_stream_name(std::string_view name);
+
 // Writes the records of node `parent` to the internal topic <application.id>-<topic> and
 // reads them back, with the given serdes or the types' defaults; the reading source's name. This is
 // where a sub-topology ends and the next begins.
@@ -179,15 +197,29 @@ template <class K, class V>
 std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             const std::string& topic, std::int32_t partitions,
                             SerdePtr<SerdeTargetT<K>> key_serde,
-                            SerdePtr<SerdeTargetT<V>> value_serde,
+                            SerdePtr<SerdeTargetT<V>> value_serde, RepartitionShape shape,
                             Repartitioning why = Repartitioning::kAsked) {
-  const std::string sink = topic + "-sink";
-  const std::string source = topic + "-source";
+  std::string sink = topic + "-sink";
+  std::string filter;
+  std::string source = topic + "-source";
+  if (shape == RepartitionShape::kStream) {
+    constexpr std::string_view kSuffix = "-repartition";
+    const auto prefix = std::string_view(topic).substr(
+        0, topic.ends_with(kSuffix) ? topic.size() - kSuffix.size() : topic.size());
+    const bool generated = is_generated_stream_name(prefix);
+    sink = graph.name_for(generated ? "" : sink, "KSTREAM-SINK");
+    filter = graph.name_for(generated ? "" : topic + "-filter", "KSTREAM-FILTER");
+    source = graph.name_for(generated ? "" : source, "KSTREAM-SOURCE");
+  } else if (shape == RepartitionShape::kTable) {
+    sink = graph.name_for("", "KSTREAM-SINK");
+    source = graph.name_for("", "KSTREAM-SOURCE");
+  }
   key_serde = serde_or_default<K>(graph, key_serde, sink, "repartition", "key", "Grouped");
   value_serde = serde_or_default<V>(graph, value_serde, sink, "repartition", "value", "Grouped");
+  if (!filter.empty()) add_pass_through<K, V>(graph, "", filter, {parent});
   graph.add({.name = sink,
              .kind = NodeKind::kSink,
-             .parents = {parent},
+             .parents = {filter.empty() ? parent : filter},
              .topics = {topic},
              .internal_topics = true,
              .factory = [sink, topic, key_serde, value_serde] -> std::unique_ptr<Node> {
@@ -195,7 +227,8 @@ std::string add_repartition(GraphBuilder& graph, const std::string& parent,
              }});
   graph.add_repartition_topic({.name = topic, .partitions = partitions});
   if (why == Repartitioning::kForKeyChange) {
-    graph.add_mergeable_repartition({.topic = topic, .sink = sink, .source = source});
+    graph.add_mergeable_repartition(
+        {.topic = topic, .filter = filter, .sink = sink, .source = source});
   }
   return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
 }

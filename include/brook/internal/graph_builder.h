@@ -27,12 +27,15 @@ enum class NodeRole {
 };
 
 // A repartition topic that only exists because the keys changed upstream (group_by_key,
-// joins and to_table after a key change), and its two nodes. Several of them downstream of
-// one key change may become one (merge.repartition.topics).
+// joins and to_table after a key change), and its nodes. Several of them downstream of one
+// key change may become one (merge.repartition.topics).
 struct MergeableRepartition {
   std::string topic;
+  std::string filter;  // in front of the sink (empty: none)
   std::string sink;
   std::string source;
+  // The node the repartition's records enter by.
+  const std::string& entry() const { return filter.empty() ? sink : filter; }
 };
 
 // A table read from a topic into its store (StreamsBuilder::table()), and how a record of the
@@ -56,8 +59,14 @@ struct LogicalGraph {
 
 class GraphBuilder {
  public:
-  // `user_name` if given, else "<prefix>-<10-digit counter>" as Kafka Streams names nodes.
+  // A node's name: `user_name` if given, else "<prefix>-<10-digit counter>". Takes a number
+  // either way, as Kafka Streams does, so the generated names of the other nodes are Kafka
+  // Streams' for the same DSL. An empty `prefix`: `user_name` was decided before
+  // (given_or_generated()) and no number is taken.
   std::string name_for(const std::string& user_name, std::string_view prefix);
+  // `user_name` if given, taking no number, else "<prefix>-<10-digit counter>": as Kafka Streams
+  // names stores and process() nodes.
+  std::string given_or_generated(const std::string& user_name, std::string_view prefix);
   void add(NodeSpec spec);
   void set_role(const std::string& node, NodeRole role);
   void add_store(StoreSpec spec);

@@ -32,7 +32,7 @@ brook::Result<brook::Topology> build_topology() {
             auto [symbol, day] = stock_stats::split_day_key(key);
             return brook::KeyValue{std::move(day), Gain{std::move(symbol), stats.gain_percent()}};
           },
-          {.name = "gains-by-day", .partitions = 1})
+          {.name = "gains-by-day"})
       .aggregate([] { return DayGains{}; },
                  [](const std::string&, const Gain& gain, DayGains gains) {
                    gains[gain.symbol] = gain.gain;

@@ -57,6 +57,10 @@ struct ExampleTopics {
   std::vector<std::string> stores;          // whose changelogs are compared
 };
 
+// Key (its text) -> last value of `records` read as a table, for the tests that pin a
+// documented difference.
+std::map<std::string, std::string> last_values(const PartitionRecords& records, ValueFormat format);
+
 class ConformanceTest : public KafkaFixture {
  protected:
   void SetUp() override;
@@ -77,6 +81,14 @@ class ConformanceTest : public KafkaFixture {
   void expect_same_description(const ExampleTopics& example, const AppRun& brook,
                                const AppRun& twin);
 
+  // A difference of the descriptions documented in docs/compatibility.md#<section>: the twin's
+  // description with each of `edits` made (a text, and what replaces it) is Brook's; without
+  // edits, only that they differ. Fails if they are equal: then the entry is to go.
+  void expect_documented_description(
+      const ExampleTopics& example, const AppRun& brook, const AppRun& twin,
+      const std::string& section,
+      const std::vector<std::pair<std::string, std::string>>& edits = {});
+
   // The output topic `topic` as a stream: in every partition, the same keyed records (key,
   // value, timestamp, headers) in the same order per key; and the same records without a key,
   // in any partition and order (the producer's sticky partitioner places them by its batches).
@@ -90,11 +102,14 @@ class ConformanceTest : public KafkaFixture {
                          const AppRun& brook, const AppRun& twin,
                          ValueFormat format = ValueFormat::kBytes);
 
-  // The changelog of `store`: the same last value per key (changelog timestamps aside: Brook
-  // stamps changelog records with the time of the write, docs/compatibility.md).
+  // The changelog of `store`: the same last record per key (partition, value, timestamp).
   void expect_same_changelog(const ExampleTopics& example, const std::string& store,
                              const AppRun& brook, const AppRun& twin,
                              ValueFormat format = ValueFormat::kBytes);
+
+  // A line of the report: `what` differs as docs/compatibility.md#<section> documents.
+  static void report_documented(const std::string& example, const std::string& what,
+                                const std::string& section);
 
  private:
   // Kafka's Java client (twins/.../Records.java) running `command` (produce, consume) on `topic`.

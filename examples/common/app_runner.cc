@@ -114,6 +114,9 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
     code = app.run_until_signal();
   } else if (auto s = app.run_until_idle(); !s.ok()) {
     code = brook::report(s);
+  } else {
+    std::printf("dropped-records-total: %lld\n",
+                static_cast<long long>(app.metrics().total("dropped-records-total")));
   }
   if (server) server->stop();
   if (beside.joinable()) {

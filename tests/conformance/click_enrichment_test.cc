@@ -111,6 +111,7 @@ TEST_F(ConformanceTest, ClickEnrichmentEnrichesEachClickAsKafkaStreams) {
   create_topics(kClickEnrichment);
   produce(clicks_and_profiles());
   const auto [brook, twin] = run_both(kClickEnrichment);
+  expect_same_dropped_records(kClickEnrichment, brook, twin);
   expect_same_description(kClickEnrichment, brook, twin);
   expect_same_stream(kClickEnrichment, click_enrichment::kOutputTopic, brook, twin,
                      ValueFormat::kJson);

@@ -191,6 +191,12 @@ AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::strin
   const auto ran = run_process(program, "", io_.path());
   EXPECT_EQ(ran.exit_code, 0) << example.name << " as " << application_id << ": " << ran.err;
   if (ran.exit_code != 0) return out;
+  // Both print "dropped-records-total: N" when idle.
+  constexpr std::string_view kDropped = "dropped-records-total: ";
+  if (const auto at = ran.out.rfind(kDropped); at != std::string::npos) {
+    out.dropped_records = std::stoll(ran.out.substr(at + kDropped.size()));
+  }
+  EXPECT_TRUE(out.dropped_records) << application_id << " did not print " << kDropped;
   for (const auto& topic : example.outputs) {
     out.outputs[topic.name] = read_records(topic.name);
   }
@@ -218,6 +224,13 @@ void ConformanceTest::expect_same_description(const ExampleTopics& example, cons
                                               const AppRun& twin) {
   EXPECT_EQ(brook.description, twin.description) << example.name << ": describe()";
   report(example.name, "describe()", brook.description == twin.description);
+}
+
+void ConformanceTest::expect_same_dropped_records(const ExampleTopics& example, const AppRun& brook,
+                                                  const AppRun& twin) {
+  EXPECT_EQ(brook.dropped_records, twin.dropped_records)
+      << example.name << ": dropped-records-total of Brook and Kafka Streams";
+  report(example.name, "dropped records", brook.dropped_records == twin.dropped_records);
 }
 
 void ConformanceTest::expect_documented_description(

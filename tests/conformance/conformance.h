@@ -47,6 +47,7 @@ struct AppRun {
   std::string description;                             // its topology's describe()
   std::map<std::string, PartitionRecords> outputs;     // by output topic
   std::map<std::string, PartitionRecords> changelogs;  // by store name
+  std::optional<std::int64_t> dropped_records;         // its tasks' dropped-records-total
 };
 
 // An example and the topics and stores of its topology.
@@ -80,6 +81,11 @@ class ConformanceTest : public KafkaFixture {
   // The two topology descriptions are equal, byte for byte.
   void expect_same_description(const ExampleTopics& example, const AppRun& brook,
                                const AppRun& twin);
+
+  // Both dropped as many records (late, without a key where one is needed, with an invalid
+  // timestamp): the sum of their tasks' dropped-records-total.
+  void expect_same_dropped_records(const ExampleTopics& example, const AppRun& brook,
+                                   const AppRun& twin);
 
   // A difference of the descriptions documented in docs/compatibility.md#<section>: the twin's
   // description with each of `edits` made (a text, and what replaces it) is Brook's; without

@@ -224,6 +224,7 @@ TEST_F(ConformanceTest, IotLateEventsUpdatesAndClosesHoursAsKafkaStreams) {
   ASSERT_GE(input.size(), 10'000u);
   produce(input);
   const auto [brook, twin] = run_both(kIotLateEvents);
+  expect_same_dropped_records(kIotLateEvents, brook, twin);
   expect_same_description(kIotLateEvents, brook, twin);
   expect_same_stream(kIotLateEvents, iot_late_events::kHourlyTopic, brook, twin,
                      ValueFormat::kJson);

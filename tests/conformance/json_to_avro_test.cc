@@ -245,6 +245,7 @@ TEST_F(ConformanceTest, JsonToAvroConvertsAndDeadLettersAsKafkaStreams) {
   ASSERT_GE(input.size(), 10'000u);
   produce(input);
   const auto [brook, twin] = run_both(kJsonToAvro);
+  expect_same_dropped_records(kJsonToAvro, brook, twin);
   expect_documented_description(
       kJsonToAvro, brook, twin, "dead-letters-are-not-a-node",
       {{"      --> write-avro, write-dead-letter\n", "      --> write-avro\n"},

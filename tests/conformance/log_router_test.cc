@@ -51,6 +51,7 @@ TEST_F(ConformanceTest, LogRouterRoutesAsKafkaStreams) {
   create_topics(kLogRouter);
   produce(log_lines());
   const auto [brook, twin] = run_both(kLogRouter);
+  expect_same_dropped_records(kLogRouter, brook, twin);
   expect_same_description(kLogRouter, brook, twin);
   expect_same_stream(kLogRouter, "logs-high-priority", brook, twin);
   expect_same_stream(kLogRouter, "logs-low-priority", brook, twin);

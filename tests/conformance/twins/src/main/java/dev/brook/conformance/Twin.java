@@ -26,6 +26,7 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.KafkaStreams;
@@ -126,6 +127,7 @@ public final class Twin {
           return 1;
         }
         if (untilIdle && state == KafkaStreams.State.RUNNING && idle(admin, applicationId, topics)) {
+          System.out.println("dropped-records-total: " + droppedRecords(streams));
           break;
         }
         Thread.sleep(POLL_MS);
@@ -136,6 +138,19 @@ public final class Twin {
       return 1;
     }
     return 0;
+  }
+
+  // The records the application's tasks dropped so far (each task's dropped-records-total; they
+  // go with the tasks when the application closes).
+  static long droppedRecords(KafkaStreams streams) {
+    double total = 0;
+    for (Metric metric : streams.metrics().values()) {
+      if (metric.metricName().name().equals("dropped-records-total")
+          && metric.metricName().group().equals("stream-task-metrics")) {
+        total += (Double) metric.metricValue();
+      }
+    }
+    return Math.round(total);
   }
 
   // The topics the topology's sub-topologies read (not its global stores'): internal ones

@@ -149,7 +149,9 @@ TEST(StreamTableJoin, LeftJoinEmitsNullKeyedRecordsUnmatchedUnderTheNullKey) {
   EXPECT_EQ(run.dropped(), 0);
 }
 
-TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKeyBytes) {
+// Clicks keyed by the first two letters of their value (none for "anon..."), left-joined with
+// profiles.
+Topology rekeyed_clicks_with_profiles() {
   StreamsBuilder builder;
   auto profiles = builder.table<std::string, std::string>("profiles");
   builder.stream<std::string, std::string>("clicks")
@@ -159,7 +161,11 @@ TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKe
       })
       .left_join(profiles, describe, {.name = "enrich"})
       .to("out");
-  auto topology = build(builder);
+  return build(builder);
+}
+
+TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKeyBytes) {
+  auto topology = rekeyed_clicks_with_profiles();
   ASSERT_EQ(internal::topology_data(topology).copartition_groups.size(), 1u);
   EXPECT_EQ(internal::topology_data(topology).copartition_groups[0].join, "enrich");
 
@@ -180,17 +186,8 @@ TEST(StreamTableJoin, AStreamReKeyedToOptionalKeysIsRepartitionedWithTheTablesKe
 }
 
 TEST(StreamTableJoin, AReKeyedStreamJoinsThroughARepartitionDescribedAsKafkaStreams) {
-  StreamsBuilder builder;
-  auto profiles = builder.table<std::string, std::string>("profiles");
-  builder.stream<std::string, std::string>("clicks")
-      .select_key([](const std::string&, const std::string& v) -> NullableKey {
-        if (v.starts_with("anon")) return std::nullopt;
-        return v.substr(0, 2);
-      })
-      .left_join(profiles, describe, {.name = "enrich"})
-      .to("out");
   // Kafka Streams 3.9's describe() of the same DSL.
-  EXPECT_EQ(build(builder).describe(),
+  EXPECT_EQ(rekeyed_clicks_with_profiles().describe(),
             "Topologies:\n"
             "   Sub-topology: 0\n"
             "    Source: enrich-repartition-source (topics: [enrich-repartition])\n"

@@ -8,7 +8,8 @@
 //              state_workload.h), 16-byte values. Record i of each side has event time i ms, so
 //              each record finds about 2 * 10 s * 1000 / 10 k = 2 matches. Written once, untimed.
 //   Brook:     stream("left").join(stream("right"), concat,
-//              JoinWindows::of_time_difference_and_grace(10 s, 1 s), {.name = "pairs"}).to("out"):
+//              JoinWindows::of_time_difference_and_grace(10 s, 1 s),
+//              {.name = "pairs", .store_name = "pairs"}).to("out"):
 //              RocksDB window stores with changelogs, 1 stream thread, at_least_once,
 //              commit.interval.ms=100. Timed from RUNNING until every record is processed and
 //              committed. _InMemory: the same with StoreType::kInMemory join stores.
@@ -142,7 +143,7 @@ void run_brook(benchmark::State& state, brook::StoreType type) {
               [](const std::string& l, const std::string& r) { return l + r; },
               brook::JoinWindows::of_time_difference_and_grace(
                   std::chrono::milliseconds(kDifference), std::chrono::milliseconds(kGrace)),
-              {.name = "pairs", .type = type})
+              {.name = "pairs", .store_name = "pairs", .type = type})
         .to("out");
     recreate("out");
     auto app = std::make_unique<brook::Streams>(

@@ -56,7 +56,7 @@ brook::Result<brook::Topology> build_topology() {
                   std::find(s.results.begin(), s.results.end(), c.result) != s.results.end();
               return Hit{s.query, c.result, shown};
             },
-            click_window(), {.name = kJoinName})
+            click_window(), {.name = kJoinName, .store_name = kJoinName})
       .filter([](const std::string&, const Hit& hit) { return hit.shown; }, {.name = "shown-hits"})
       .group_by([](const std::string&, const Hit& hit) { return hit.query; },
                 {.name = "hits-by-query"})

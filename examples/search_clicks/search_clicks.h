@@ -3,8 +3,9 @@
 // "boots", "results": ["r1", "r2", ...]}) are joined with the same user's clicks (topic
 // "clicks", key: the user, JSON {"result": "r2"}) that come within kClickWindow after the
 // search (JoinWindows: before 0, after 5 s, 2 s of grace, see kGrace; join state in the RocksDB
-// window stores search-clicks-this-join-store / -other-join-store). A click on a result the search
-// did not show is no hit. The hits are re-keyed by query (repartition topic
+// window stores search-clicks-this-join-store / -other-join-store, as Kafka Streams names them
+// for StreamJoined's name and store name "search-clicks"). A click on a result the search did
+// not show is no hit. The hits are re-keyed by query (repartition topic
 // <application.id>-hits-by-query-repartition) and counted per result in the store
 // "result-clicks"; every change of a query's most-clicked result (ties: the smallest result
 // name) goes to the compacted topic "top-clicked-results", keyed by query.

@@ -111,16 +111,23 @@ struct TableJoined {
   std::string name;
 };
 
-// Windowed stream-stream joins (KStream::join with another stream): `name` is the prefix of
-// the join's nodes, stores and repartition topics: stores <name>-this-join-store and
-// <name>-other-join-store (each side's records within the window) and, for left and outer
-// joins, <name>-outer-join-store (records still waiting for a match); repartition topics
-// <application.id>-<name>-left-repartition / -right-repartition if a side was re-keyed. Name
-// it to keep the state across versions of the application. The serdes (null: the types'
-// defaults) serve the stores and the repartition topics.
+// Windowed stream-stream joins (KStream::join with another stream), named as Kafka Streams
+// names them. `name` names the nodes: <name>-this-windowed / -other-windowed (each side's
+// records into its store), <name>-this-join / -other-join (-outer-this-join / -outer-other-join
+// on a side whose unmatched records are emitted: the other side of a left join, both of an
+// outer join) and <name>-merge (the output); and the repartition topics
+// <application.id>-<name>-left-repartition / -right-repartition of a re-keyed side. `store_name`
+// names the stores: <store_name><join node suffix>-store for each side's records within the
+// window (e.g. <store_name>-this-join-store) and, for left and outer joins,
+// <store_name>-left-shared-join-store / -outer-shared-join-store (records still waiting for a
+// match); their changelogs are <application.id>-<store>-changelog. Unnamed, each takes a
+// generated name (KSTREAM-JOINTHIS-0000000004-store, ...), which moves when the topology
+// changes: name both to keep the state across versions of the application. The serdes (null:
+// the types' defaults) serve the stores and the repartition topics.
 template <class K, class V, class VO>
 struct StreamJoined {
   std::string name;
+  std::string store_name;
   StoreType type = StoreType::kRocksDb;
   bool logging = true;  // changelog topics <application.id>-<store>-changelog restore the stores
   SerdePtr<SerdeTargetT<K>> key_serde;

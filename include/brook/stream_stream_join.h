@@ -2,19 +2,23 @@
 // stream-stream joins.
 //
 //   searches.join(clicks, [](const Search& s, const Click& c) { return Hit{s.query, c.result}; },
-//                 JoinWindows::of_time_difference_and_grace(5s, 1s), {.name = "search-clicks"});
+//                 JoinWindows::of_time_difference_and_grace(5s, 1s),
+//                 {.name = "search-clicks", .store_name = "search-clicks"});
 //
-// How it runs. Each side has a processor node, <name>-this-join (this stream's records) and
-// <name>-other-join (the other's), feeding one <name>-merge node, the join's output. A record
-// at t is first checked for lateness: its window on the other side, [t - before, t + after]
-// for this stream and [t - after, t + before] for the other, is closed once its end + grace
-// is before stream time; then it is dropped (dropped-records, logged). Otherwise it is added
-// to its side's window store (<name>-this-join-store / <name>-other-join-store, duplicates
-// retained, retention before + after + grace + 1 ms) and joined with every record of the
-// other side's store within its window, in the other store's time order.
+// How it runs (nodes and stores named as Kafka Streams names them, see StreamJoined). Each side
+// has two nodes: a windowed node (<name>-this-windowed, <name>-other-windowed) that admits a
+// record of its side into the side's window store, and a join processor (<name>-this-join,
+// <name>-other-join; -outer-this-join / -outer-other-join for the sides whose unmatched records
+// are emitted) that joins it with the other side's store; both join processors feed <name>-merge,
+// the join's output. A record at t is first checked for lateness by its windowed node: its window
+// on the other side, [t - before, t + after] for this stream and [t - after, t + before] for the
+// other, is closed once its end + grace is before stream time; then it is dropped
+// (dropped-records, logged). Otherwise it is added to its side's window store (duplicates
+// retained, retention before + after + grace + 1 ms) and joined with every record of the other
+// side's store within its window, in the other store's time order.
 //
-// Unmatched records (left and outer joins): a record that found no match is written to
-// <name>-outer-join-store, keyed [8-byte time][side][key][4-byte sequence], and removed from
+// Unmatched records (left and outer joins): a record that found no match is written to the
+// shared store (key-value), keyed [8-byte time][side][key][4-byte sequence], and removed from
 // it as soon as a record of the other side matches it. Whenever stream time moves (a
 // stream-time punctuation every 1 ms, so stream.time.idle.advance.ms moves it without
 // records too), the records with t + before + after + grace < stream time are emitted as
@@ -24,14 +28,14 @@
 // grace. Kafka Streams emits at t + after + grace already, and may then still join the record
 // with a late one within grace; Brook waits `before` longer and never contradicts itself.
 //
-// Both inputs are one co-partition group; a re-keyed input is first written to
-// <application.id>-<name>-left-repartition (-right-repartition). Joining a stream with itself
-// works: each record reaches both processors, so it also joins itself. Value types must not
-// be std::optional (the stores keep plain values); keys may. Streams keyed by std::optional<K>
-// keep their records under K; a null-keyed record, which can match nothing, is neither stored
-// nor checked for lateness: an outer side (the left of a left join, both of an outer join)
-// emits it at once as joiner(value, nullopt) / joiner(nullopt, value) with its own timestamp
-// and headers, an inner side drops it (dropped-records, logged).
+// Both inputs are one co-partition group; a re-keyed input is first written to a repartition
+// topic. Joining a stream with itself works: each record reaches both sides, so it also joins
+// itself. Value types must not be std::optional (the stores keep plain values); keys may.
+// Streams keyed by std::optional<K> keep their records under K; a null-keyed record, which can
+// match nothing, is neither stored nor checked for lateness: an outer side (the left of a left
+// join, both of an outer join) emits it at once as joiner(value, nullopt) /
+// joiner(nullopt, value) with its own timestamp and headers, an inner side drops it
+// (dropped-records, logged).
 #pragma once
 
 #include <algorithm>
@@ -44,6 +48,7 @@
 #include <vector>
 
 #include "brook/internal/dsl_support.h"
+#include "brook/internal/stream_join_names.h"
 #include "brook/internal/suppress.h"
 #include "brook/kstream.h"
 #include "brook/window_store.h"
@@ -83,8 +88,8 @@ struct StreamJoinStores {
   std::string outer;
 };
 
-// Keys of the outer-join store: [8-byte big-endian time][side: 0 left, 1 right][key][4-byte
-// sequence]. Times are not negative, so the store's key order is time order.
+// Keys of the shared store of unmatched records: [8-byte big-endian time][side: 0 left, 1 right]
+// [key][4-byte sequence]. Times are not negative, so the store's key order is time order.
 inline std::string outer_join_prefix(Timestamp t, bool left, std::string_view key) {
   std::string out;
   out.reserve(8 + 1 + key.size() + 4);
@@ -95,7 +100,62 @@ inline std::string outer_join_prefix(Timestamp t, bool left, std::string_view ke
 }
 inline constexpr std::size_t kOuterJoinKeyOverhead = 8 + 1 + 4;
 
-// The join processor of one side (kLeftSide: this stream's records) of a stream-stream join.
+// The windowed node of one side: drops a record whose window on the other side, up to
+// `look_ahead` after it, closed `grace` ago, adds the others to the side's window store `store`
+// and forwards them to the side's join processor. Records without a key pass unstored.
+template <class K, class V>
+class JoinWindowProcessor final : public Processor<K, V, K, V> {
+ public:
+  JoinWindowProcessor(std::string store, std::chrono::milliseconds look_ahead,
+                      std::chrono::milliseconds grace)
+      : store_name_(std::move(store)), look_ahead_(look_ahead), grace_(grace) {}
+
+  void init(ProcessorContext<K, V>& context) override {
+    Processor<K, V, K, V>::init(context);
+    store_.emplace(context.template window_store<UnwrappedT<K>, V>(store_name_));
+  }
+
+  void process(Record<K, V> r) override {
+    if constexpr (kIsOptional<K>) {
+      if (!r.key) return this->context().forward(std::move(r));
+      admit(*r.key, std::move(r));
+    } else {
+      admit(r.key, std::move(r));
+    }
+  }
+
+ private:
+  void admit(const UnwrappedT<K>& key, Record<K, V>&& r) {
+    const Timestamp t = r.timestamp;
+    const Timestamp now = this->context().current_stream_time();
+    if (now != Timestamp::min() && t + look_ahead_ + grace_ < now) {
+      this->context().drop_record("record at " + std::to_string(t.value()) +
+                                  " is too late for the join: its window ended at " +
+                                  std::to_string((t + look_ahead_).value()) +
+                                  ", closed after grace " + std::to_string(grace_.count()) +
+                                  " ms (stream time " + std::to_string(now.value()) + ")");
+      return;
+    }
+    store_->put(key, r.value, t);
+    this->context().forward(std::move(r));
+  }
+
+  std::string store_name_;
+  std::chrono::milliseconds look_ahead_;
+  std::chrono::milliseconds grace_;
+  std::optional<WindowStore<UnwrappedT<K>, V>> store_;
+};
+
+// The serdes of a join's stores: keys, this stream's values, the other's.
+template <class K, class VL, class VRt>
+struct StreamJoinSerdes {
+  SerdePtr<K> key;
+  SerdePtr<VL> left;
+  SerdePtr<VRt> right;
+};
+
+// The join processor of one side (kLeftSide: this stream's records) of a stream-stream join:
+// joins each record its windowed node admitted with the other side's store.
 // Keys K, or std::optional<K> (records stored under K; see the top of this file for null keys).
 template <class K, class VL, class VRt, class VOut, class F, StreamJoinKind kKind, bool kLeftSide>
 class StreamStreamJoinProcessor final
@@ -109,21 +169,18 @@ class StreamStreamJoinProcessor final
   static constexpr bool kThisOuter =
       kKind == StreamJoinKind::kOuter || (kKind == StreamJoinKind::kLeft && kLeftSide);
 
-  StreamStreamJoinProcessor(StreamJoinStores stores, JoinWindows windows, F joiner)
-      : stores_(std::move(stores)), windows_(windows), joiner_{std::move(joiner)} {}
+  StreamStreamJoinProcessor(StreamJoinStores stores, StreamJoinSerdes<StoreKey, VL, VRt> serdes,
+                            JoinWindows windows, F joiner)
+      : stores_(std::move(stores)),
+        serdes_(std::move(serdes)),
+        windows_(windows),
+        joiner_{std::move(joiner)} {}
 
   void init(ProcessorContext<K, VOut>& context) override {
     Processor<K, VThis, K, VOut>::init(context);
-    const std::string& mine = kLeftSide ? stores_.left : stores_.right;
     const std::string& theirs = kLeftSide ? stores_.right : stores_.left;
-    this_store_.emplace(context.template window_store<StoreKey, VThis>(mine));
     other_store_.emplace(context.template window_store<StoreKey, VOther>(theirs));
     if constexpr (kHasOuterStore) {
-      const StoreAccess left = store_access(context, stores_.left);
-      const StoreAccess right = store_access(context, stores_.right);
-      key_serde_ = std::static_pointer_cast<const Serde<StoreKey>>(left.spec.key_serde);
-      left_serde_ = std::static_pointer_cast<const Serde<VL>>(left.spec.value_serde);
-      right_serde_ = std::static_pointer_cast<const Serde<VRt>>(right.spec.value_serde);
       outer_ = &store_access(context, stores_.outer).store;
       // Fires whenever stream time moves, also when it moves without records (idle advance).
       context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
@@ -148,20 +205,10 @@ class StreamStreamJoinProcessor final
     // The other side's records this one joins: [t - look_back, t + look_ahead].
     const auto look_back = kLeftSide ? windows_.before() : windows_.after();
     const auto look_ahead = kLeftSide ? windows_.after() : windows_.before();
-    if (observed_ != Timestamp::min() && t + look_ahead + windows_.grace() < observed_) {
-      this->context().drop_record("record at " + std::to_string(t.value()) +
-                                  " is too late for the join: its window ended at " +
-                                  std::to_string((t + look_ahead).value()) +
-                                  ", closed after grace " +
-                                  std::to_string(windows_.grace().count()) + " ms (stream time " +
-                                  std::to_string(observed_.value()) + ")");
-      return;
-    }
-    this_store_->put(key, r.value, t);
     const auto matches =
         other_store_->fetch(key, std::max(t - look_back, Timestamp(0)), t + look_ahead);
     std::string key_bytes;
-    if constexpr (kHasOuterStore) key_bytes = check(key_serde_->serialize(key));
+    if constexpr (kHasOuterStore) key_bytes = check(serdes_.key->serialize(key));
     std::optional<Timestamp> unlisted;  // the other side's time whose entries are removed
     for (const auto& [at, value] : matches) {
       if constexpr (kHasOuterStore) {
@@ -205,11 +252,11 @@ class StreamStreamJoinProcessor final
         Record<K, VOut>{std::move(key), std::move(*out), t, std::move(headers)});
   }
 
-  // Adds an unmatched record of this side to the outer-join store.
+  // Adds an unmatched record of this side to the shared store.
   void add_outer(Timestamp t, const std::string& key_bytes, const VThis& value) {
     const std::string key =
         check(unused_sequence_key(*outer_, outer_join_prefix(t, kLeftSide, key_bytes)));
-    const auto& serde = kLeftSide ? *left_serde_ : *right_serde_;
+    const auto& serde = kLeftSide ? *serdes_.left : *serdes_.right;
     ok(outer_->put(key, check(serde.serialize(value))));
   }
 
@@ -221,7 +268,7 @@ class StreamStreamJoinProcessor final
     for (const auto& k : found) ok(outer_->put(k, std::nullopt));
   }
 
-  // Calls f(key) for each outer-join store key that is `prefix` + a 4-byte sequence.
+  // Calls f(key) for each shared store key that is `prefix` + a 4-byte sequence.
   template <class Visit>
   void for_each_outer(const std::string& prefix, Visit f) {
     KeyRange range{.from = prefix, .to = prefix + std::string(4, '\xff')};
@@ -248,15 +295,15 @@ class StreamStreamJoinProcessor final
     for (auto& [k, v] : due) {
       ok(outer_->put(k, std::nullopt));
       const Timestamp t = get_time(k);
-      K key = check(
-          key_serde_->deserialize(std::string_view(k).substr(9, k.size() - kOuterJoinKeyOverhead)));
+      K key = check(serdes_.key->deserialize(
+          std::string_view(k).substr(9, k.size() - kOuterJoinKeyOverhead)));
       if (k[8] == '\0') {
         if constexpr (kKind != StreamJoinKind::kInner) {
-          forward_unmatched<true>(std::move(key), check(left_serde_->deserialize(v)), t);
+          forward_unmatched<true>(std::move(key), check(serdes_.left->deserialize(v)), t);
         }
       } else {
         if constexpr (kKind == StreamJoinKind::kOuter) {
-          forward_unmatched<false>(std::move(key), check(right_serde_->deserialize(v)), t);
+          forward_unmatched<false>(std::move(key), check(serdes_.right->deserialize(v)), t);
         }
       }
     }
@@ -269,14 +316,11 @@ class StreamStreamJoinProcessor final
   void ok(const Status& status) { ok_or_throw(status, stores_.outer); }
 
   StreamJoinStores stores_;
+  StreamJoinSerdes<StoreKey, VL, VRt> serdes_;
   JoinWindows windows_;
   StreamJoiner<VL, VRt, VOut, F, kKind> joiner_;
-  std::optional<WindowStore<StoreKey, VThis>> this_store_;
   std::optional<WindowStore<StoreKey, VOther>> other_store_;
   KeyValueBytesStore* outer_ = nullptr;
-  SerdePtr<StoreKey> key_serde_;
-  SerdePtr<VL> left_serde_;
-  SerdePtr<VRt> right_serde_;
   Timestamp observed_ = Timestamp::min();
   Timestamp emitted_below_ = Timestamp::min();
 };
@@ -308,53 +352,74 @@ KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
                 "KStream::join with a stream: value types must not be std::optional");
   using StoreKey = internal::UnwrappedT<K>;  // null keys are never stored
   auto& graph = *graph_;
-  const auto name = graph.name_for(joined.name, "KSTREAM-JOIN");
+  const std::string& named = joined.name;
+  const auto left =
+      repartitioned_if_needed((named.empty() ? node_name() : named + "-left") + "-repartition", 0,
+                              joined.key_serde, joined.value_serde);
+  const auto right = other.repartitioned_if_needed(
+      (named.empty() ? other.node_name() : named + "-right") + "-repartition", 0, joined.key_serde,
+      joined.other_value_serde);
+  constexpr bool kOuterThis = kKind == internal::StreamJoinKind::kOuter;
+  constexpr bool kOuterOther = kKind != internal::StreamJoinKind::kInner;
+  const auto names =
+      internal::stream_join_names(graph, named, joined.store_name, kOuterThis, kOuterOther);
+  const std::string& name = named.empty() ? names.merge : named;
   if (auto valid = windows.validate(); !valid.ok()) {
     graph.add_error(Status::invalid_argument("join " + name + ": " + valid.message()));
   }
-  const auto left =
-      repartitioned_if_needed(name + "-left-repartition", 0, joined.key_serde, joined.value_serde);
-  const auto right = other.repartitioned_if_needed(name + "-right-repartition", 0, joined.key_serde,
-                                                   joined.other_value_serde);
 
-  internal::StreamJoinStores stores{
-      name + "-this-join-store", name + "-other-join-store",
-      kKind == internal::StreamJoinKind::kInner ? std::string() : name + "-outer-join-store"};
-  auto key_serde = internal::serde_or_default<K>(graph, joined.key_serde, stores.left, "store",
-                                                 "key", "StreamJoined");
-  auto value_serde = internal::serde_or_default<V>(graph, joined.value_serde, stores.left, "store",
-                                                   "value", "StreamJoined");
-  auto other_serde = internal::serde_or_default<VO>(graph, joined.other_value_serde, stores.right,
-                                                    "store", "other_value", "StreamJoined");
-  internal::add_join_store<StoreKey, V>(graph, stores.left, joined.type, joined.logging, key_serde,
-                                        value_serde, windows);
+  const internal::StreamJoinStores stores{names.this_store, names.other_store, names.shared_store};
+  const internal::StreamJoinSerdes<StoreKey, V, VO> serdes{
+      internal::serde_or_default<K>(graph, joined.key_serde, stores.left, "store", "key",
+                                    "StreamJoined"),
+      internal::serde_or_default<V>(graph, joined.value_serde, stores.left, "store", "value",
+                                    "StreamJoined"),
+      internal::serde_or_default<VO>(graph, joined.other_value_serde, stores.right, "store",
+                                     "other_value", "StreamJoined")};
+  internal::add_join_store<StoreKey, V>(graph, stores.left, joined.type, joined.logging, serdes.key,
+                                        serdes.left, windows);
   internal::add_join_store<StoreKey, VO>(graph, stores.right, joined.type, joined.logging,
-                                         key_serde, other_serde, windows);
-  std::vector<std::string> store_names{stores.left, stores.right};
+                                         serdes.key, serdes.right, windows);
+  std::vector<std::string> this_join_stores{stores.right};
+  std::vector<std::string> other_join_stores{stores.left};
   if (!stores.outer.empty()) {
     auto bytes = std::make_shared<const StringSerde>();
     graph.add_store(internal::StoreSpec::make<std::string, std::string>(
         stores.outer, joined.type, joined.logging, false, bytes, bytes));
-    store_names.push_back(stores.outer);
+    this_join_stores.push_back(stores.outer);
+    other_join_stores.push_back(stores.outer);
   }
 
+  const auto this_windowed = internal::add_processor<K, V, K, V>(
+      graph, "", names.this_windowed, {left.node_name()},
+      [store = stores.left, windows] {
+        return std::make_unique<internal::JoinWindowProcessor<K, V>>(store, windows.after(),
+                                                                     windows.grace());
+      },
+      {stores.left});
+  const auto other_windowed = internal::add_processor<K, VO, K, VO>(
+      graph, "", names.other_windowed, {right.node_name()},
+      [store = stores.right, windows] {
+        return std::make_unique<internal::JoinWindowProcessor<K, VO>>(store, windows.before(),
+                                                                      windows.grace());
+      },
+      {stores.right});
   const auto this_join = internal::add_processor<K, V, K, VR>(
-      graph, "KSTREAM-JOINTHIS", name + "-this-join", {left.node_name()},
-      [stores, windows, joiner] {
+      graph, "", names.this_join, {this_windowed},
+      [stores, serdes, windows, joiner] {
         return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, true>>(
-            stores, windows, joiner);
+            stores, serdes, windows, joiner);
       },
-      store_names);
+      this_join_stores);
   const auto other_join = internal::add_processor<K, VO, K, VR>(
-      graph, "KSTREAM-JOINOTHER", name + "-other-join", {right.node_name()},
-      [stores, windows, joiner] {
+      graph, "", names.other_join, {other_windowed},
+      [stores, serdes, windows, joiner] {
         return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, false>>(
-            stores, windows, joiner);
+            stores, serdes, windows, joiner);
       },
-      store_names);
+      other_join_stores);
   graph.add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});
-  auto merged = internal::add_pass_through<K, VR>(graph, "KSTREAM-MERGE", name + "-merge",
-                                                  {this_join, other_join});
+  auto merged = internal::add_pass_through<K, VR>(graph, "", names.merge, {this_join, other_join});
   return KStream<K, VR>(graph_, std::move(merged));
 }
 

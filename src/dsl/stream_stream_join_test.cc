@@ -239,25 +239,177 @@ TEST(StreamStreamJoin, AStreamJoinedWithItselfJoinsEveryPairBothWays) {
   EXPECT_THAT(run.results(), UnorderedElementsAre("a:2+1@105", "a:1+2@105", "a:2+2@105"));
 }
 
-TEST(StreamStreamJoin, ReKeyedInputsAreRepartitionedAndNamesFollowStreamJoined) {
+// The descriptions below are Kafka Streams 3.9's describe() of the same DSL: a join takes five
+// numbers (two windowed nodes, the two join processors, the merge), a named one too; the stores
+// are named after StreamJoined's store name, else after the generated join processor names.
+TEST(StreamStreamJoin, AnUnnamedInnerJoinIsDescribedAsKafkaStreams) {
   StreamsBuilder builder;
-  auto left = stream(builder, "left").select_key([](const std::string&, const std::string& v) {
-    return v.substr(0, 1);
-  });
-  auto right = stream(builder, "right");
-  left.outer_join(right, outer_pair, JoinWindows::of_time_difference_with_no_grace(10ms),
-                  {.name = "j"})
+  stream(builder, "left")
+      .join(stream(builder, "right"), pair, JoinWindows::of_time_difference_with_no_grace(10ms))
       .to("out");
-  auto topology = builder.build();
-  ASSERT_TRUE(topology) << topology.error().to_string();
-  const std::string described = topology->describe();
-  EXPECT_THAT(described, HasSubstr("j-left-repartition"));
-  EXPECT_THAT(described, ::testing::Not(HasSubstr("j-right-repartition")));
-  EXPECT_THAT(described, HasSubstr("j-this-join-store"));
-  EXPECT_THAT(described, HasSubstr("j-other-join-store"));
-  EXPECT_THAT(described, HasSubstr("j-outer-join-store"));
+  EXPECT_EQ(
+      build(builder).describe(),
+      "Topologies:\n"
+      "   Sub-topology: 0\n"
+      "    Source: KSTREAM-SOURCE-0000000000 (topics: [left])\n"
+      "      --> KSTREAM-WINDOWED-0000000002\n"
+      "    Source: KSTREAM-SOURCE-0000000001 (topics: [right])\n"
+      "      --> KSTREAM-WINDOWED-0000000003\n"
+      "    Processor: KSTREAM-WINDOWED-0000000002 (stores: [KSTREAM-JOINTHIS-0000000004-store])\n"
+      "      --> KSTREAM-JOINTHIS-0000000004\n"
+      "      <-- KSTREAM-SOURCE-0000000000\n"
+      "    Processor: KSTREAM-WINDOWED-0000000003 (stores: [KSTREAM-JOINOTHER-0000000005-store])\n"
+      "      --> KSTREAM-JOINOTHER-0000000005\n"
+      "      <-- KSTREAM-SOURCE-0000000001\n"
+      "    Processor: KSTREAM-JOINOTHER-0000000005 (stores: [KSTREAM-JOINTHIS-0000000004-store])\n"
+      "      --> KSTREAM-MERGE-0000000006\n"
+      "      <-- KSTREAM-WINDOWED-0000000003\n"
+      "    Processor: KSTREAM-JOINTHIS-0000000004 (stores: [KSTREAM-JOINOTHER-0000000005-store])\n"
+      "      --> KSTREAM-MERGE-0000000006\n"
+      "      <-- KSTREAM-WINDOWED-0000000002\n"
+      "    Processor: KSTREAM-MERGE-0000000006 (stores: [])\n"
+      "      --> KSTREAM-SINK-0000000007\n"
+      "      <-- KSTREAM-JOINTHIS-0000000004, KSTREAM-JOINOTHER-0000000005\n"
+      "    Sink: KSTREAM-SINK-0000000007 (topic: out)\n"
+      "      <-- KSTREAM-MERGE-0000000006\n"
+      "\n");
+}
 
-  TopologyTestDriver driver(std::move(*topology));
+TEST(StreamStreamJoin, AnUnnamedLeftJoinOfAReKeyedStreamIsDescribedAsKafkaStreams) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .select_key([](const std::string&, const std::string& v) { return v.substr(0, 1); })
+      .left_join(stream(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_with_no_grace(10ms))
+      .to("out");
+  EXPECT_EQ(
+      build(builder).describe(),
+      "Topologies:\n"
+      "   Sub-topology: 0\n"
+      "    Source: KSTREAM-SOURCE-0000000000 (topics: [left])\n"
+      "      --> KSTREAM-KEY-SELECT-0000000001\n"
+      "    Processor: KSTREAM-KEY-SELECT-0000000001 (stores: [])\n"
+      "      --> KSTREAM-FILTER-0000000004\n"
+      "      <-- KSTREAM-SOURCE-0000000000\n"
+      "    Processor: KSTREAM-FILTER-0000000004 (stores: [])\n"
+      "      --> KSTREAM-SINK-0000000003\n"
+      "      <-- KSTREAM-KEY-SELECT-0000000001\n"
+      "    Sink: KSTREAM-SINK-0000000003 (topic: KSTREAM-KEY-SELECT-0000000001-repartition)\n"
+      "      <-- KSTREAM-FILTER-0000000004\n"
+      "\n"
+      "  Sub-topology: 1\n"
+      "    Source: KSTREAM-SOURCE-0000000002 (topics: [right])\n"
+      "      --> KSTREAM-WINDOWED-0000000007\n"
+      "    Source: KSTREAM-SOURCE-0000000005 (topics: "
+      "[KSTREAM-KEY-SELECT-0000000001-repartition])\n"
+      "      --> KSTREAM-WINDOWED-0000000006\n"
+      "    Processor: KSTREAM-WINDOWED-0000000006 (stores: [KSTREAM-JOINTHIS-0000000008-store])\n"
+      "      --> KSTREAM-JOINTHIS-0000000008\n"
+      "      <-- KSTREAM-SOURCE-0000000005\n"
+      "    Processor: KSTREAM-WINDOWED-0000000007 (stores: [KSTREAM-OUTEROTHER-0000000009-store])\n"
+      "      --> KSTREAM-OUTEROTHER-0000000009\n"
+      "      <-- KSTREAM-SOURCE-0000000002\n"
+      "    Processor: KSTREAM-JOINTHIS-0000000008 (stores: [KSTREAM-OUTERSHARED-0000000008-store, "
+      "KSTREAM-OUTEROTHER-0000000009-store])\n"
+      "      --> KSTREAM-MERGE-0000000010\n"
+      "      <-- KSTREAM-WINDOWED-0000000006\n"
+      "    Processor: KSTREAM-OUTEROTHER-0000000009 (stores: [KSTREAM-JOINTHIS-0000000008-store, "
+      "KSTREAM-OUTERSHARED-0000000008-store])\n"
+      "      --> KSTREAM-MERGE-0000000010\n"
+      "      <-- KSTREAM-WINDOWED-0000000007\n"
+      "    Processor: KSTREAM-MERGE-0000000010 (stores: [])\n"
+      "      --> KSTREAM-SINK-0000000011\n"
+      "      <-- KSTREAM-JOINTHIS-0000000008, KSTREAM-OUTEROTHER-0000000009\n"
+      "    Sink: KSTREAM-SINK-0000000011 (topic: out)\n"
+      "      <-- KSTREAM-MERGE-0000000010\n"
+      "\n");
+}
+
+TEST(StreamStreamJoin, ANamedLeftJoinWithoutAStoreNameHasGeneratedStoreNames) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .left_join(stream(builder, "right"), left_pair,
+                 JoinWindows::of_time_difference_with_no_grace(10ms), {.name = "j"})
+      .to("out");
+  EXPECT_EQ(build(builder).describe(),
+            "Topologies:\n"
+            "   Sub-topology: 0\n"
+            "    Source: KSTREAM-SOURCE-0000000000 (topics: [left])\n"
+            "      --> j-this-windowed\n"
+            "    Source: KSTREAM-SOURCE-0000000001 (topics: [right])\n"
+            "      --> j-other-windowed\n"
+            "    Processor: j-other-windowed (stores: [KSTREAM-OUTEROTHER-0000000005-store])\n"
+            "      --> j-outer-other-join\n"
+            "      <-- KSTREAM-SOURCE-0000000001\n"
+            "    Processor: j-this-windowed (stores: [KSTREAM-JOINTHIS-0000000004-store])\n"
+            "      --> j-this-join\n"
+            "      <-- KSTREAM-SOURCE-0000000000\n"
+            "    Processor: j-outer-other-join (stores: [KSTREAM-JOINTHIS-0000000004-store, "
+            "KSTREAM-OUTERSHARED-0000000004-store])\n"
+            "      --> j-merge\n"
+            "      <-- j-other-windowed\n"
+            "    Processor: j-this-join (stores: [KSTREAM-OUTEROTHER-0000000005-store, "
+            "KSTREAM-OUTERSHARED-0000000004-store])\n"
+            "      --> j-merge\n"
+            "      <-- j-this-windowed\n"
+            "    Processor: j-merge (stores: [])\n"
+            "      --> KSTREAM-SINK-0000000007\n"
+            "      <-- j-this-join, j-outer-other-join\n"
+            "    Sink: KSTREAM-SINK-0000000007 (topic: out)\n"
+            "      <-- j-merge\n"
+            "\n");
+}
+
+TEST(StreamStreamJoin, ANamedOuterJoinOfAReKeyedStreamNamesItsTopicAndStores) {
+  StreamsBuilder builder;
+  stream(builder, "left")
+      .select_key([](const std::string&, const std::string& v) { return v.substr(0, 1); })
+      .outer_join(stream(builder, "right"), outer_pair,
+                  JoinWindows::of_time_difference_with_no_grace(10ms),
+                  {.name = "j", .store_name = "j"})
+      .to("out");
+  auto topology = build(builder);
+  EXPECT_EQ(topology.describe(),
+            "Topologies:\n"
+            "   Sub-topology: 0\n"
+            "    Source: KSTREAM-SOURCE-0000000000 (topics: [left])\n"
+            "      --> KSTREAM-KEY-SELECT-0000000001\n"
+            "    Processor: KSTREAM-KEY-SELECT-0000000001 (stores: [])\n"
+            "      --> j-left-repartition-filter\n"
+            "      <-- KSTREAM-SOURCE-0000000000\n"
+            "    Processor: j-left-repartition-filter (stores: [])\n"
+            "      --> j-left-repartition-sink\n"
+            "      <-- KSTREAM-KEY-SELECT-0000000001\n"
+            "    Sink: j-left-repartition-sink (topic: j-left-repartition)\n"
+            "      <-- j-left-repartition-filter\n"
+            "\n"
+            "  Sub-topology: 1\n"
+            "    Source: KSTREAM-SOURCE-0000000002 (topics: [right])\n"
+            "      --> j-other-windowed\n"
+            "    Source: j-left-repartition-source (topics: [j-left-repartition])\n"
+            "      --> j-this-windowed\n"
+            "    Processor: j-other-windowed (stores: [j-outer-other-join-store])\n"
+            "      --> j-outer-other-join\n"
+            "      <-- KSTREAM-SOURCE-0000000002\n"
+            "    Processor: j-this-windowed (stores: [j-outer-this-join-store])\n"
+            "      --> j-outer-this-join\n"
+            "      <-- j-left-repartition-source\n"
+            "    Processor: j-outer-other-join (stores: [j-outer-shared-join-store, "
+            "j-outer-this-join-store])\n"
+            "      --> j-merge\n"
+            "      <-- j-other-windowed\n"
+            "    Processor: j-outer-this-join (stores: [j-outer-shared-join-store, "
+            "j-outer-other-join-store])\n"
+            "      --> j-merge\n"
+            "      <-- j-this-windowed\n"
+            "    Processor: j-merge (stores: [])\n"
+            "      --> KSTREAM-SINK-0000000011\n"
+            "      <-- j-outer-this-join, j-outer-other-join\n"
+            "    Sink: KSTREAM-SINK-0000000011 (topic: out)\n"
+            "      <-- j-merge\n"
+            "\n");
+
+  TopologyTestDriver driver(std::move(topology));
   auto l = driver.create_input_topic<std::string, std::string>("left");
   auto r = driver.create_input_topic<std::string, std::string>("right");
   auto out = driver.create_output_topic<std::string, std::string>("out");
@@ -284,7 +436,7 @@ TEST(StreamStreamJoin, InnerJoinDropsAndCountsNullKeyedRecordsOfEitherSide) {
   StreamsBuilder builder;
   stream<NullableKey>(builder, "left")
       .join(stream<NullableKey>(builder, "right"), pair,
-            JoinWindows::of_time_difference_with_no_grace(10ms), {.name = "j"})
+            JoinWindows::of_time_difference_with_no_grace(10ms), {.name = "j", .store_name = "j"})
       .to("out");
   App<NullableKey> run(builder);
   run.l(std::nullopt, "l0", 100);

@@ -27,7 +27,8 @@ Topology outer_join() {
                   [](const std::optional<std::string>& l, const std::optional<std::string>& r) {
                     return l.value_or("_") + "+" + r.value_or("_");
                   },
-                  JoinWindows::of_time_difference_and_grace(25ms, 10s), {.name = "pairs"})
+                  JoinWindows::of_time_difference_and_grace(25ms, 10s),
+                  {.name = "pairs", .store_name = "pairs"})
       .to("out");
   return std::move(*builder.build());
 }
@@ -81,7 +82,7 @@ TEST_F(StreamStreamJoinTest, OuterJoinKeepsItsStateAcrossARestartAndMatchesTheTe
     ASSERT_TRUE(app.start().ok());
     wait_until_idle(app);
     ASSERT_TRUE(app.close().ok());
-    // The first part's last unmatched records wait in the outer-join store across the restart.
+    // The first part's last unmatched records wait in the shared store across the restart.
     if (part == 0) {
       EXPECT_FALSE(read_all("out").empty());
     }

@@ -1,0 +1,155 @@
+#include "java_order.h"
+
+#include <algorithm>
+
+namespace brook::internal {
+
+std::uint32_t java_string_hash(std::string_view text) {
+  std::uint32_t hash = 0;
+  auto add = [&](std::uint32_t unit) { hash = 31 * hash + unit; };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    std::uint32_t code = length == 1 ? lead : lead & (0x7F >> length);
+    for (std::size_t k = 1; k < length && i + k < text.size(); ++k) {
+      code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    }
+    if (code >= 0x10000) {
+      add(0xD800 + ((code - 0x10000) >> 10));
+      add(0xDC00 + ((code - 0x10000) & 0x3FF));
+    } else {
+      add(code);
+    }
+    i += length;
+  }
+  return hash;
+}
+
+std::vector<std::string> in_java_hash_order(std::vector<std::string> names, std::uint32_t table) {
+  auto bucket = [table](const std::string& name) {
+    const std::uint32_t hash = java_string_hash(name);
+    return (hash ^ (hash >> 16)) & (table - 1);
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return bucket(a) < bucket(b);
+  });
+  return names;
+}
+
+std::uint32_t java_grown_table(std::size_t n) {
+  std::uint32_t table = 16;
+  while (n > table / 4 * 3) table *= 2;
+  return table;
+}
+
+// java.util.TreeMap's put and fixAfterInsertion.
+void JavaTreeSet::add(const std::string& name, const Compare& compare) {
+  int parent_of_new = -1;
+  int order = 0;
+  for (int at = root_; at >= 0;) {
+    parent_of_new = at;
+    order = compare(name, entries_[at].name);
+    if (order == 0) return;
+    at = order < 0 ? entries_[at].left : entries_[at].right;
+  }
+  const int added = static_cast<int>(entries_.size());
+  entries_.push_back({.name = name, .parent = parent_of_new});
+  if (parent_of_new < 0) {
+    root_ = added;
+  } else if (order < 0) {
+    entries_[parent_of_new].left = added;
+  } else {
+    entries_[parent_of_new].right = added;
+  }
+  balance_after_insertion(added);
+}
+
+void JavaTreeSet::rotate_left(int p) {
+  if (p < 0) return;
+  const int r = entries_[p].right;
+  entries_[p].right = entries_[r].left;
+  if (entries_[r].left >= 0) entries_[entries_[r].left].parent = p;
+  entries_[r].parent = entries_[p].parent;
+  if (entries_[p].parent < 0) {
+    root_ = r;
+  } else if (entries_[entries_[p].parent].left == p) {
+    entries_[entries_[p].parent].left = r;
+  } else {
+    entries_[entries_[p].parent].right = r;
+  }
+  entries_[r].left = p;
+  entries_[p].parent = r;
+}
+
+void JavaTreeSet::rotate_right(int p) {
+  if (p < 0) return;
+  const int l = entries_[p].left;
+  entries_[p].left = entries_[l].right;
+  if (entries_[l].right >= 0) entries_[entries_[l].right].parent = p;
+  entries_[l].parent = entries_[p].parent;
+  if (entries_[p].parent < 0) {
+    root_ = l;
+  } else if (entries_[entries_[p].parent].right == p) {
+    entries_[entries_[p].parent].right = l;
+  } else {
+    entries_[entries_[p].parent].left = l;
+  }
+  entries_[l].right = p;
+  entries_[p].parent = l;
+}
+
+void JavaTreeSet::balance_after_insertion(int x) {
+  paint(x, false);
+  while (x >= 0 && x != root_ && !black(parent(x))) {
+    const int grand = parent(parent(x));
+    if (parent(x) == left(grand)) {
+      const int uncle = right(grand);
+      if (!black(uncle)) {
+        paint(parent(x), true);
+        paint(uncle, true);
+        paint(grand, false);
+        x = grand;
+      } else {
+        if (x == right(parent(x))) {
+          x = parent(x);
+          rotate_left(x);
+        }
+        paint(parent(x), true);
+        paint(parent(parent(x)), false);
+        rotate_right(parent(parent(x)));
+      }
+    } else {
+      const int uncle = left(grand);
+      if (!black(uncle)) {
+        paint(parent(x), true);
+        paint(uncle, true);
+        paint(grand, false);
+        x = grand;
+      } else {
+        if (x == left(parent(x))) {
+          x = parent(x);
+          rotate_right(x);
+        }
+        paint(parent(x), true);
+        paint(parent(parent(x)), false);
+        rotate_left(parent(parent(x)));
+      }
+    }
+  }
+  paint(root_, true);
+}
+
+std::vector<std::string> JavaTreeSet::in_order() const {
+  std::vector<std::string> out;
+  std::vector<int> pending;
+  for (int at = root_; at >= 0 || !pending.empty();) {
+    for (; at >= 0; at = entries_[at].left) pending.push_back(at);
+    at = pending.back();
+    pending.pop_back();
+    out.push_back(entries_[at].name);
+    at = entries_[at].right;
+  }
+  return out;
+}
+
+}  // namespace brook::internal

@@ -6,7 +6,7 @@
 
 #include "brook/internal/topology_data.h"
 #include "brook/topology.h"
-#include "java_order.h"
+#include "topology/java_order.h"
 
 namespace brook {
 namespace {

@@ -1,4 +1,4 @@
-#include "java_order.h"
+#include "topology/java_order.h"
 
 #include <algorithm>
 

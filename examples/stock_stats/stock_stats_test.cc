@@ -231,17 +231,18 @@ TEST_F(StockMovingAverage, AveragesEachSymbolsPricesOverHourLongWindowsEveryTenM
   EXPECT_EQ(table.size(), 12u + 6);  // ACME: the windows starting 9:10 ... 11:00
 }
 
-TEST_F(StockMovingAverage, ALateTradeWithinTheGraceUpdatesItsWindowsBeyondItIsDropped) {
+// A late trade is dropped from each window that has closed, and counted once for each.
+TEST_F(StockMovingAverage, ALateTradeUpdatesItsOpenWindowsAndIsDroppedFromTheClosedOnes) {
   trade("ACME", 10, 1, at(kMonday, 10h));
   trade("ACME", 20, 1, at(kMonday, 12h));          // stream time 12:00: 10:00-11:00 closes at 12:00
   trade("ACME", 40, 1, at(kMonday, 10h + 59min));  // only 10:00-11:00 has closed
   auto table = latest();
   EXPECT_EQ(table.at("ACME@2026-03-02T10:00Z"), average({10}));
   EXPECT_EQ(table.at("ACME@2026-03-02T10:10Z"), average({40}));
-  EXPECT_EQ(driver_.metrics().total("dropped-records-total"), 0);
-  trade("ACME", 50, 1, at(kMonday, 9h));  // every window of 9:00 has closed
-  EXPECT_EQ(latest(), table);
   EXPECT_EQ(driver_.metrics().total("dropped-records-total"), 1);
+  trade("ACME", 50, 1, at(kMonday, 9h));  // all six windows of 9:00 have closed
+  EXPECT_EQ(latest(), table);
+  EXPECT_EQ(driver_.metrics().total("dropped-records-total"), 1 + 6);
 }
 
 TEST_F(StockMovingAverage, LeavesOutTradesNotKeyedByTheirSymbol) {

@@ -16,7 +16,8 @@
 //   <app>-<name>-subscription-response-topic, keyed by the primary key (as many partitions as
 //   the left table's topic).
 // - The left side drops a response whose hash does not match its row's current value (the row
-//   changed since; a newer response is on its way) and otherwise emits the joined result.
+//   changed since; a newer response is on its way), counting it in dropped-records as Kafka
+//   Streams does, and otherwise emits the joined result.
 // A left row deleted, or without a foreign key (foreign_key returning std::nullopt), is
 // answered on the left side at once: a tombstone (inner join; left join of a deleted row) or
 // joiner(value, nullopt) (left join). An inner join emits a tombstone where a row has no
@@ -369,7 +370,10 @@ class ResponseJoinProcessor final : public Processor<K, SubscriptionResponse<VO>
   void process(Record<K, SubscriptionResponse<VO>> r) override {
     auto row = table_->get(r.key);
     if (!row || value_hash(*value_serde_, row->value, table_name_) != r.value.hash) {
-      return;  // stale: the row was deleted or changed since it subscribed
+      // Counted as Kafka Streams counts it; a newer response, if any, is on its way.
+      this->context().drop_record(row ? "a stale foreign-key join response: the row changed since"
+                                      : "a stale foreign-key join response: the row was deleted");
+      return;
     }
     Change<VR> out;
     if constexpr (kLeft) {

@@ -44,8 +44,8 @@ std::string label(const std::string& key, std::int64_t start) {
 
 // The oracle: each record joins the windows [s, s + size) (s a multiple of the advance,
 // s >= 0) containing it that are still open, i.e. whose end is after the stream time (the
-// largest time so far, this record's included) minus the grace. A record joining none is
-// dropped.
+// largest time so far, this record's included) minus the grace. It is dropped from each of the
+// others, and counted once for each (as Kafka Streams counts).
 struct Oracle {
   Results results;
   std::int64_t dropped = 0;
@@ -54,13 +54,14 @@ struct Oracle {
     std::int64_t stream_time = 0;
     for (const auto& e : events) {
       stream_time = std::max(stream_time, e.time);
-      bool joined = false;
       for (std::int64_t s = 0; s <= e.time; s += w.advance) {
-        if (e.time >= s + w.size || s + w.size <= stream_time - w.grace) continue;
-        results[label(e.key, s)] += e.value;
-        joined = true;
+        if (e.time >= s + w.size) continue;
+        if (s + w.size <= stream_time - w.grace) {
+          ++dropped;
+        } else {
+          results[label(e.key, s)] += e.value;
+        }
       }
-      if (!joined) ++dropped;
     }
   }
 };

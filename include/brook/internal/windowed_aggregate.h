@@ -108,7 +108,8 @@ WindowedKeyDecoder<K> window_key_decoder(const StoreAccess& access,
   };
 }
 
-// Tumbling and hopping windows: each record updates every open window containing it.
+// Tumbling and hopping windows: each record updates every open window containing it, and is
+// dropped (and counted) once for each closed one, as Kafka Streams counts it.
 template <class K, class V, class VA, class F>
 class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, Change<VA>> {
  public:
@@ -125,11 +126,12 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
   void process(Record<K, V> r) override {
     observed_ = std::max(observed_, this->context().current_stream_time());
     const Timestamp close = close_time(observed_, windows_.grace());
-    bool accepted = false;
     const auto record = changes_.writing_for(r.headers);
     for (const Window& window : windows_.windows_for(r.timestamp)) {
-      if (window.end <= close) continue;  // closed: too late for this window
-      accepted = true;
+      if (window.end <= close) {  // too late for this window: dropped from it, and counted
+        this->context().drop_record(too_late(r.timestamp, close, observed_));
+        continue;
+      }
       auto old = store_->fetch(r.key, window.start);
       VA next = f_(r.key, r.value, old ? &old->value : nullptr);
       const Timestamp ts = old ? std::max(old->timestamp, r.timestamp) : r.timestamp;
@@ -138,7 +140,6 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
       if (old) old_value = std::move(old->value);
       changes_.written({r.key, window}, std::move(next), std::move(old_value), ts, r.headers);
     }
-    if (!accepted) this->context().drop_record(too_late(r.timestamp, close, observed_));
   }
 
  private:

@@ -45,95 +45,62 @@ std::uint32_t java_grown_table(std::size_t n) {
 // java.util.TreeMap's put and fixAfterInsertion.
 void JavaTreeSet::add(const std::string& name, const Compare& compare) {
   int parent_of_new = -1;
-  int order = 0;
+  int side = kLeft;
   for (int at = root_; at >= 0;) {
     parent_of_new = at;
-    order = compare(name, entries_[at].name);
+    const int order = compare(name, entries_[at].name);
     if (order == 0) return;
-    at = order < 0 ? entries_[at].left : entries_[at].right;
+    side = order < 0 ? kLeft : kRight;
+    at = entries_[at].child[side];
   }
   const int added = static_cast<int>(entries_.size());
   entries_.push_back({.name = name, .parent = parent_of_new});
   if (parent_of_new < 0) {
     root_ = added;
-  } else if (order < 0) {
-    entries_[parent_of_new].left = added;
   } else {
-    entries_[parent_of_new].right = added;
+    entries_[parent_of_new].child[side] = added;
   }
   balance_after_insertion(added);
 }
 
-void JavaTreeSet::rotate_left(int p) {
+void JavaTreeSet::rotate(int p, int side) {
   if (p < 0) return;
-  const int r = entries_[p].right;
-  entries_[p].right = entries_[r].left;
-  if (entries_[r].left >= 0) entries_[entries_[r].left].parent = p;
-  entries_[r].parent = entries_[p].parent;
+  const int other = 1 - side;
+  const int up = entries_[p].child[other];
+  entries_[p].child[other] = entries_[up].child[side];
+  if (entries_[up].child[side] >= 0) entries_[entries_[up].child[side]].parent = p;
+  entries_[up].parent = entries_[p].parent;
   if (entries_[p].parent < 0) {
-    root_ = r;
-  } else if (entries_[entries_[p].parent].left == p) {
-    entries_[entries_[p].parent].left = r;
+    root_ = up;
   } else {
-    entries_[entries_[p].parent].right = r;
+    Entry& above = entries_[entries_[p].parent];
+    above.child[above.child[kLeft] == p ? kLeft : kRight] = up;
   }
-  entries_[r].left = p;
-  entries_[p].parent = r;
-}
-
-void JavaTreeSet::rotate_right(int p) {
-  if (p < 0) return;
-  const int l = entries_[p].left;
-  entries_[p].left = entries_[l].right;
-  if (entries_[l].right >= 0) entries_[entries_[l].right].parent = p;
-  entries_[l].parent = entries_[p].parent;
-  if (entries_[p].parent < 0) {
-    root_ = l;
-  } else if (entries_[entries_[p].parent].right == p) {
-    entries_[entries_[p].parent].right = l;
-  } else {
-    entries_[entries_[p].parent].left = l;
-  }
-  entries_[l].right = p;
-  entries_[p].parent = l;
+  entries_[up].child[side] = p;
+  entries_[p].parent = up;
 }
 
 void JavaTreeSet::balance_after_insertion(int x) {
   paint(x, false);
   while (x >= 0 && x != root_ && !black(parent(x))) {
     const int grand = parent(parent(x));
-    if (parent(x) == left(grand)) {
-      const int uncle = right(grand);
-      if (!black(uncle)) {
-        paint(parent(x), true);
-        paint(uncle, true);
-        paint(grand, false);
-        x = grand;
-      } else {
-        if (x == right(parent(x))) {
-          x = parent(x);
-          rotate_left(x);
-        }
-        paint(parent(x), true);
-        paint(parent(parent(x)), false);
-        rotate_right(parent(parent(x)));
-      }
+    // TreeMap's two mirrored cases: the parent is its parent's child on `side`.
+    const int side = parent(x) == child(grand, kLeft) ? kLeft : kRight;
+    const int other = 1 - side;
+    const int uncle = child(grand, other);
+    if (!black(uncle)) {
+      paint(parent(x), true);
+      paint(uncle, true);
+      paint(grand, false);
+      x = grand;
     } else {
-      const int uncle = left(grand);
-      if (!black(uncle)) {
-        paint(parent(x), true);
-        paint(uncle, true);
-        paint(grand, false);
-        x = grand;
-      } else {
-        if (x == left(parent(x))) {
-          x = parent(x);
-          rotate_right(x);
-        }
-        paint(parent(x), true);
-        paint(parent(parent(x)), false);
-        rotate_left(parent(parent(x)));
+      if (x == child(parent(x), other)) {
+        x = parent(x);
+        rotate(x, side);
       }
+      paint(parent(x), true);
+      paint(parent(parent(x)), false);
+      rotate(parent(parent(x)), other);
     }
   }
   paint(root_, true);
@@ -143,11 +110,11 @@ std::vector<std::string> JavaTreeSet::in_order() const {
   std::vector<std::string> out;
   std::vector<int> pending;
   for (int at = root_; at >= 0 || !pending.empty();) {
-    for (; at >= 0; at = entries_[at].left) pending.push_back(at);
+    for (; at >= 0; at = entries_[at].child[kLeft]) pending.push_back(at);
     at = pending.back();
     pending.pop_back();
     out.push_back(entries_[at].name);
-    at = entries_[at].right;
+    at = entries_[at].child[kRight];
   }
   return out;
 }

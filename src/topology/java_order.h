@@ -34,22 +34,23 @@ class JavaTreeSet {
   std::vector<std::string> in_order() const;
 
  private:
+  static constexpr int kLeft = 0;
+  static constexpr int kRight = 1;
   struct Entry {
     std::string name;
-    int left = -1;
-    int right = -1;
+    int child[2] = {-1, -1};  // kLeft, kRight
     int parent = -1;
     bool black = false;
   };
   int parent(int x) const { return x < 0 ? -1 : entries_[x].parent; }
-  int left(int x) const { return x < 0 ? -1 : entries_[x].left; }
-  int right(int x) const { return x < 0 ? -1 : entries_[x].right; }
+  int child(int x, int side) const { return x < 0 ? -1 : entries_[x].child[side]; }
   bool black(int x) const { return x < 0 || entries_[x].black; }
   void paint(int x, bool black) {
     if (x >= 0) entries_[x].black = black;
   }
-  void rotate_left(int p);
-  void rotate_right(int p);
+  // Rotates the sub-tree at `p` so that its child on the side opposite `side` takes its place
+  // (side kLeft: TreeMap's rotateLeft).
+  void rotate(int p, int side);
   void balance_after_insertion(int x);
 
   std::vector<Entry> entries_;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "cli/json_record.h"
 #include "integration/run_process.h"
@@ -217,6 +218,63 @@ std::pair<AppRun, AppRun> ConformanceTest::run_both(const ExampleTopics& example
   AppRun twin =
       run(example, {"java", "-cp", twins_classpath(), "dev.brook.conformance.Twin", example.name},
           application_prefix_ + "twin", flags);
+  return {std::move(brook), std::move(twin)};
+}
+
+namespace {
+
+// The records of `now` beyond the first `before` records of each partition: what was written
+// since `before` was read.
+PartitionRecords written_since(const PartitionRecords& before, const PartitionRecords& now) {
+  PartitionRecords out;
+  for (const auto& [partition, records] : now) {
+    const auto it = before.find(partition);
+    const std::size_t seen = it == before.end() ? 0 : it->second.size();
+    if (records.size() > seen) {
+      out[partition].assign(records.begin() + static_cast<std::ptrdiff_t>(seen), records.end());
+    }
+  }
+  return out;
+}
+
+// `more` appended to `into`, partition by partition.
+void append(PartitionRecords& into, const PartitionRecords& more) {
+  for (const auto& [partition, records] : more) {
+    auto& list = into[partition];
+    list.insert(list.end(), records.begin(), records.end());
+  }
+}
+
+}  // namespace
+
+std::pair<AppRun, AppRun> ConformanceTest::run_both_with_restart(
+    const ExampleTopics& example, const std::function<void()>& between,
+    const std::vector<std::string>& flags) {
+  const std::vector<std::string> brook_program = {
+      fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)};
+  const std::vector<std::string> twin_program = {"java", "-cp", twins_classpath(),
+                                                 "dev.brook.conformance.Twin", example.name};
+  // Each run's outputs hold every record written to them so far; a run's own are the new ones.
+  std::map<std::string, PartitionRecords> seen;
+  auto run_once = [&](const std::vector<std::string>& program, const std::string& id) {
+    AppRun ran = run(example, program, application_prefix_ + id, flags);
+    for (auto& [topic, records] : ran.outputs) {
+      auto mine = written_since(seen[topic], records);
+      seen[topic] = std::move(records);
+      records = std::move(mine);
+    }
+    return ran;
+  };
+  AppRun brook = run_once(brook_program, "brook");
+  AppRun twin = run_once(twin_program, "twin");
+  between();
+  for (auto [run, program, id] :
+       {std::tuple{&brook, &brook_program, "brook"}, std::tuple{&twin, &twin_program, "twin"}}) {
+    AppRun again = run_once(*program, id);
+    for (const auto& [topic, records] : again.outputs) append(run->outputs[topic], records);
+    run->changelogs = std::move(again.changelogs);
+    run->dropped_records = again.dropped_records;
+  }
   return {std::move(brook), std::move(twin)};
 }
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -78,6 +79,15 @@ class ConformanceTest : public KafkaFixture {
   // (e.g. --config KEY=VALUE). Fails the test if either does not exit 0.
   std::pair<AppRun, AppRun> run_both(const ExampleTopics& example,
                                      const std::vector<std::string>& flags = {});
+
+  // A restart: runs the example's program, then its twin, each until idle on the input written
+  // so far; calls `between` (which writes more input); then runs both again under the same
+  // application ids and state directories, so each resumes from its committed offsets and local
+  // state. The outputs are what each wrote in both runs (the output topics are not recreated
+  // between them); changelogs as after the second run; dropped_records the second run's count.
+  std::pair<AppRun, AppRun> run_both_with_restart(const ExampleTopics& example,
+                                                  const std::function<void()>& between,
+                                                  const std::vector<std::string>& flags = {});
 
   // The two topology descriptions are equal, byte for byte.
   void expect_same_description(const ExampleTopics& example, const AppRun& brook,

@@ -22,7 +22,8 @@
 // stream time. Event times lie in the last two days (deterministic up to whole days), none in
 // the future.
 //
-// A second test pins a documented difference: readings without a key (a device).
+// Two more tests pin documented differences: readings without a key (a device), and a reading
+// late for an hour that closed before a restart.
 #include "iot_late_events.h"
 
 #include <fmt/format.h>
@@ -290,6 +291,48 @@ TEST_F(ConformanceTest, IotLateEventsCountsReadingsWithoutAKeyUnderTheEmptyKey) 
   }
   report_documented("iot_late_events", "readings without a key",
                     "a-null-key-read-as-a-key-type-without-null");
+}
+
+// docs/compatibility.md#windows-close-by-the-tasks-stream-time: after a restart, Brook judges a
+// late reading against the stream time it had (restored with the committed offsets), Kafka
+// Streams' windowed aggregation against the time it has seen since (none): an hour that closed
+// before the restart takes a late reading in Kafka Streams, not in Brook. Its final result, sent
+// before the restart, is the same in both.
+TEST_F(ConformanceTest, IotLateEventsClosedHoursStayClosedAfterARestart) {
+  create_topics(kIotLateEvents);
+  const std::int64_t base = demo_end() + kScenarioStart;
+  const std::int64_t end = base + kWindowEnd;
+  const auto devices = edge_devices();
+  std::vector<ProducerRecord> before;
+  std::vector<ProducerRecord> after;
+  std::int64_t arrival = base;
+  for (int p = 0; p < kPartitions; ++p) {
+    const std::string& d = devices[p].first;
+    Readings readings(before, base);
+    readings.add(d, base + 10 * kMinute, 20.0 + p);
+    readings.add(d, base + 20 * kMinute, 21.0 + p);
+    readings.add(d, end + kGrace + kHour, 22.0 + p);  // the hour at base closes
+    arrival = std::max(arrival, before.back().timestamp.value());
+  }
+  for (int p = 0; p < kPartitions; ++p) {
+    Readings late(after, arrival);
+    late.add(devices[p].first, base + 30 * kMinute, 30.0 + p);  // late for the closed hour
+  }
+  produce(before);
+  const auto [brook, twin] = run_both_with_restart(kIotLateEvents, [&] { produce(after); });
+  expect_same_description(kIotLateEvents, brook, twin);
+  const auto brook_hourly = counts(brook, iot_late_events::kHourlyTopic);
+  const auto twin_hourly = counts(twin, iot_late_events::kHourlyTopic);
+  for (const auto& [d, e] : devices) {
+    const std::string hour = fmt::format("{}@{}", d, base);
+    EXPECT_EQ(brook_hourly.at(hour), 2) << hour;
+    EXPECT_EQ(twin_hourly.at(hour), 3) << hour;
+  }
+  expect_same_stream(kIotLateEvents, iot_late_events::kFinalTopic, brook, twin, ValueFormat::kJson);
+  EXPECT_EQ(brook.dropped_records, kPartitions);  // after the restart: the late readings
+  EXPECT_EQ(twin.dropped_records, 0);
+  report_documented("iot_late_events", "late readings after a restart",
+                    "windows-close-by-the-tasks-stream-time");
 }
 
 }  // namespace

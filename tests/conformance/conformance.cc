@@ -30,6 +30,14 @@ std::string twins_classpath() {
   return classpath;
 }
 
+// The command running the example's program, and its twin's.
+std::vector<std::string> brook_program(const ExampleTopics& example) {
+  return {fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)};
+}
+std::vector<std::string> twin_program(const ExampleTopics& example) {
+  return {"java", "-cp", twins_classpath(), "dev.brook.conformance.Twin", example.name};
+}
+
 // Appends "example <TAB> what <TAB> equal|different" to the report, if one is asked for.
 void report_result(const std::string& example, const std::string& what, const std::string& result) {
   const char* path = std::getenv("BROOK_CONFORMANCE_REPORT");
@@ -209,15 +217,11 @@ AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::strin
 
 std::pair<AppRun, AppRun> ConformanceTest::run_both(const ExampleTopics& example,
                                                     const std::vector<std::string>& flags) {
-  AppRun brook =
-      run(example, {fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)},
-          application_prefix_ + "brook", flags);
+  AppRun brook = run(example, brook_program(example), application_prefix_ + "brook", flags);
   std::vector<internal::NewTopic> outputs = example.outputs;
   for (auto& topic : outputs) topic.configs.emplace("retention.ms", "-1");  // records of 1970
   create_topics_anew(*kafka_, outputs);
-  AppRun twin =
-      run(example, {"java", "-cp", twins_classpath(), "dev.brook.conformance.Twin", example.name},
-          application_prefix_ + "twin", flags);
+  AppRun twin = run(example, twin_program(example), application_prefix_ + "twin", flags);
   return {std::move(brook), std::move(twin)};
 }
 
@@ -250,10 +254,6 @@ void append(PartitionRecords& into, const PartitionRecords& more) {
 std::pair<AppRun, AppRun> ConformanceTest::run_both_with_restart(
     const ExampleTopics& example, const std::function<void()>& between,
     const std::vector<std::string>& flags) {
-  const std::vector<std::string> brook_program = {
-      fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)};
-  const std::vector<std::string> twin_program = {"java", "-cp", twins_classpath(),
-                                                 "dev.brook.conformance.Twin", example.name};
   // Each run's outputs hold every record written to them so far; a run's own are the new ones.
   std::map<std::string, PartitionRecords> seen;
   auto run_once = [&](const std::vector<std::string>& program, const std::string& id) {
@@ -265,12 +265,12 @@ std::pair<AppRun, AppRun> ConformanceTest::run_both_with_restart(
     }
     return ran;
   };
-  AppRun brook = run_once(brook_program, "brook");
-  AppRun twin = run_once(twin_program, "twin");
+  AppRun brook = run_once(brook_program(example), "brook");
+  AppRun twin = run_once(twin_program(example), "twin");
   between();
-  for (auto [run, program, id] :
-       {std::tuple{&brook, &brook_program, "brook"}, std::tuple{&twin, &twin_program, "twin"}}) {
-    AppRun again = run_once(*program, id);
+  for (auto [run, program, id] : {std::tuple{&brook, brook_program(example), "brook"},
+                                  std::tuple{&twin, twin_program(example), "twin"}}) {
+    AppRun again = run_once(program, id);
     for (const auto& [topic, records] : again.outputs) append(run->outputs[topic], records);
     run->changelogs = std::move(again.changelogs);
     run->dropped_records = again.dropped_records;
@@ -375,6 +375,14 @@ void ConformanceTest::expect_same_stream(const ExampleTopics& example, const std
 namespace {
 
 // The keys on which two tables differ, with both sides; empty if they are equal.
+// table_of(records, format) without the keys `except`.
+std::map<std::string, std::pair<int, OutputRecord>> table_except(
+    const PartitionRecords& records, ValueFormat format, const std::set<std::string>& except) {
+  auto table = table_of(records, format);
+  for (const auto& key : except) table.erase(key);
+  return table;
+}
+
 std::vector<std::string> table_differences(
     const std::map<std::string, std::pair<int, OutputRecord>>& ours,
     const std::map<std::string, std::pair<int, OutputRecord>>& theirs, bool with_timestamps) {
@@ -398,14 +406,6 @@ std::vector<std::string> table_differences(
 }
 
 }  // namespace
-
-// table_of(records, format) without the keys `except`.
-std::map<std::string, std::pair<int, OutputRecord>> table_except(
-    const PartitionRecords& records, ValueFormat format, const std::set<std::string>& except) {
-  auto table = table_of(records, format);
-  for (const auto& key : except) table.erase(key);
-  return table;
-}
 
 void ConformanceTest::expect_same_table(const ExampleTopics& example, const std::string& topic,
                                         const AppRun& brook, const AppRun& twin, ValueFormat format,

@@ -81,13 +81,6 @@ struct StreamJoiner {
   VOut right_only(const VRt& right) { return f(std::optional<VL>(), std::optional<VRt>(right)); }
 };
 
-// The stores of one join: each side's records, and the unmatched ones (empty for inner joins).
-struct StreamJoinStores {
-  std::string left;
-  std::string right;
-  std::string outer;
-};
-
 // Keys of the shared store of unmatched records: [8-byte big-endian time][side: 0 left, 1 right]
 // [key][4-byte sequence]. Times are not negative, so the store's key order is time order.
 inline std::string outer_join_prefix(Timestamp t, bool left, std::string_view key) {
@@ -155,7 +148,8 @@ struct StreamJoinSerdes {
 };
 
 // The join processor of one side (kLeftSide: this stream's records) of a stream-stream join:
-// joins each record its windowed node admitted with the other side's store.
+// joins each record its windowed node admitted with the other side's window store
+// `other_store`, keeping unmatched records in `shared_store` (left and outer joins).
 // Keys K, or std::optional<K> (records stored under K; see the top of this file for null keys).
 template <class K, class VL, class VRt, class VOut, class F, StreamJoinKind kKind, bool kLeftSide>
 class StreamStreamJoinProcessor final
@@ -169,19 +163,20 @@ class StreamStreamJoinProcessor final
   static constexpr bool kThisOuter =
       kKind == StreamJoinKind::kOuter || (kKind == StreamJoinKind::kLeft && kLeftSide);
 
-  StreamStreamJoinProcessor(StreamJoinStores stores, StreamJoinSerdes<StoreKey, VL, VRt> serdes,
-                            JoinWindows windows, F joiner)
-      : stores_(std::move(stores)),
+  StreamStreamJoinProcessor(std::string other_store, std::string shared_store,
+                            StreamJoinSerdes<StoreKey, VL, VRt> serdes, JoinWindows windows,
+                            F joiner)
+      : other_store_name_(std::move(other_store)),
+        shared_store_name_(std::move(shared_store)),
         serdes_(std::move(serdes)),
         windows_(windows),
         joiner_{std::move(joiner)} {}
 
   void init(ProcessorContext<K, VOut>& context) override {
     Processor<K, VThis, K, VOut>::init(context);
-    const std::string& theirs = kLeftSide ? stores_.right : stores_.left;
-    other_store_.emplace(context.template window_store<StoreKey, VOther>(theirs));
+    other_store_.emplace(context.template window_store<StoreKey, VOther>(other_store_name_));
     if constexpr (kHasOuterStore) {
-      outer_ = &store_access(context, stores_.outer).store;
+      outer_ = &store_access(context, shared_store_name_).store;
       // Fires whenever stream time moves, also when it moves without records (idle advance).
       context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
                        [this](Timestamp) { emit_closed(); });
@@ -189,7 +184,6 @@ class StreamStreamJoinProcessor final
   }
 
   void process(Record<K, VThis> r) override {
-    observed_ = std::max(observed_, this->context().current_stream_time());
     if constexpr (kIsOptional<K>) {
       if (!r.key) return join_null_key(std::move(r));
       process_keyed(*r.key, std::move(r));
@@ -280,7 +274,7 @@ class StreamStreamJoinProcessor final
 
   // Emits and removes the unmatched records no match can reach any more.
   void emit_closed() {
-    const Timestamp now = std::max(observed_, this->context().current_stream_time());
+    const Timestamp now = this->context().current_stream_time();
     if (now == Timestamp::min()) return;
     const Timestamp threshold = now - windows_.size() - windows_.grace();  // emit t < threshold
     if (threshold <= emitted_below_) return;  // later entries are never below an old threshold
@@ -311,17 +305,17 @@ class StreamStreamJoinProcessor final
 
   template <class T>
   T check(Result<T> result) {
-    return value_or_throw(std::move(result), stores_.outer);
+    return value_or_throw(std::move(result), shared_store_name_);
   }
-  void ok(const Status& status) { ok_or_throw(status, stores_.outer); }
+  void ok(const Status& status) { ok_or_throw(status, shared_store_name_); }
 
-  StreamJoinStores stores_;
+  std::string other_store_name_;
+  std::string shared_store_name_;
   StreamJoinSerdes<StoreKey, VL, VRt> serdes_;
   JoinWindows windows_;
   StreamJoiner<VL, VRt, VOut, F, kKind> joiner_;
   std::optional<WindowStore<StoreKey, VOther>> other_store_;
   KeyValueBytesStore* outer_ = nullptr;
-  Timestamp observed_ = Timestamp::min();
   Timestamp emitted_below_ = Timestamp::min();
 };
 
@@ -368,54 +362,54 @@ KStream<K, VR> KStream<K, V>::stream_join(const KStream<K, VO>& other, F joiner,
     graph.add_error(Status::invalid_argument("join " + name + ": " + valid.message()));
   }
 
-  const internal::StreamJoinStores stores{names.this_store, names.other_store, names.shared_store};
   const internal::StreamJoinSerdes<StoreKey, V, VO> serdes{
-      internal::serde_or_default<K>(graph, joined.key_serde, stores.left, "store", "key",
+      internal::serde_or_default<K>(graph, joined.key_serde, names.this_store, "store", "key",
                                     "StreamJoined"),
-      internal::serde_or_default<V>(graph, joined.value_serde, stores.left, "store", "value",
+      internal::serde_or_default<V>(graph, joined.value_serde, names.this_store, "store", "value",
                                     "StreamJoined"),
-      internal::serde_or_default<VO>(graph, joined.other_value_serde, stores.right, "store",
+      internal::serde_or_default<VO>(graph, joined.other_value_serde, names.other_store, "store",
                                      "other_value", "StreamJoined")};
-  internal::add_join_store<StoreKey, V>(graph, stores.left, joined.type, joined.logging, serdes.key,
-                                        serdes.left, windows);
-  internal::add_join_store<StoreKey, VO>(graph, stores.right, joined.type, joined.logging,
+  internal::add_join_store<StoreKey, V>(graph, names.this_store, joined.type, joined.logging,
+                                        serdes.key, serdes.left, windows);
+  internal::add_join_store<StoreKey, VO>(graph, names.other_store, joined.type, joined.logging,
                                          serdes.key, serdes.right, windows);
-  std::vector<std::string> this_join_stores{stores.right};
-  std::vector<std::string> other_join_stores{stores.left};
-  if (!stores.outer.empty()) {
+  // Each join processor reads the other side's store, and both the shared one.
+  std::vector<std::string> this_join_stores{names.other_store};
+  std::vector<std::string> other_join_stores{names.this_store};
+  if (!names.shared_store.empty()) {
     auto bytes = std::make_shared<const StringSerde>();
     graph.add_store(internal::StoreSpec::make<std::string, std::string>(
-        stores.outer, joined.type, joined.logging, false, bytes, bytes));
-    this_join_stores.push_back(stores.outer);
-    other_join_stores.push_back(stores.outer);
+        names.shared_store, joined.type, joined.logging, false, bytes, bytes));
+    this_join_stores.push_back(names.shared_store);
+    other_join_stores.push_back(names.shared_store);
   }
 
   const auto this_windowed = internal::add_processor<K, V, K, V>(
       graph, "", names.this_windowed, {left.node_name()},
-      [store = stores.left, windows] {
+      [store = names.this_store, windows] {
         return std::make_unique<internal::JoinWindowProcessor<K, V>>(store, windows.after(),
                                                                      windows.grace());
       },
-      {stores.left});
+      {names.this_store});
   const auto other_windowed = internal::add_processor<K, VO, K, VO>(
       graph, "", names.other_windowed, {right.node_name()},
-      [store = stores.right, windows] {
+      [store = names.other_store, windows] {
         return std::make_unique<internal::JoinWindowProcessor<K, VO>>(store, windows.before(),
                                                                       windows.grace());
       },
-      {stores.right});
+      {names.other_store});
   const auto this_join = internal::add_processor<K, V, K, VR>(
       graph, "", names.this_join, {this_windowed},
-      [stores, serdes, windows, joiner] {
+      [other = names.other_store, shared = names.shared_store, serdes, windows, joiner] {
         return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, true>>(
-            stores, serdes, windows, joiner);
+            other, shared, serdes, windows, joiner);
       },
       this_join_stores);
   const auto other_join = internal::add_processor<K, VO, K, VR>(
       graph, "", names.other_join, {other_windowed},
-      [stores, serdes, windows, joiner] {
+      [other = names.this_store, shared = names.shared_store, serdes, windows, joiner] {
         return std::make_unique<internal::StreamStreamJoinProcessor<K, V, VO, VR, F, kKind, false>>(
-            stores, serdes, windows, joiner);
+            other, shared, serdes, windows, joiner);
       },
       other_join_stores);
   graph.add_copartition_group({.join = name, .inputs = {left.node_name(), right.node_name()}});

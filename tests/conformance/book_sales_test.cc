@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "brook/internal/coding.h"
 #include "brook/internal/partitioner.h"
 #include "conformance.h"
 
@@ -115,8 +116,8 @@ Sales book_sales_input() {
 // start][4-byte sequence 0], as in the comparison's tables.
 std::string daily_key(const std::string& title, std::int64_t start) {
   std::string key = title;
-  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(start >> shift));
-  key.append(4, '\0');
+  internal::append_big_endian(key, static_cast<std::uint64_t>(start), 8);
+  internal::append_big_endian(key, 0, 4);
   return key;
 }
 

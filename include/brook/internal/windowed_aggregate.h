@@ -31,6 +31,9 @@ inline Timestamp close_time(Timestamp now, std::chrono::milliseconds close_delay
 
 // "record at <t> is too late: its windows closed at <close> (stream time <now>)".
 std::string too_late(Timestamp record, Timestamp close, Timestamp now);
+// "record at <t> is too late for its window [<start>, <end>): windows ending by <close> are
+// closed (stream time <now>)": a record dropped from one of its windows.
+std::string too_late_for(Timestamp record, const Window& window, Timestamp close, Timestamp now);
 
 // Turns a window or session store's key bytes into the windowed key.
 template <class K>
@@ -129,7 +132,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
     const auto record = changes_.writing_for(r.headers);
     for (const Window& window : windows_.windows_for(r.timestamp)) {
       if (window.end <= close) {  // too late for this window: dropped from it, and counted
-        this->context().drop_record(too_late(r.timestamp, close, observed_));
+        this->context().drop_record(too_late_for(r.timestamp, window, close, observed_));
         continue;
       }
       auto old = store_->fetch(r.key, window.start);

@@ -5,27 +5,30 @@
 //               [](const Order& o, const Customer& c) { return Enriched{o, c.name}; },
 //               {.name = "orders-customers"});
 //
-// How it works (as Kafka Streams' KIP-213). The tables need not be co-partitioned:
-// - Each left change sends a subscription, keyed by the foreign key, to the internal topic
+// How it works, as Kafka Streams' (KIP-213), node for node. The tables need not be
+// co-partitioned:
+// - Each left change sends subscriptions, keyed by the foreign key, to the internal topic
 //   <app>-<name>-subscription-registration-topic (as many partitions as the right table's
-//   topic): the primary key, a hash of the left row's current value, and whether it
-//   subscribes or unsubscribes. A changed foreign key unsubscribes from the old one.
+//   topic): the primary key, a hash of the left row's new value (none for a deleted row), the
+//   row's partition, and an instruction (SubscriptionInstruction): a changed foreign key
+//   unsubscribes from the old one; a deleted row, or one whose foreign key went away, asks for
+//   a tombstone; a left join's row without a foreign key goes with no key and asks for
+//   joiner(value, nullopt). An inner join drops (and counts) a row that has no foreign key and
+//   had none.
 // - The right side keeps the subscriptions in the store <name>-subscription-store under
 //   (foreign key, primary key). It answers each subscription with the right row's current
-//   value, and each right change with a response to every subscriber of that key, through
-//   <app>-<name>-subscription-response-topic, keyed by the primary key (as many partitions as
-//   the left table's topic).
+//   value as its instruction asks, and each right change with a response to every subscriber
+//   of that key, through <app>-<name>-subscription-response-topic, to the subscriber's
+//   partition.
 // - The left side drops a response whose hash does not match its row's current value (the row
 //   changed since; a newer response is on its way), counting it in dropped-records as Kafka
-//   Streams does, and otherwise emits the joined result.
-// A left row deleted, or without a foreign key (foreign_key returning std::nullopt), is
-// answered on the left side at once: a tombstone (inner join; left join of a deleted row) or
-// joiner(value, nullopt) (left join). An inner join emits a tombstone where a row has no
-// match, conservatively (also where it had no result before).
+//   Streams does, and otherwise emits the result: joiner(row, right value), or a tombstone
+//   where the response has no right value (inner join) or the row is gone. A result carries
+//   the response's timestamp: the larger of the left and the right row's for an answered
+//   subscription, the right row's for a right change.
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "brook/internal/coding.h"
+#include "brook/internal/foreign_key_join_names.h"
 #include "brook/kstream.h"
 #include "brook/ktable.h"
 
@@ -58,20 +62,26 @@ std::uint64_t value_hash(const Serde<V>& serde, const V& value, const std::strin
   return row_hash(value_or_throw(serde.serialize(value), node));
 }
 
+// What the right side does with a subscription (Kafka Streams' values).
 enum class SubscriptionInstruction : std::uint8_t {
-  kSubscribe = 0,    // store (FK, PK) and respond with the right row's current value
-  kUnsubscribe = 1,  // remove (FK, PK); no response
+  kDeleteKeyNoPropagate = 0,   // remove (FK, PK); no response
+  kDeleteKeyAndPropagate = 1,  // remove (FK, PK); respond without a value: a tombstone
+  // store (FK, PK) unless the FK is null; respond with the right row's value, or without one
+  kPropagateNullIfNoValue = 2,
+  kPropagateOnlyIfValue = 3,  // store (FK, PK); respond only if the right row exists
 };
 
 // A left row's subscription to a foreign key (the record's key).
 template <class K>
 struct Subscription {
-  SubscriptionInstruction instruction = SubscriptionInstruction::kSubscribe;
-  std::uint64_t hash = 0;
+  SubscriptionInstruction instruction = SubscriptionInstruction::kPropagateOnlyIfValue;
+  std::optional<std::uint64_t> hash;  // of the row's new value; nullopt: the row was deleted
   K primary_key{};
+  Partition primary_partition{0};  // the row's: where the responses go
 };
 
-// [1-byte version 0][1-byte instruction][8-byte big-endian hash][primary key's bytes]
+// [1-byte version 1][1-byte instruction][1 byte: hash present][8-byte big-endian hash, if
+// present][4-byte big-endian primary partition][primary key's bytes]
 template <class K>
 class SubscriptionSerde final : public Serde<Subscription<K>> {
  public:
@@ -81,35 +91,48 @@ class SubscriptionSerde final : public Serde<Subscription<K>> {
     auto key = key_->serialize(s.primary_key);
     if (!key) return key;
     std::string out;
-    out.push_back(0);
+    out.push_back(kVersion);
     out.push_back(static_cast<char>(s.instruction));
-    append_big_endian(out, s.hash, 8);
+    out.push_back(s.hash ? 1 : 0);
+    if (s.hash) append_big_endian(out, *s.hash, 8);
+    append_big_endian(out, static_cast<std::uint32_t>(s.primary_partition.value()), 4);
     return out.append(*key);
   }
   Result<Subscription<K>> deserialize(std::string_view bytes) const override {
-    if (bytes.size() < 10 || bytes[0] != 0 || static_cast<unsigned char>(bytes[1]) > 1) {
-      return error(Status::corruption("subscription: malformed header in " +
-                                      std::to_string(bytes.size()) + " bytes"));
+    const bool hashed = bytes.size() > 2 && bytes[2] == 1;
+    const std::size_t header = 3 + (hashed ? 8 : 0) + 4;
+    if (bytes.size() < header || bytes[0] != kVersion || static_cast<unsigned char>(bytes[1]) > 3 ||
+        static_cast<unsigned char>(bytes[2]) > 1) {
+      return error(Status::corruption(
+          "subscription: malformed header in " + std::to_string(bytes.size()) +
+          " bytes (version 1 expected: an older Brook's internal topic needs a reset)"));
     }
-    auto key = key_->deserialize(bytes.substr(10));
+    auto key = key_->deserialize(bytes.substr(header));
     if (!key) return error(std::move(key.error()));
-    return Subscription<K>{static_cast<SubscriptionInstruction>(bytes[1]),
-                           read_big_endian(bytes.substr(2, 8)), std::move(*key)};
+    Subscription<K> s{static_cast<SubscriptionInstruction>(bytes[1]), std::nullopt, std::move(*key),
+                      Partition(0)};
+    if (hashed) s.hash = read_big_endian(bytes.substr(3, 8));
+    s.primary_partition =
+        Partition(static_cast<std::int32_t>(read_big_endian(bytes.substr(header - 4, 4))));
+    return s;
   }
 
  private:
+  static constexpr char kVersion = 1;
   SerdePtr<K> key_;
 };
 
 // The right side's answer to a subscriber: the hash it subscribed with and the right row's
-// value (nullopt: no row).
+// value (nullopt: none). The subscriber's partition routes it and is not written.
 template <class VO>
 struct SubscriptionResponse {
-  std::uint64_t hash = 0;
+  std::optional<std::uint64_t> hash;
   std::optional<VO> value;
+  Partition primary_partition{0};
 };
 
-// [1-byte version 0][8-byte big-endian hash][1 byte: value present][value's bytes]
+// [1-byte version 1][1 byte: hash present][8-byte big-endian hash, if present][1 byte: value
+// present][value's bytes]
 template <class VO>
 class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
  public:
@@ -117,8 +140,9 @@ class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
   std::string_view name() const override { return "subscription-response"; }
   Result<std::string> serialize(const SubscriptionResponse<VO>& r) const override {
     std::string out;
-    out.push_back(0);
-    append_big_endian(out, r.hash, 8);
+    out.push_back(kVersion);
+    out.push_back(r.hash ? 1 : 0);
+    if (r.hash) append_big_endian(out, *r.hash, 8);
     out.push_back(r.value ? 1 : 0);
     if (r.value) {
       auto value = value_->serialize(*r.value);
@@ -128,13 +152,18 @@ class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
     return out;
   }
   Result<SubscriptionResponse<VO>> deserialize(std::string_view bytes) const override {
-    if (bytes.size() < 10 || bytes[0] != 0 || static_cast<unsigned char>(bytes[9]) > 1) {
-      return error(Status::corruption("subscription response: malformed header in " +
-                                      std::to_string(bytes.size()) + " bytes"));
+    const bool hashed = bytes.size() > 1 && bytes[1] == 1;
+    const std::size_t header = 2 + (hashed ? 8 : 0) + 1;
+    if (bytes.size() < header || bytes[0] != kVersion || static_cast<unsigned char>(bytes[1]) > 1 ||
+        static_cast<unsigned char>(bytes[header - 1]) > 1) {
+      return error(Status::corruption(
+          "subscription response: malformed header in " + std::to_string(bytes.size()) +
+          " bytes (version 1 expected: an older Brook's internal topic needs a reset)"));
     }
-    SubscriptionResponse<VO> r{read_big_endian(bytes.substr(1, 8)), std::nullopt};
-    if (bytes[9] == 1) {
-      auto value = value_->deserialize(bytes.substr(10));
+    SubscriptionResponse<VO> r;
+    if (hashed) r.hash = read_big_endian(bytes.substr(2, 8));
+    if (bytes[header - 1] == 1) {
+      auto value = value_->deserialize(bytes.substr(header));
       if (!value) return error(std::move(value.error()));
       r.value.emplace(std::move(*value));
     }
@@ -142,6 +171,7 @@ class SubscriptionResponseSerde final : public Serde<SubscriptionResponse<VO>> {
   }
 
  private:
+  static constexpr char kVersion = 1;
   SerdePtr<VO> value_;
 };
 
@@ -205,9 +235,11 @@ std::optional<KO> foreign_key_of(FK& foreign_key, const V& value) {
   }
 }
 
-// Left side: each change of a row (un)subscribes it to its foreign keys.
-template <class K, class V, class KO, class FK>
-class SubscriptionSendProcessor final : public Processor<K, Change<V>, KO, Subscription<K>> {
+// Left side (<name>-subscription-registration-processor): each change of a row sends the
+// subscriptions Kafka Streams sends for it, keyed by foreign key (none: null).
+template <class K, class V, class KO, class FK, bool kLeft>
+class SubscriptionSendProcessor final
+    : public Processor<K, Change<V>, std::optional<KO>, Subscription<K>> {
  public:
   SubscriptionSendProcessor(FK foreign_key, SerdePtr<V> value_serde, std::string name)
       : foreign_key_(std::move(foreign_key)),
@@ -215,22 +247,38 @@ class SubscriptionSendProcessor final : public Processor<K, Change<V>, KO, Subsc
         name_(std::move(name)) {}
 
   void process(Record<K, Change<V>> r) override {
+    using enum SubscriptionInstruction;
+    const auto& [new_value, old_value] = r.value;
+    if (!old_value && !new_value) return;
     std::optional<KO> old_fk, new_fk;
-    if (r.value.old_value) old_fk = foreign_key_of<KO>(foreign_key_, *r.value.old_value);
-    if (r.value.new_value) new_fk = foreign_key_of<KO>(foreign_key_, *r.value.new_value);
-    if (old_fk && !(new_fk && *new_fk == *old_fk)) {
-      send(std::move(*old_fk), {SubscriptionInstruction::kUnsubscribe, 0, r.key}, r);
-    }
-    if (new_fk) {
-      const auto hash = value_hash(*value_serde_, *r.value.new_value, name_);
-      send(std::move(*new_fk), {SubscriptionInstruction::kSubscribe, hash, r.key}, r);
+    if (old_value) old_fk = foreign_key_of<KO>(foreign_key_, *old_value);
+    if (new_value) new_fk = foreign_key_of<KO>(foreign_key_, *new_value);
+    if constexpr (kLeft) {
+      if (old_fk && old_fk != new_fk) send(old_fk, kDeleteKeyNoPropagate, r);
+      send(new_fk, kPropagateNullIfNoValue, r);
+    } else if (!old_fk && !new_fk) {
+      this->context().drop_record("a row without a foreign key in an inner foreign-key join");
+    } else if (!old_fk) {
+      send(new_fk, kPropagateOnlyIfValue, r);
+    } else if (!new_fk) {
+      send(old_fk, kDeleteKeyAndPropagate, r);
+    } else if (*old_fk != *new_fk) {
+      // The old result must go even if the new key has no row yet.
+      send(old_fk, kDeleteKeyNoPropagate, r);
+      send(new_fk, kPropagateNullIfNoValue, r);
+    } else {
+      send(new_fk, kPropagateOnlyIfValue, r);
     }
   }
 
  private:
-  void send(KO key, Subscription<K> subscription, const Record<K, Change<V>>& from) {
-    this->context().forward(Record<KO, Subscription<K>>{std::move(key), std::move(subscription),
-                                                        from.timestamp, from.headers});
+  void send(const std::optional<KO>& key, SubscriptionInstruction instruction,
+            const Record<K, Change<V>>& from) {
+    Subscription<K> s{instruction, std::nullopt, from.key,
+                      Partition(this->context().task_id().partition)};
+    if (from.value.new_value) s.hash = value_hash(*value_serde_, *from.value.new_value, name_);
+    this->context().forward(Record<std::optional<KO>, Subscription<K>>{
+        key, std::move(s), from.timestamp, from.headers});
   }
 
   FK foreign_key_;
@@ -238,122 +286,131 @@ class SubscriptionSendProcessor final : public Processor<K, Change<V>, KO, Subsc
   std::string name_;
 };
 
-// Left side: the results that need no answer from the right side. A deleted row: a tombstone.
-// A row without a foreign key: joiner(value, nullopt) (kLeft), else a tombstone.
-template <class K, class V, class KO, class VO, class VR, class FK, class F, bool kLeft>
-class ForeignKeyLocalProcessor final : public Processor<K, Change<V>, K, Change<VR>> {
+// Right side (<name>-subscription-receive): stores or removes each subscription as its
+// instruction says and passes it on.
+template <class KO, class K>
+class SubscriptionReceiveProcessor final
+    : public Processor<std::optional<KO>, Subscription<K>, std::optional<KO>, Subscription<K>> {
  public:
-  ForeignKeyLocalProcessor(FK foreign_key, F joiner)
-      : foreign_key_(std::move(foreign_key)), joiner_(std::move(joiner)) {}
+  explicit SubscriptionReceiveProcessor(std::string subscriptions)
+      : subscriptions_name_(std::move(subscriptions)) {}
 
-  void process(Record<K, Change<V>> r) override {
-    Change<VR> out;
-    if (r.value.new_value) {
-      if (foreign_key_of<KO>(foreign_key_, *r.value.new_value)) return;  // the right side answers
-      if constexpr (kLeft) {
-        out.new_value.emplace(joiner_(std::as_const(*r.value.new_value), std::optional<VO>()));
+  void init(ProcessorContext<std::optional<KO>, Subscription<K>>& context) override {
+    Processor<std::optional<KO>, Subscription<K>, std::optional<KO>, Subscription<K>>::init(
+        context);
+    subscriptions_.emplace(
+        context.template key_value_store<CombinedKey<KO, K>, Subscription<K>>(subscriptions_name_));
+  }
+
+  void process(Record<std::optional<KO>, Subscription<K>> r) override {
+    using enum SubscriptionInstruction;
+    const auto instruction = r.value.instruction;
+    if (!r.key) {
+      if (instruction != kPropagateNullIfNoValue) {
+        this->context().drop_record("a subscription without a foreign key");
+        return;
       }
-    } else if (!r.value.old_value) {
-      return;
+    } else if (instruction == kDeleteKeyNoPropagate || instruction == kDeleteKeyAndPropagate) {
+      subscriptions_->remove({*r.key, r.value.primary_key});
+    } else {
+      subscriptions_->put({*r.key, r.value.primary_key}, r.value);
     }
-    this->context().forward(
-        Record<K, Change<VR>>{std::move(r.key), std::move(out), r.timestamp, std::move(r.headers)});
+    this->context().forward(std::move(r));
   }
 
  private:
-  FK foreign_key_;
-  F joiner_;
+  std::string subscriptions_name_;
+  std::optional<KeyValueStore<CombinedKey<KO, K>, Subscription<K>>> subscriptions_;
 };
 
-// Right side: stores or removes each subscription and answers a new one with the right row's
-// current value.
+// Right side (<name>-subscription-join-foreign): answers a subscription with the right row's
+// current value, as its instruction asks.
 template <class KO, class K, class VO>
-class SubscriptionReceiveProcessor final
-    : public Processor<KO, Subscription<K>, K, SubscriptionResponse<VO>> {
+class SubscriptionJoinProcessor final
+    : public Processor<std::optional<KO>, Subscription<K>, K, SubscriptionResponse<VO>> {
  public:
-  SubscriptionReceiveProcessor(std::string subscriptions, std::string table)
-      : subscriptions_name_(std::move(subscriptions)), table_name_(std::move(table)) {}
+  explicit SubscriptionJoinProcessor(std::string table) : table_name_(std::move(table)) {}
 
   void init(ProcessorContext<K, SubscriptionResponse<VO>>& context) override {
-    Processor<KO, Subscription<K>, K, SubscriptionResponse<VO>>::init(context);
-    subscriptions_.emplace(
-        context.template key_value_store<CombinedKey<KO, K>, std::int64_t>(subscriptions_name_));
+    Processor<std::optional<KO>, Subscription<K>, K, SubscriptionResponse<VO>>::init(context);
     table_.emplace(context.template timestamped_key_value_store<KO, VO>(table_name_));
   }
 
-  void process(Record<KO, Subscription<K>> r) override {
-    CombinedKey<KO, K> key{r.key, r.value.primary_key};
-    if (r.value.instruction == SubscriptionInstruction::kUnsubscribe) {
-      subscriptions_->remove(key);
-      return;
-    }
-    subscriptions_->put(key, std::bit_cast<std::int64_t>(r.value.hash));
-    auto found = table_->get(r.key);
-    SubscriptionResponse<VO> response{r.value.hash, std::nullopt};
+  void process(Record<std::optional<KO>, Subscription<K>> r) override {
+    using enum SubscriptionInstruction;
+    auto found = r.key ? table_->get(*r.key) : std::nullopt;
+    SubscriptionResponse<VO> response{r.value.hash, std::nullopt, r.value.primary_partition};
     Timestamp timestamp = r.timestamp;
     if (found) {
       timestamp = std::max(timestamp, found->timestamp);
-      response.value.emplace(std::move(found->value));
+      if (r.value.instruction != kDeleteKeyAndPropagate) response.value = std::move(found->value);
+    }
+    switch (r.value.instruction) {
+      case kDeleteKeyNoPropagate: return;
+      case kPropagateOnlyIfValue:
+        if (!response.value) return;
+        break;
+      case kDeleteKeyAndPropagate:
+      case kPropagateNullIfNoValue: break;
     }
     this->context().forward(Record<K, SubscriptionResponse<VO>>{
         std::move(r.value.primary_key), std::move(response), timestamp, std::move(r.headers)});
   }
 
  private:
-  std::string subscriptions_name_;
   std::string table_name_;
-  std::optional<KeyValueStore<CombinedKey<KO, K>, std::int64_t>> subscriptions_;
   std::optional<TimestampedKeyValueStore<KO, VO>> table_;
 };
 
-// Right side: each change of a right row answers every subscriber of its key with the new
-// value.
+// Right side (<name>-foreign-join-subscription): each change of a right row answers every
+// subscriber of its key with the new value.
 template <class KO, class K, class VO>
-class ForeignTableChangeProcessor final
+class ForeignJoinSubscriptionProcessor final
     : public Processor<KO, Change<VO>, K, SubscriptionResponse<VO>> {
  public:
-  ForeignTableChangeProcessor(std::string subscriptions,
-                              std::shared_ptr<const CombinedKeySerde<KO, K>> key_serde)
+  ForeignJoinSubscriptionProcessor(std::string subscriptions,
+                                   std::shared_ptr<const CombinedKeySerde<KO, K>> key_serde)
       : subscriptions_name_(std::move(subscriptions)), key_serde_(std::move(key_serde)) {}
 
   void init(ProcessorContext<K, SubscriptionResponse<VO>>& context) override {
     Processor<KO, Change<VO>, K, SubscriptionResponse<VO>>::init(context);
     subscriptions_.emplace(
-        context.template key_value_store<CombinedKey<KO, K>, std::int64_t>(subscriptions_name_));
+        context.template key_value_store<CombinedKey<KO, K>, Subscription<K>>(subscriptions_name_));
     bytes_ = &store_access(context, subscriptions_name_).store;
   }
 
   void process(Record<KO, Change<VO>> r) override {
     const auto& name = subscriptions_->name();
     const std::string prefix = value_or_throw(key_serde_->prefix(r.key), name);
-    std::vector<KeyValue<K, std::uint64_t>> subscribers;
+    std::vector<Subscription<K>> subscribers;
     ok_or_throw(bytes_->scan({.from = prefix},
                              [&](std::string_view key, std::string_view value) {
                                if (!key.starts_with(prefix)) return false;
-                               auto combined = value_or_throw(
-                                   subscriptions_->key_serde().deserialize(key), name);
-                               auto hash = value_or_throw(
-                                   subscriptions_->value_serde().deserialize(value), name);
-                               subscribers.push_back({std::move(combined.primary_key),
-                                                      std::bit_cast<std::uint64_t>(hash)});
+                               subscribers.push_back(value_or_throw(
+                                   subscriptions_->value_serde().deserialize(value), name));
                                return true;
                              }),
                 name);
-    for (auto& [primary_key, hash] : subscribers) {
-      this->context().forward(Record<K, SubscriptionResponse<VO>>{
-          std::move(primary_key), {hash, r.value.new_value}, r.timestamp, r.headers});
+    for (auto& s : subscribers) {
+      this->context().forward(
+          Record<K, SubscriptionResponse<VO>>{std::move(s.primary_key),
+                                              {s.hash, r.value.new_value, s.primary_partition},
+                                              r.timestamp,
+                                              r.headers});
     }
   }
 
  private:
   std::string subscriptions_name_;
   std::shared_ptr<const CombinedKeySerde<KO, K>> key_serde_;
-  std::optional<KeyValueStore<CombinedKey<KO, K>, std::int64_t>> subscriptions_;
+  std::optional<KeyValueStore<CombinedKey<KO, K>, Subscription<K>>> subscriptions_;
   KeyValueBytesStore* bytes_ = nullptr;
 };
 
-// Left side: joins each response with the row's current value from the store `table`, if the
-// row still has the value the response answers (its hash); drops it otherwise.
+// Left side (<name>-subscription-response-resolver): joins each response with the row's
+// current value from the store `table` if the row still has the value the response answers
+// (its hash; a deleted row: none), and drops it otherwise. No right value, or no row: a
+// tombstone, except joiner(row, nullopt) in a left join.
 template <class K, class V, class VO, class VR, class F, bool kLeft>
 class ResponseJoinProcessor final : public Processor<K, SubscriptionResponse<VO>, K, Change<VR>> {
  public:
@@ -369,23 +426,24 @@ class ResponseJoinProcessor final : public Processor<K, SubscriptionResponse<VO>
 
   void process(Record<K, SubscriptionResponse<VO>> r) override {
     auto row = table_->get(r.key);
-    if (!row || value_hash(*value_serde_, row->value, table_name_) != r.value.hash) {
+    std::optional<std::uint64_t> hash;
+    if (row) hash = value_hash(*value_serde_, row->value, table_name_);
+    if (hash != r.value.hash) {
       // Counted as Kafka Streams counts it; a newer response, if any, is on its way.
       this->context().drop_record(row ? "a stale foreign-key join response: the row changed since"
                                       : "a stale foreign-key join response: the row was deleted");
       return;
     }
     Change<VR> out;
-    if constexpr (kLeft) {
-      out.new_value.emplace(joiner_(std::as_const(row->value), std::as_const(r.value.value)));
-    } else {
-      if (r.value.value) {
+    if (row) {
+      if constexpr (kLeft) {
+        out.new_value.emplace(joiner_(std::as_const(row->value), std::as_const(r.value.value)));
+      } else if (r.value.value) {
         out.new_value.emplace(joiner_(std::as_const(row->value), std::as_const(*r.value.value)));
       }
     }
-    this->context().forward(Record<K, Change<VR>>{std::move(r.key), std::move(out),
-                                                  std::max(r.timestamp, row->timestamp),
-                                                  std::move(r.headers)});
+    this->context().forward(
+        Record<K, Change<VR>>{std::move(r.key), std::move(out), r.timestamp, std::move(r.headers)});
   }
 
  private:
@@ -405,14 +463,16 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
   using internal::Change;
   using internal::Subscription;
   using Response = internal::SubscriptionResponse<VO>;
-  const auto name = graph_->name_for(table_joined.name, "KTABLE-FK-JOIN");
   const auto left = materialize();
   const auto right = other.materialize();
+  const auto names =
+      internal::foreign_key_join_names(*graph_, table_joined.name, materialized.name);
   // A subscription is answered with the right row's current value, so every later change of
   // that row must reach its subscribers: with a record cache, a row created and deleted before
   // a commit would forward nothing, and a subscriber answered in between would keep the row.
   graph_->uncache_store(right.store_name());
   constexpr std::string_view kind = "foreign-key join";
+  const std::string& name = names.registration_processor;
   auto key_serde = internal::serde_or_default<K>(*graph_, left.traits_.key_serde, name, kind, "key",
                                                  "Materialized");
   auto value_serde = internal::serde_or_default<V>(*graph_, left.traits_.value_serde, name, kind,
@@ -422,72 +482,83 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
   auto other_value_serde = internal::serde_or_default<VO>(*graph_, right.traits_.value_serde, name,
                                                           kind, "value", "Materialized");
   auto combined = std::make_shared<const internal::CombinedKeySerde<KO, K>>(fk_serde, key_serde);
-  const std::string subscriptions = name + "-subscription-store";
-  graph_->add_store(internal::StoreSpec::make<internal::CombinedKey<KO, K>, std::int64_t>(
-      subscriptions, materialized.type, materialized.logging, false, combined,
-      default_serde<std::int64_t>()));
+  auto subscription_serde = std::make_shared<const internal::SubscriptionSerde<K>>(key_serde);
+  const std::string& subscriptions = names.subscription_store;
 
-  // Left side: subscriptions out.
-  auto send = internal::add_processor<K, Change<V>, KO, Subscription<K>>(
-      *graph_, "KTABLE-FK-JOIN", name + "-subscription-send", {left.node_name()},
+  // Left side: subscriptions out. The nodes are added in Kafka Streams' order.
+  auto send = internal::add_processor<K, Change<V>, std::optional<KO>, Subscription<K>>(
+      *graph_, "", names.registration_processor, {left.node_name()},
       [foreign_key, value_serde, name] {
-        return std::make_unique<internal::SubscriptionSendProcessor<K, V, KO, FK>>(
+        return std::make_unique<internal::SubscriptionSendProcessor<K, V, KO, FK, kLeft>>(
             foreign_key, value_serde, name);
       });
-  auto registrations = internal::add_repartition<KO, Subscription<K>>(
-      *graph_, send, name + "-subscription-registration-topic", 0, fk_serde,
-      std::make_shared<const internal::SubscriptionSerde<K>>(key_serde),
-      internal::RepartitionShape::kFixed);
+  auto registrations = internal::add_internal_topic<std::optional<KO>, Subscription<K>>(
+      *graph_, {send}, names.registration_topic, 0, names.registration_sink,
+      names.registration_source, fk_serde, subscription_serde);
 
-  // Right side: subscriptions in, responses out.
-  auto receive = internal::add_processor<KO, Subscription<K>, K, Response>(
-      *graph_, "KTABLE-FK-JOIN", name + "-subscription-receive", {registrations},
-      [subscriptions, table = right.store_name()] {
-        return std::make_unique<internal::SubscriptionReceiveProcessor<KO, K, VO>>(subscriptions,
-                                                                                   table);
-      },
-      {subscriptions, right.store_name()});
-  auto changes = internal::add_processor<KO, Change<VO>, K, Response>(
-      *graph_, "KTABLE-FK-JOIN", name + "-foreign-table-changes", {right.node_name()},
-      [subscriptions, combined] {
-        return std::make_unique<internal::ForeignTableChangeProcessor<KO, K, VO>>(subscriptions,
-                                                                                  combined);
+  // Right side: subscriptions in, responses out, to the subscriber's partition.
+  graph_->add_store(internal::StoreSpec::make<internal::CombinedKey<KO, K>, Subscription<K>>(
+      subscriptions, materialized.type, materialized.logging, false, combined, subscription_serde));
+  auto receive = internal::add_processor<std::optional<KO>, Subscription<K>, std::optional<KO>,
+                                         Subscription<K>>(
+      *graph_, "", names.subscription_receive, {registrations},
+      [subscriptions] {
+        return std::make_unique<internal::SubscriptionReceiveProcessor<KO, K>>(subscriptions);
       },
       {subscriptions});
-  auto responses = internal::add_pass_through<K, Response>(*graph_, "KTABLE-FK-JOIN",
-                                                           name + "-responses", {receive, changes});
-  auto answers = internal::add_repartition<K, Response>(
-      *graph_, responses, name + "-subscription-response-topic", 0, key_serde,
+  auto join_foreign = internal::add_processor<std::optional<KO>, Subscription<K>, K, Response>(
+      *graph_, "", names.subscription_join_foreign, {receive},
+      [table = right.store_name()] {
+        return std::make_unique<internal::SubscriptionJoinProcessor<KO, K, VO>>(table);
+      },
+      {right.store_name()});
+  auto changes = internal::add_processor<KO, Change<VO>, K, Response>(
+      *graph_, "", names.foreign_join_subscription, {right.node_name()},
+      [subscriptions, combined] {
+        return std::make_unique<internal::ForeignJoinSubscriptionProcessor<KO, K, VO>>(
+            subscriptions, combined);
+      },
+      {subscriptions});
+  auto responses = internal::add_internal_topic<K, Response>(
+      *graph_, {join_foreign, changes}, names.response_topic, 0, names.response_sink,
+      names.response_source, key_serde,
       std::make_shared<const internal::SubscriptionResponseSerde<VO>>(other_value_serde),
-      internal::RepartitionShape::kFixed);
+      [](const Record<K, Response>& r) { return r.value.primary_partition; });
 
   // Left side: responses in, results out.
   auto resolve = internal::add_processor<K, Response, K, Change<VR>>(
-      *graph_, "KTABLE-FK-JOIN", name + "-resolve", {answers},
+      *graph_, "", names.response_resolver, {responses},
       [table = left.store_name(), value_serde, joiner] {
         return std::make_unique<internal::ResponseJoinProcessor<K, V, VO, VR, F, kLeft>>(
             table, value_serde, joiner);
       },
       {left.store_name()});
-  auto local = internal::add_processor<K, Change<V>, K, Change<VR>>(
-      *graph_, "KTABLE-FK-JOIN", name + "-local", {left.node_name()}, [foreign_key, joiner] {
-        return std::make_unique<internal::ForeignKeyLocalProcessor<K, V, KO, VO, VR, FK, F, kLeft>>(
-            foreign_key, joiner);
-      });
-  auto output =
-      internal::add_pass_through<K, Change<VR>>(*graph_, "KTABLE-FK-JOIN", name, {local, resolve});
-
   // The subscriptions meet the right table's keys, the responses the left table's.
-  graph_->add_copartition_group({.join = name, .inputs = {registrations, right.node_name()}});
-  graph_->add_copartition_group({.join = name, .inputs = {answers, left.node_name()}});
+  graph_->add_copartition_group(
+      {.join = names.registration_processor, .inputs = {registrations, right.node_name()}});
+  graph_->add_copartition_group(
+      {.join = names.registration_processor, .inputs = {responses, left.node_name()}});
 
-  KTable<K, VR> result(graph_, std::move(output), "",
-                       {.key_serde = left.traits_.key_serde,
-                        .value_serde = materialized.value_serde,
-                        .close_delay = std::nullopt});
-  if (materialized.name.empty()) return result;
+  if (materialized.name.empty()) {  // the result's changes carry no old value
+    return KTable<K, VR>(
+        graph_, internal::add_pass_through<K, Change<VR>>(*graph_, "", names.result, {resolve}), "",
+        {.key_serde = left.traits_.key_serde,
+         .value_serde = materialized.value_serde,
+         .close_delay = std::nullopt});
+  }
+  materialized.name = names.result_store;
   if (!materialized.key_serde) materialized.key_serde = key_serde;
-  return result.materialize(std::move(materialized));
+  auto store = internal::add_table_store<K, VR>(*graph_, materialized, "");
+  auto result = internal::add_processor<K, Change<VR>, K, Change<VR>>(
+      *graph_, "", names.result, {resolve},
+      [store = store.name] {
+        return std::make_unique<internal::TableMaterializeProcessor<K, VR>>(store);
+      },
+      {store.name});
+  return KTable<K, VR>(graph_, std::move(result), store.name,
+                       {.key_serde = left.traits_.key_serde,
+                        .value_serde = store.value_serde,
+                        .close_delay = std::nullopt});
 }
 
 template <class K, class V>

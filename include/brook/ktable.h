@@ -178,12 +178,15 @@ class KTable {
   // where nullopt means: no reference); joiner(value, other's value) -> the joined value. The
   // result has this table's keys. Both sides trigger: an update of `other` re-emits the
   // result of every row referring to it. Inner join: a row without a match has no result (a
-  // tombstone is emitted when it loses its match, possibly for a row that had none). The
-  // tables need not be co-partitioned: rows travel through the internal topics
-  // <app>-<name>-subscription-registration-topic (as many partitions as other's topic) and
-  // <app>-<name>-subscription-response-topic (as many as this table's), and `other`'s side
-  // keeps the store <name>-subscription-store (name: TableJoined::name, else generated).
-  // Without a name in `materialized` the result's changes carry no old value.
+  // tombstone is emitted when it loses its match or its foreign key; a row without a foreign
+  // key that had none is dropped and counted). The tables need not be co-partitioned: rows
+  // travel through the internal topics <app>-<name>-subscription-registration-topic (as many
+  // partitions as other's topic) and <app>-<name>-subscription-response-topic (as many as this
+  // table's), and `other`'s side keeps the store <name>-subscription-store (name:
+  // TableJoined::name, else generated). The nodes are named as Kafka Streams names them
+  // (<name>-subscription-registration-processor, ..., <name>-result). Without a name in
+  // `materialized` the result's changes carry no old value; with one, <name>-result keeps
+  // the result in that store.
   template <class KO, class VO, class FK, class F,
             class VR = std::decay_t<std::invoke_result_t<F&, const V&, const VO&>>,
             class = std::invoke_result_t<FK&, const V&>>

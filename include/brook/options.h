@@ -105,8 +105,9 @@ struct Joined {
 
 // Foreign-key joins of tables (KTable::join with a foreign_key function): `name` prefixes
 // the join's nodes, its internal topics <application.id>-<name>-subscription-registration-topic
-// and -subscription-response-topic, and its store <name>-subscription-store (empty: a
-// generated KTABLE-FK-JOIN-<counter>). Name it to keep them stable across versions.
+// and -subscription-response-topic, and its store <name>-subscription-store (empty: Kafka
+// Streams' generated names, KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-<counter>-topic, ...,
+// which move when the topology changes). Name it to keep them stable across versions.
 struct TableJoined {
   std::string name;
 };

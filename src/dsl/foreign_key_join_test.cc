@@ -1,6 +1,7 @@
 // Foreign-key joins of tables through the test driver: inner and left; right updates fan out
 // to every subscriber; a changed foreign key retracts the old result and unsubscribes; left and
-// right deletes; rows without a foreign key; stale responses dropped by their hash.
+// right deletes; rows without a foreign key; stale responses dropped by their hash; results'
+// timestamps; a materialised result; describe() as Kafka Streams 3.9 describes the same DSL.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::TopologyTestDriver;
 using Out = KeyValue<std::string, std::optional<std::string>>;
-using Subscriptions = KeyValueStore<internal::CombinedKey<std::string, std::string>, std::int64_t>;
 
 Topology build(StreamsBuilder& builder) {
   auto topology = builder.build();
@@ -68,8 +68,8 @@ struct App {
         out(driver.create_output_topic<std::string, std::optional<std::string>>("out")) {}
   std::size_t subscriptions() {
     return driver
-        .key_value_store<internal::CombinedKey<std::string, std::string>, std::int64_t>(
-            "enrich-subscription-store")
+        .key_value_store<internal::CombinedKey<std::string, std::string>,
+                         internal::Subscription<std::string>>("enrich-subscription-store")
         .all()
         .size();
   }
@@ -88,30 +88,54 @@ TEST(ForeignKeyJoin, NamesItsInternalTopicsAndStoreAfterTableJoined) {
 
 TEST(ForeignKeyJoin, InnerJoinBothSidesTriggerAndRightUpdatesFanOutToEverySubscriber) {
   App run(inner_join());
-  run.orders.pipe_input("o1", "c1:10", Timestamp(1));  // no customer yet: a tombstone
+  run.orders.pipe_input("o1", "c1:10", Timestamp(1));  // no customer yet: nothing
   run.customers.pipe_input("c1", "ann", Timestamp(2));
   run.orders.pipe_input("o2", "c1:20", Timestamp(3));
   run.customers.pipe_input("c2", "bob", Timestamp(4));  // nobody refers to c2: nothing
   run.customers.pipe_input("c1", "ann smith", Timestamp(5));
   run.customers.pipe_input("c1", std::nullopt, Timestamp(6));
   const auto results = run.out.read_records_to_list();
-  ASSERT_EQ(results.size(), 7u);
+  ASSERT_EQ(results.size(), 6u);
   EXPECT_EQ(results[0].key, "o1");
-  EXPECT_EQ(results[0].value, std::nullopt);
-  EXPECT_EQ(results[1].key, "o1");
-  EXPECT_EQ(results[1].value, "c1:10 by ann");
-  EXPECT_EQ(results[1].timestamp, Timestamp(2));
-  EXPECT_EQ(results[2].key, "o2");
-  EXPECT_EQ(results[2].value, "c1:20 by ann");
-  EXPECT_EQ(results[2].timestamp, Timestamp(3)) << "max of the order's 3 and the customer's 2";
-  EXPECT_EQ(results[3].value, "c1:10 by ann smith");
-  EXPECT_EQ(results[4].value, "c1:20 by ann smith");
-  EXPECT_EQ(results[4].timestamp, Timestamp(5));
-  EXPECT_EQ(results[5].key, "o1");
-  EXPECT_EQ(results[5].value, std::nullopt) << "the customer was deleted";
-  EXPECT_EQ(results[6].key, "o2");
-  EXPECT_EQ(results[6].value, std::nullopt);
+  EXPECT_EQ(results[0].value, "c1:10 by ann");
+  EXPECT_EQ(results[0].timestamp, Timestamp(2));
+  EXPECT_EQ(results[1].key, "o2");
+  EXPECT_EQ(results[1].value, "c1:20 by ann");
+  EXPECT_EQ(results[1].timestamp, Timestamp(3)) << "max of the order's 3 and the customer's 2";
+  EXPECT_EQ(results[2].value, "c1:10 by ann smith");
+  EXPECT_EQ(results[3].value, "c1:20 by ann smith");
+  EXPECT_EQ(results[3].timestamp, Timestamp(5));
+  EXPECT_EQ(results[4].key, "o1");
+  EXPECT_EQ(results[4].value, std::nullopt) << "the customer was deleted";
+  EXPECT_EQ(results[5].key, "o2");
+  EXPECT_EQ(results[5].value, std::nullopt);
   EXPECT_EQ(run.subscriptions(), 2u) << "deleting the customer keeps its subscribers";
+}
+
+// As Kafka Streams: a result triggered by a change of the right row carries that row's
+// timestamp, one answering a left row's subscription the larger of the two.
+TEST(ForeignKeyJoin, AResultOfARightChangeCarriesTheRightRowsTimestamp) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(10));
+  run.customers.pipe_input("c1", "ann smith", Timestamp(5));
+  const auto results = run.out.read_records_to_list();
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].timestamp, Timestamp(10));
+  EXPECT_EQ(results[1].value, "c1:10 by ann smith");
+  EXPECT_EQ(results[1].timestamp, Timestamp(5)) << "not the order's newer 10";
+}
+
+// An inner join drops a row that has no foreign key and had none, counting it, as Kafka
+// Streams does; one that loses its foreign key retracts its result (below).
+TEST(ForeignKeyJoin, InnerJoinDropsAndCountsARowWithoutAForeignKey) {
+  App run(inner_join());
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "walk-in", Timestamp(2));
+  run.orders.pipe_input("o1", "still walk-in", Timestamp(3));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(4));
+  EXPECT_THAT(run.out.read_key_values_to_list(), ElementsAre(Out{"o1", "c1:10 by ann"}));
+  EXPECT_EQ(run.driver.metrics().total("dropped-records-total"), 2);
 }
 
 TEST(ForeignKeyJoin, AChangedForeignKeyReplacesTheResultAndUnsubscribesFromTheOldKey) {
@@ -182,12 +206,154 @@ TEST(ForeignKeyJoin, AResponseForAnOlderValueOfTheRowIsDropped) {
   auto respond = [&](const std::string& row) {
     const auto hash = internal::row_hash(*strings->serialize(row));
     run.driver.pipe_raw_input("brook-test-enrich-subscription-response-topic", "o1",
-                              *responses.serialize({hash, "stale ann"}), Timestamp(4));
+                              *responses.serialize({hash, "stale ann", Partition(0)}),
+                              Timestamp(4));
   };
   respond("c1:10");  // the old value: dropped
   EXPECT_TRUE(run.out.read_values_to_list().empty());
   respond("c1:11");  // the current value: joined
   EXPECT_THAT(run.out.read_values_to_list(), ElementsAre("c1:11 by stale ann"));
+}
+
+TEST(ForeignKeyJoin, AMaterializedResultKeepsEveryRowsLatestResult) {
+  StreamsBuilder builder;
+  auto orders = builder.table<std::string, std::string>("orders");
+  auto customers = builder.table<std::string, std::string>("customers");
+  orders
+      .left_join(customers, customer_of,
+                 [](const std::string& order, const std::optional<std::string>& customer) {
+                   return order + " by " + customer.value_or("?");
+                 },
+                 {.name = "enrich"}, {.name = "enriched"})
+      .to_stream()
+      .to("out");
+  App run(build(builder));
+  run.customers.pipe_input("c1", "ann", Timestamp(1));
+  run.orders.pipe_input("o1", "c1:10", Timestamp(2));
+  run.orders.pipe_input("o2", "c2:20", Timestamp(3));
+  run.orders.pipe_input("o1", std::nullopt, Timestamp(4));
+  auto results = run.driver.timestamped_key_value_store<std::string, std::string>("enriched").all();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].key, "o2");
+  EXPECT_EQ(results[0].value.value, "c2:20 by ?");
+}
+
+// Kafka Streams 3.9.1's Topology.describe() of the same DSL, verbatim.
+TEST(ForeignKeyJoin, DescribesAnUnnamedJoinAsKafkaStreams) {
+  StreamsBuilder builder;
+  builder.table<std::string, std::string>("left")
+      .join(
+          builder.table<std::string, std::string>("right"), [](const std::string& v) { return v; },
+          [](const std::string& x, const std::string& y) { return x + y; })
+      .to_stream()
+      .to("out");
+  EXPECT_EQ(build(builder).describe(), R"(Topologies:
+   Sub-topology: 0
+    Source: KTABLE-SOURCE-0000000016 (topics: [KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017
+    Source: KSTREAM-SOURCE-0000000001 (topics: [left])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017 (stores: [left-STATE-STORE-0000000000])
+      --> KTABLE-FK-JOIN-OUTPUT-0000000018
+      <-- KTABLE-SOURCE-0000000016
+    Processor: KTABLE-FK-JOIN-OUTPUT-0000000018 (stores: [])
+      --> KTABLE-TOSTREAM-0000000020
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000017
+    Processor: KTABLE-SOURCE-0000000002 (stores: [left-STATE-STORE-0000000000])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007 (stores: [])
+      --> KTABLE-SINK-0000000008
+      <-- KTABLE-SOURCE-0000000002
+    Processor: KTABLE-TOSTREAM-0000000020 (stores: [])
+      --> KSTREAM-SINK-0000000021
+      <-- KTABLE-FK-JOIN-OUTPUT-0000000018
+    Sink: KSTREAM-SINK-0000000021 (topic: out)
+      <-- KTABLE-TOSTREAM-0000000020
+    Sink: KTABLE-SINK-0000000008 (topic: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic)
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000007
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000004 (topics: [right])
+      --> KTABLE-SOURCE-0000000005
+    Source: KTABLE-SOURCE-0000000009 (topics: [KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000010])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012
+      <-- KTABLE-SOURCE-0000000009
+    Processor: KTABLE-SOURCE-0000000005 (stores: [right-STATE-STORE-0000000003])
+      --> KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013
+      <-- KSTREAM-SOURCE-0000000004
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012 (stores: [right-STATE-STORE-0000000003])
+      --> KTABLE-SINK-0000000015
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011
+    Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000010])
+      --> KTABLE-SINK-0000000015
+      <-- KTABLE-SOURCE-0000000005
+    Sink: KTABLE-SINK-0000000015 (topic: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic)
+      <-- KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000012, KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000013
+
+)");
+}
+
+TEST(ForeignKeyJoin, DescribesANamedMaterializedLeftJoinAsKafkaStreams) {
+  StreamsBuilder builder;
+  builder.table<std::string, std::string>("left")
+      .left_join(
+          builder.table<std::string, std::string>("right"), [](const std::string& v) { return v; },
+          [](const std::string& x, const std::optional<std::string>& y) {
+            return x + y.value_or("");
+          },
+          {.name = "fk"}, {.name = "result-store"})
+      .to_stream()
+      .to("out");
+  EXPECT_EQ(build(builder).describe(), R"(Topologies:
+   Sub-topology: 0
+    Source: fk-subscription-response-source (topics: [fk-subscription-response-topic])
+      --> fk-subscription-response-resolver
+    Source: KSTREAM-SOURCE-0000000001 (topics: [left])
+      --> KTABLE-SOURCE-0000000002
+    Processor: fk-subscription-response-resolver (stores: [left-STATE-STORE-0000000000])
+      --> fk-result
+      <-- fk-subscription-response-source
+    Processor: KTABLE-SOURCE-0000000002 (stores: [left-STATE-STORE-0000000000])
+      --> fk-subscription-registration-processor
+      <-- KSTREAM-SOURCE-0000000001
+    Processor: fk-result (stores: [result-store])
+      --> KTABLE-TOSTREAM-0000000019
+      <-- fk-subscription-response-resolver
+    Processor: KTABLE-TOSTREAM-0000000019 (stores: [])
+      --> KSTREAM-SINK-0000000020
+      <-- fk-result
+    Processor: fk-subscription-registration-processor (stores: [])
+      --> fk-subscription-registration-sink
+      <-- KTABLE-SOURCE-0000000002
+    Sink: KSTREAM-SINK-0000000020 (topic: out)
+      <-- KTABLE-TOSTREAM-0000000019
+    Sink: fk-subscription-registration-sink (topic: fk-subscription-registration-topic)
+      <-- fk-subscription-registration-processor
+
+  Sub-topology: 1
+    Source: KSTREAM-SOURCE-0000000004 (topics: [right])
+      --> KTABLE-SOURCE-0000000005
+    Source: fk-subscription-registration-source (topics: [fk-subscription-registration-topic])
+      --> fk-subscription-receive
+    Processor: KTABLE-SOURCE-0000000005 (stores: [right-STATE-STORE-0000000003])
+      --> fk-foreign-join-subscription
+      <-- KSTREAM-SOURCE-0000000004
+    Processor: fk-subscription-receive (stores: [fk-subscription-store])
+      --> fk-subscription-join-foreign
+      <-- fk-subscription-registration-source
+    Processor: fk-foreign-join-subscription (stores: [fk-subscription-store])
+      --> fk-subscription-response-sink
+      <-- KTABLE-SOURCE-0000000005
+    Processor: fk-subscription-join-foreign (stores: [right-STATE-STORE-0000000003])
+      --> fk-subscription-response-sink
+      <-- fk-subscription-receive
+    Sink: fk-subscription-response-sink (topic: fk-subscription-response-topic)
+      <-- fk-subscription-join-foreign, fk-foreign-join-subscription
+
+)");
 }
 
 TEST(ForeignKeyJoin, CombinedKeysOfOneForeignKeyShareAPrefix) {

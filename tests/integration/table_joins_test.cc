@@ -1,11 +1,13 @@
 // Foreign-key join of tables on the real runtime over the embedded log, with the two tables on
 // topics of different partition counts: the results equal the test driver's, and the join's
-// internal topics get the partition counts of the tables they lead to.
+// internal topics get the partition counts of the tables they lead to; responses find their
+// rows on a left topic that another partitioner wrote.
 #include <gmock/gmock.h>
 
 #include <map>
 #include <optional>
 
+#include "brook/internal/partitioner.h"
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
@@ -109,6 +111,36 @@ TEST_F(TableJoinsTest, ForeignKeyJoinOfTablesWithOtherPartitionCountsGivesWhatTh
   EXPECT_FALSE(runtime.contains("o5"));
   // All but o5 (deleted) and the orders of c4, c10 and c12 (o3 o9 o11 o16 o23 o25 o30 o36 o38).
   EXPECT_EQ(runtime.size(), 30u);
+}
+
+// As in Kafka Streams, a response goes back to the partition its row was read from, not to
+// its key's: a left topic written by a partitioner of its own joins all the same.
+TEST_F(TableJoinsTest, ResponsesGoBackToThePartitionOfTheirRowWhateverPartitionedItsTopic) {
+  create_topics({{"orders", 4}, {"customers", 3}, {"out", 2}});
+  produce<std::optional<std::string>>("customers", customers("-v1"));
+  with_log([](internal::EmbeddedLog& log) {
+    auto producer = std::move(*log.make_producer({}));
+    for (int i = 0; i < 20; ++i) {
+      const std::string key = "o" + std::to_string(i);
+      const auto by_key = internal::partition_for_key(key, 4).value();
+      ASSERT_TRUE(producer
+                      ->send({.topic = "orders",
+                              .partition = Partition((by_key + 1) % 4),
+                              .timestamp = Timestamp(100 + i),
+                              .key = key,
+                              .value = "c" + std::to_string(i % 10) + ":" + std::to_string(i)})
+                      .ok());
+    }
+    ASSERT_TRUE(producer->flush().ok());
+  });
+  Streams app(orders_with_customers(), config({{"application.id", "moved"}}));
+  ASSERT_TRUE(app.start().ok());
+  wait_until_idle(app);
+  EXPECT_EQ(app.metrics().total("dropped-records-total"), 0) << "a response reached another task";
+  ASSERT_TRUE(app.close().ok());
+  const auto out = latest(read_all("out"));
+  EXPECT_EQ(out.size(), 20u);
+  EXPECT_EQ(out.at("o13"), "c3:13 by name-v1");
 }
 
 }  // namespace

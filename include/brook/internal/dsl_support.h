@@ -182,55 +182,66 @@ enum class RepartitionShape {
   kStream,
   // A grouped table's: the sink and the source, with generated names.
   kTable,
-  // The sink and the source, named "<topic>-sink" and "<topic>-source", taking no numbers (the
-  // foreign-key join's topics).
-  kFixed,
 };
 
 // Whether `name` is a generated name: "KSTREAM...-<10 digits>".
 bool is_generated_stream_name(std::string_view name);
 
-// Writes the records of node `parent` to the internal topic <application.id>-<topic> and
-// reads them back, with the given serdes or the types' defaults; the reading source's name. This is
-// where a sub-topology ends and the next begins.
+// Writes the records of the nodes `parents` with the sink `sink` to the internal topic
+// <application.id>-<topic> (`partitions`: 0 for as many as the topology's plan gives it), each
+// to the partition `partition_of` picks or else its key's, and reads them back with the source
+// `source`, whose name it returns. This is where a sub-topology ends and the next begins.
+template <class K, class V>
+std::string add_internal_topic(GraphBuilder& graph, std::vector<std::string> parents,
+                               const std::string& topic, std::int32_t partitions,
+                               const std::string& sink, const std::string& source,
+                               SerdePtr<SerdeTargetT<K>> key_serde,
+                               SerdePtr<SerdeTargetT<V>> value_serde,
+                               RecordPartitioner<K, V> partition_of = {}) {
+  graph.add(
+      {.name = sink,
+       .kind = NodeKind::kSink,
+       .parents = std::move(parents),
+       .topics = {topic},
+       .internal_topics = true,
+       .factory = [sink, topic, key_serde, value_serde, partition_of] -> std::unique_ptr<Node> {
+         return std::make_unique<SinkNode<K, V>>(sink, topic, key_serde, value_serde, partition_of);
+       }});
+  graph.add_repartition_topic({.name = topic, .partitions = partitions});
+  return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
+}
+
+// Repartitions the records of node `parent` through the internal topic
+// <application.id>-<topic> (add_internal_topic), with the given serdes or the types' defaults;
+// the reading source's name.
 template <class K, class V>
 std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             const std::string& topic, std::int32_t partitions,
                             SerdePtr<SerdeTargetT<K>> key_serde,
                             SerdePtr<SerdeTargetT<V>> value_serde, RepartitionShape shape,
                             Repartitioning why = Repartitioning::kAsked) {
-  std::string sink = topic + "-sink";
-  std::string filter;
-  std::string source = topic + "-source";
+  std::string sink, filter, source;
   if (shape == RepartitionShape::kStream) {
     constexpr std::string_view kSuffix = "-repartition";
     const auto prefix = std::string_view(topic).substr(
         0, topic.ends_with(kSuffix) ? topic.size() - kSuffix.size() : topic.size());
     const bool generated = is_generated_stream_name(prefix);
-    sink = graph.name_for(generated ? "" : sink, "KSTREAM-SINK");
+    sink = graph.name_for(generated ? "" : topic + "-sink", "KSTREAM-SINK");
     filter = graph.name_for(generated ? "" : topic + "-filter", "KSTREAM-FILTER");
-    source = graph.name_for(generated ? "" : source, "KSTREAM-SOURCE");
-  } else if (shape == RepartitionShape::kTable) {
+    source = graph.name_for(generated ? "" : topic + "-source", "KSTREAM-SOURCE");
+  } else {
     sink = graph.name_for("", "KSTREAM-SINK");
     source = graph.name_for("", "KSTREAM-SOURCE");
   }
   key_serde = serde_or_default<K>(graph, key_serde, sink, "repartition", "key", "Grouped");
   value_serde = serde_or_default<V>(graph, value_serde, sink, "repartition", "value", "Grouped");
   if (!filter.empty()) add_pass_through<K, V>(graph, "", filter, {parent});
-  graph.add({.name = sink,
-             .kind = NodeKind::kSink,
-             .parents = {filter.empty() ? parent : filter},
-             .topics = {topic},
-             .internal_topics = true,
-             .factory = [sink, topic, key_serde, value_serde] -> std::unique_ptr<Node> {
-               return std::make_unique<SinkNode<K, V>>(sink, topic, key_serde, value_serde);
-             }});
-  graph.add_repartition_topic({.name = topic, .partitions = partitions});
   if (why == Repartitioning::kForKeyChange) {
     graph.add_mergeable_repartition(
         {.topic = topic, .filter = filter, .sink = sink, .source = source});
   }
-  return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
+  return add_internal_topic<K, V>(graph, {filter.empty() ? parent : filter}, topic, partitions,
+                                  sink, source, key_serde, value_serde);
 }
 
 }  // namespace brook::internal

@@ -287,6 +287,10 @@ const WindowedSerde<K>* windowed_key_serde(const Serde<Windowed<K>>& serde) {
 template <class K, class V>
 using TopicNameExtractor = std::function<std::string(const Record<K, V>&)>;
 
+// The partition of the output topic a record goes to (empty function: the key's).
+template <class K, class V>
+using RecordPartitioner = std::function<Partition(const Record<K, V>&)>;
+
 // The exit of a sub-topology: serialises records and hands them to the task's collector.
 template <class K, class V>
 class SinkNode final : public InputNode<K, V> {
@@ -298,12 +302,14 @@ class SinkNode final : public InputNode<K, V> {
         key_serde_(std::move(key_serde)),
         value_serde_(std::move(value_serde)),
         windowed_(windowed_key_serde(*key_serde_)) {}
-  // A sink writing the internal topic <application.id>-<internal_topic>.
+  // A sink writing the internal topic <application.id>-<internal_topic>, each record to the
+  // partition `partition_of` picks (if given).
   SinkNode(std::string name, std::string internal_topic, SerdePtr<SerdeTargetT<K>> key_serde,
-           SerdePtr<SerdeTargetT<V>> value_serde)
+           SerdePtr<SerdeTargetT<V>> value_serde, RecordPartitioner<K, V> partition_of = {})
       : SinkNode(std::move(name), TopicNameExtractor<K, V>(), std::move(key_serde),
                  std::move(value_serde)) {
     internal_topic_ = std::move(internal_topic);
+    partition_of_ = std::move(partition_of);
   }
 
   void init(TaskContext& task) override {
@@ -317,6 +323,7 @@ class SinkNode final : public InputNode<K, V> {
     ProducerRecord out;
     run_in_node(this->name(), [&] { out.topic = topic_(record); });
     if (out.topic.empty()) fail("the topic name extractor returned an empty topic");
+    if (partition_of_) out.partition = partition_of_(record);
     auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
     if (!key) fail("cannot serialize key", &key.error());
     auto value = encode<V>(*value_serde_, record.value);
@@ -345,6 +352,7 @@ class SinkNode final : public InputNode<K, V> {
 
   TopicNameExtractor<K, V> topic_;
   std::string internal_topic_;
+  RecordPartitioner<K, V> partition_of_;
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
   using WindowedKeySerde =

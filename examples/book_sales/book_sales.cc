@@ -24,7 +24,7 @@ void from_json(const nlohmann::json& json, BookTotals& totals) {
   json.at("sales").get_to(totals.sales);
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto by_book = builder.stream<std::string, Sale>(kInputTopic).group_by_key();
   by_book
@@ -41,7 +41,7 @@ brook::Result<brook::Topology> build_topology() {
                    return copies + sale.copies;
                  },
                  {.name = kDailyStore});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace book_sales

@@ -39,6 +39,8 @@ struct BookTotals {
 void to_json(nlohmann::json& json, const BookTotals& totals);
 void from_json(const nlohmann::json& json, BookTotals& totals);
 
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace book_sales

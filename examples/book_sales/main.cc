@@ -5,7 +5,5 @@
 #include "book_sales.h"
 
 int main(int argc, char** argv) {
-  auto topology = book_sales::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "book-sales", argc, argv);
+  return examples::run_app(book_sales::build_topology, "book-sales", argc, argv);
 }

@@ -27,14 +27,17 @@ EnrichedClick enrich(const Click& click, const std::optional<Profile>& profile) 
   return {.page = click.page, .age = profile->age, .gender = profile->gender};
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto profiles = builder.table<std::string, Profile>(kProfilesTopic, {}, {.name = "profiles"});
   builder.stream<std::string, Click>(kClicksTopic)
       .left_join(profiles, enrich, {.name = "enrich-clicks"})
       .to(kOutputTopic);
-  // The profiles topic is the profiles store's changelog: no second copy of it.
-  return builder.build({{"topology.optimization", "reuse.ktable.source.topics"}});
+  // The profiles topic is the profiles store's changelog (no second copy of it), unless
+  // `config` asks for other optimisations.
+  auto with_reuse = config;
+  with_reuse.emplace("topology.optimization", "reuse.ktable.source.topics");
+  return builder.build(with_reuse);
 }
 
 }  // namespace click_enrichment

@@ -5,7 +5,5 @@
 #include "click_enrichment.h"
 
 int main(int argc, char** argv) {
-  auto topology = click_enrichment::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "click-enrichment", argc, argv);
+  return examples::run_app(click_enrichment::build_topology, "click-enrichment", argc, argv);
 }

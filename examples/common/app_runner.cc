@@ -44,12 +44,13 @@ const char* config_key_of(std::string_view arg) {
 
 }  // namespace
 
-int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, AppOptions options) {
+int run_app(const BuildTopology& build, const std::string& application_id, int argc, char** argv,
+            AppOptions options) {
   auto& config = options.config;
   config["application.id"] = application_id;
   config.emplace("num.stream.threads", "2");
   bool until_idle = false;
+  bool describe = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--exactly-once") {
@@ -57,8 +58,7 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
     } else if (arg == "--until-idle") {
       until_idle = true;
     } else if (arg == "--describe") {
-      std::fputs(topology.describe().c_str(), stdout);
-      return 0;
+      describe = true;
     } else if (arg == "--config" && i + 1 < argc) {
       const std::string_view setting = argv[++i];
       const auto equals = setting.find('=');
@@ -75,9 +75,16 @@ int run_app(const brook::Topology& topology, const std::string& application_id, 
   if (config.contains("data.dir") && config.contains("bootstrap.servers")) {
     return usage(argv[0], "--data-dir and --bootstrap-servers name two logs: give one");
   }
+  if (describe && until_idle) return usage(argv[0], "--until-idle and --describe: give one");
+  const auto topology = build(config);
+  if (!topology) return brook::report(topology.error());
+  if (describe) {
+    std::fputs(topology->describe().c_str(), stdout);
+    return 0;
+  }
   // Idle is judged from committed offsets: commit often enough to notice it promptly.
   if (until_idle) config.emplace("commit.interval.ms", "100");
-  brook::Streams app(topology, config);
+  brook::Streams app(*topology, config);
   int code = 0;
   std::unique_ptr<brook::Server> server;
   std::jthread beside;

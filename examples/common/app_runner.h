@@ -1,5 +1,6 @@
-// run_app: the main() of every example. Runs a topology as a real Streams application on the
-// embedded log or on a Kafka cluster, with a few command-line flags:
+// run_app: the main() of every example. Builds its topology with the configuration the flags
+// give (so --config topology.optimization=... applies) and runs it as a real Streams application
+// on the embedded log or on a Kafka cluster, with a few command-line flags:
 //   --data-dir DIR              the embedded log's directory (default ./brook-data)
 //   --bootstrap-servers H:P,..  run on this Kafka cluster instead (bootstrap.servers)
 //   --state-dir DIR             where the stores live (default <data dir>/state)
@@ -44,7 +45,11 @@ struct AppOptions {
   std::function<brook::Status(const brook::Streams&, std::stop_token stop)> beside;
 };
 
-int run_app(const brook::Topology& topology, const std::string& application_id, int argc,
-            char** argv, AppOptions options = {});
+// Builds the example's topology with the configuration the flags give.
+using BuildTopology =
+    std::function<brook::Result<brook::Topology>(const std::map<std::string, std::string>&)>;
+
+int run_app(const BuildTopology& build, const std::string& application_id, int argc, char** argv,
+            AppOptions options = {});
 
 }  // namespace examples

@@ -63,7 +63,7 @@ std::string label(const brook::Windowed<std::string>& key) {
   return key.key + " " + text;
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto hourly = builder
                     .stream<std::string, Reading>(
@@ -88,7 +88,7 @@ brook::Result<brook::Topology> build_topology() {
   hourly.suppress(brook::Suppressed::until_window_closes().with_name(kFinalName))
       .to_stream({.name = "hourly-final-results"})
       .to(kFinalTopic, {.key_serde = windowed_key_serde(), .name = "write-hourly-final"});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace iot_late_events

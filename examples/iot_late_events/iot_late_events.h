@@ -78,6 +78,8 @@ std::string label(const brook::Windowed<std::string>& key);
 // every update to kHourlyTopic, final results through the suppression kFinalName to
 // kFinalTopic. Readings with a negative taken_at are dropped and counted
 // (InvalidTimestamp::kSkip).
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace iot_late_events

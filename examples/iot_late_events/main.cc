@@ -8,10 +8,9 @@
 #include "iot_late_events.h"
 
 int main(int argc, char** argv) {
-  auto topology = iot_late_events::build_topology();
-  if (!topology) return brook::report(topology.error());
   return examples::run_app(
-      *topology, "iot-late-events", argc, argv, {.after_run = [](const brook::Streams& app) {
+      iot_late_events::build_topology, "iot-late-events", argc, argv,
+      {.after_run = [](const brook::Streams& app) {
         std::printf(
             "iot_late_events: %lld readings dropped, too late for their "
             "hour (dropped-records-total)\n",

@@ -41,14 +41,14 @@ brook::ErrorHandling error_handling() {
           .dead_letter_topic = kDeadLetterTopic};
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   auto avro = brook::AvroSerde::make(kTradeSchema, {.confluent_schema_id = kSchemaId});
   if (!avro) return brook::error(avro.error());
   brook::StreamsBuilder builder;
   builder.stream<std::optional<std::string>, Trade>(kInputTopic, {.name = "read-json"})
       .map_values([](const Trade& trade) { return nlohmann::json(trade); }, {.name = "to-generic"})
       .to(kOutputTopic, {.value_serde = *avro, .name = "write-avro"});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace json_to_avro

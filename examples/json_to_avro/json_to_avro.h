@@ -35,6 +35,8 @@ void from_json(const nlohmann::json& json, Trade& trade);
 // The error handling the application must run with: every bad record to kDeadLetterTopic.
 brook::ErrorHandling error_handling();
 
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace json_to_avro

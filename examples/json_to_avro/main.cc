@@ -4,11 +4,9 @@
 #include "json_to_avro.h"
 
 int main(int argc, char** argv) {
-  auto topology = json_to_avro::build_topology();
-  if (!topology) return brook::report(topology.error());
   const auto errors = json_to_avro::error_handling();
   return examples::run_app(
-      *topology, "json-to-avro", argc, argv,
+      json_to_avro::build_topology, "json-to-avro", argc, argv,
       {.config = {{"default.deserialization.exception.handler", "dead-letter"},
                   {"processing.exception.handler", "dead-letter"},
                   {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}}});

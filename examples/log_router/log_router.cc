@@ -9,7 +9,7 @@ std::string level_of(const std::string& line) {
   return line.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   using Host = std::optional<std::string>;
   brook::StreamsBuilder builder;
   auto by_priority =
@@ -20,7 +20,7 @@ brook::Result<brook::Topology> build_topology() {
           .default_branch({.name = "low"});
   by_priority.at("priority-high").to(kHighPriorityTopic, {.name = "write-high"});
   by_priority.at("priority-low").to(kLowPriorityTopic, {.name = "write-low"});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace log_router

@@ -17,6 +17,8 @@ inline constexpr const char* kLowPriorityTopic = "logs-low-priority";
 std::string level_of(const std::string& line);
 
 // Log lines keyed by host (null when the producer sent no key).
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace log_router

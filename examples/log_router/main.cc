@@ -4,7 +4,5 @@
 #include "log_router.h"
 
 int main(int argc, char** argv) {
-  auto topology = log_router::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "log-router", argc, argv);
+  return examples::run_app(log_router::build_topology, "log-router", argc, argv);
 }

@@ -5,7 +5,5 @@
 #include "orders_customers.h"
 
 int main(int argc, char** argv) {
-  auto topology = orders_customers::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "orders-customers", argc, argv);
+  return examples::run_app(orders_customers::build_topology, "orders-customers", argc, argv);
 }

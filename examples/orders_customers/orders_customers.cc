@@ -48,7 +48,7 @@ std::map<std::string, EnrichedOrder> recompute(const std::map<std::string, Order
   return out;
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto orders = builder.table<std::string, Order>(kOrdersTopic, {}, {.name = "orders"});
   auto customers = builder.table<std::string, Customer>(kCustomersTopic, {}, {.name = "customers"});
@@ -57,7 +57,7 @@ brook::Result<brook::Topology> build_topology() {
             {.name = kJoinName})
       .to_stream()
       .to(kOutputTopic);
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace orders_customers

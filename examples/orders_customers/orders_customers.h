@@ -62,6 +62,8 @@ std::map<std::string, EnrichedOrder> recompute(const std::map<std::string, Order
                                                const std::map<std::string, Customer>& customers);
 
 // kOrdersTopic ⋈ kCustomersTopic on Order::customer_id, written to kOutputTopic.
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace orders_customers

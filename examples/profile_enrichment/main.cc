@@ -32,10 +32,8 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  auto topology = profile_enrichment::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "profile-enrichment", static_cast<int>(app_args.size()),
-                           app_args.data(),
+  return examples::run_app(profile_enrichment::build_topology, "profile-enrichment",
+                           static_cast<int>(app_args.size()), app_args.data(),
                            {.beside = [&](const brook::Streams& app, std::stop_token stop) {
                              return brook::run_postgres_source(source, app, stop);
                            }});

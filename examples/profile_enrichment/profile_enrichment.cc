@@ -30,14 +30,14 @@ EnrichedClick enrich(const Click& click, const std::optional<Profile>& profile) 
   return {.page = click.page, .name = profile->name, .tier = profile->tier};
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto profiles =
       builder.table_from_changes<UserKey, Profile>(kProfilesTopic, {}, {.name = "profiles"});
   builder.stream<UserKey, Click>(kClicksTopic)
       .left_join(profiles, enrich, {.name = "enrich-clicks"})
       .to(kOutputTopic);
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace profile_enrichment

@@ -68,6 +68,8 @@ void from_json(const nlohmann::json& json, EnrichedClick& click);
 
 EnrichedClick enrich(const Click& click, const std::optional<Profile>& profile);
 
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace profile_enrichment

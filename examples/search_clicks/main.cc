@@ -6,7 +6,5 @@
 #include "search_clicks.h"
 
 int main(int argc, char** argv) {
-  auto topology = search_clicks::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "search-clicks", argc, argv);
+  return examples::run_app(search_clicks::build_topology, "search-clicks", argc, argv);
 }

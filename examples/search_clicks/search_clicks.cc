@@ -45,7 +45,7 @@ brook::JoinWindows click_window() {
       .after(kClickWindow);
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   auto searches = builder.stream<std::string, Search>(kSearchTopic, {.name = "read-searches"});
   auto clicks = builder.stream<std::string, Click>(kClickTopic, {.name = "read-clicks"});
@@ -74,7 +74,7 @@ brook::Result<brook::Topology> build_topology() {
           },
           {.name = "top-result"})
       .to(kOutputTopic, {.name = "write-top-results"});
-  return builder.build();
+  return builder.build(config);
 }
 
 std::map<std::string, TopResult> recompute(const std::vector<Timed<Search>>& searches,

@@ -83,7 +83,9 @@ TopResult top_result(const ResultClicks& counts);
 // A click follows a search by the same user by 0 to kClickWindow (both inclusive).
 brook::JoinWindows click_window();
 
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 // The same results computed directly from timestamped inputs (a record's user, value and
 // time), for tests and the demo: what kOutputTopic holds per query once everything is read.

@@ -42,8 +42,7 @@ int main(int argc, char** argv) {
       app_args.push_back(argv[i]);
     }
   }
-  auto topology = stock_stats::build_topology(options);
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "stock-stats", static_cast<int>(app_args.size()),
-                           app_args.data());
+  return examples::run_app(
+      [&](const auto& config) { return stock_stats::build_topology(options, config); },
+      "stock-stats", static_cast<int>(app_args.size()), app_args.data());
 }

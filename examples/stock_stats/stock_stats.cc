@@ -190,7 +190,8 @@ std::string window_label(const brook::Windowed<std::string>& key) {
   return key.key + "@" + utc_day(key.window.start.value()) + text;
 }
 
-brook::Result<brook::Topology> build_topology(const Options& options) {
+brook::Result<brook::Topology> build_topology(const Options& options,
+                                              const std::map<std::string, std::string>& config) {
   brook::StreamsBuilder builder;
   const auto trades = priced_trades(builder);
   day_stats(trades, kStoreName)
@@ -211,7 +212,7 @@ brook::Result<brook::Topology> build_topology(const Options& options) {
       .to(kMovingAverageTopic + options.output_suffix,
           {.key_serde = moving_average_key_serde(options.average_window),
            .name = "write-moving-average"});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace stock_stats

@@ -149,7 +149,9 @@ struct Options {
 // PriceAverage per symbol (the record key of the trades whose key is their symbol) in each of
 // moving_average_windows(average_window), in the RocksDB window store kMovingAverageStore,
 // every update written to kMovingAverageTopic + output_suffix. An average_window shorter than
-// kAverageAdvance is an error.
-brook::Result<brook::Topology> build_topology(const Options& options = {});
+// kAverageAdvance is an error. Built with `config` (StreamsBuilder::build: its
+// topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const Options& options = {}, const std::map<std::string, std::string>& config = {});
 
 }  // namespace stock_stats

@@ -4,7 +4,5 @@
 #include "top_gainers.h"
 
 int main(int argc, char** argv) {
-  auto topology = top_gainers::build_topology();
-  if (!topology) return brook::report(topology.error());
-  return examples::run_app(*topology, "top-gainers", argc, argv);
+  return examples::run_app(top_gainers::build_topology, "top-gainers", argc, argv);
 }

@@ -23,7 +23,7 @@ std::vector<Gain> top(const DayGains& gains, std::size_t n) {
   return ranked;
 }
 
-brook::Result<brook::Topology> build_topology() {
+brook::Result<brook::Topology> build_topology(const std::map<std::string, std::string>& config) {
   using stock_stats::DayStats;
   brook::StreamsBuilder builder;
   stock_stats::day_stats(builder, "symbol-day-stats")
@@ -46,7 +46,7 @@ brook::Result<brook::Topology> build_topology() {
       .map_values([](const DayGains& gains) { return top(gains); }, {.name = "top-10"})
       .to_stream({.name = "top-10-updates"})
       .to(kOutputTopic, {.name = "write-top-gainers"});
-  return builder.build();
+  return builder.build(config);
 }
 
 }  // namespace top_gainers

@@ -44,6 +44,8 @@ using DayGains = std::map<std::string, double>;
 // The `n` largest gains, largest first; equal gains in symbol order.
 std::vector<Gain> top(const DayGains& gains, std::size_t n = kTop);
 
-brook::Result<brook::Topology> build_topology();
+// Built with `config` (StreamsBuilder::build: its topology.optimization).
+brook::Result<brook::Topology> build_topology(
+    const std::map<std::string, std::string>& config = {});
 
 }  // namespace top_gainers

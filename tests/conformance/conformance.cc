@@ -1,6 +1,7 @@
 #include "conformance.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -176,15 +177,21 @@ PartitionRecords ConformanceTest::read_records(const std::string& topic) {
   return out;
 }
 
+std::string ConformanceTest::describe(std::vector<std::string> program,
+                                      const std::vector<std::string>& flags) {
+  program.insert(program.end(), flags.begin(), flags.end());
+  program.push_back("--describe");
+  const auto described = run_process(program, "", io_.path());
+  EXPECT_EQ(described.exit_code, 0)
+      << fmt::format("{}: {}", fmt::join(program, " "), described.err);
+  return described.out;
+}
+
 AppRun ConformanceTest::run(const ExampleTopics& example, std::vector<std::string> program,
                             const std::string& application_id,
                             const std::vector<std::string>& flags) {
   AppRun out;
-  auto describe = program;
-  describe.push_back("--describe");
-  const auto described = run_process(describe, "", io_.path());
-  EXPECT_EQ(described.exit_code, 0) << program.back() << " --describe: " << described.err;
-  out.description = described.out;
+  out.description = describe(program, flags);
 
   program.insert(program.end(),
                  {"--bootstrap-servers", bootstrap_, "--application-id", application_id,
@@ -279,9 +286,17 @@ std::pair<AppRun, AppRun> ConformanceTest::run_both_with_restart(
 }
 
 void ConformanceTest::expect_same_description(const ExampleTopics& example, const AppRun& brook,
-                                              const AppRun& twin) {
-  EXPECT_EQ(brook.description, twin.description) << example.name << ": describe()";
-  report(example.name, "describe()", brook.description == twin.description);
+                                              const AppRun& twin, const std::string& what) {
+  EXPECT_EQ(brook.description, twin.description) << example.name << ": " << what;
+  report(example.name, what, brook.description == twin.description);
+}
+
+std::pair<AppRun, AppRun> ConformanceTest::describe_both(const ExampleTopics& example,
+                                                         const std::vector<std::string>& flags) {
+  AppRun brook, twin;
+  brook.description = describe(brook_program(example), flags);
+  twin.description = describe(twin_program(example), flags);
+  return {std::move(brook), std::move(twin)};
 }
 
 void ConformanceTest::expect_same_dropped_records(const ExampleTopics& example, const AppRun& brook,
@@ -293,9 +308,10 @@ void ConformanceTest::expect_same_dropped_records(const ExampleTopics& example, 
 
 void ConformanceTest::expect_documented_description(
     const ExampleTopics& example, const AppRun& brook, const AppRun& twin,
-    const std::string& section, const std::vector<std::pair<std::string, std::string>>& edits) {
+    const std::string& section, const std::vector<std::pair<std::string, std::string>>& edits,
+    const std::string& what) {
   EXPECT_NE(brook.description, twin.description)
-      << example.name << ": describe() is Kafka Streams' now; remove docs/compatibility.md#"
+      << example.name << ": " << what << " is Kafka Streams' now; remove docs/compatibility.md#"
       << section;
   if (!edits.empty()) {
     std::string edited = twin.description;
@@ -305,10 +321,10 @@ void ConformanceTest::expect_documented_description(
       if (at != std::string::npos) edited.replace(at, text.size(), replacement);
     }
     EXPECT_EQ(brook.description, edited)
-        << example.name << ": describe() differs otherwise than docs/compatibility.md#" << section
-        << " says";
+        << example.name << ": " << what << " differs otherwise than docs/compatibility.md#"
+        << section << " says";
   }
-  report_documented(example.name, "describe()", section);
+  report_documented(example.name, what, section);
 }
 
 void ConformanceTest::report_documented(const std::string& example, const std::string& what,

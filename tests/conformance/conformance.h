@@ -60,6 +60,12 @@ struct ExampleTopics {
   std::vector<std::string> stores;          // whose changelogs are compared
 };
 
+// The flags that build both applications' topologies with every optimisation, and what the
+// report calls their descriptions then.
+inline const std::vector<std::string> kEveryOptimization = {"--config",
+                                                            "topology.optimization=all"};
+inline const std::string kWithEveryOptimization = "describe() with topology.optimization=all";
+
 // Key (its text) -> last value of `records` read as a table, for the tests that pin a
 // documented difference.
 std::map<std::string, std::string> last_values(const PartitionRecords& records, ValueFormat format);
@@ -89,9 +95,15 @@ class ConformanceTest : public KafkaFixture {
                                                   const std::function<void()>& between,
                                                   const std::vector<std::string>& flags = {});
 
-  // The two topology descriptions are equal, byte for byte.
+  // The descriptions of the example's program and of its twin, each built with `flags` (e.g.
+  // --config topology.optimization=all), without running either: AppRuns with a description
+  // only.
+  std::pair<AppRun, AppRun> describe_both(const ExampleTopics& example,
+                                          const std::vector<std::string>& flags);
+
+  // The two topology descriptions are equal, byte for byte. `what` names them in the report.
   void expect_same_description(const ExampleTopics& example, const AppRun& brook,
-                               const AppRun& twin);
+                               const AppRun& twin, const std::string& what = "describe()");
 
   // Both dropped as many records (late, without a key where one is needed, with an invalid
   // timestamp): the sum of their tasks' dropped-records-total.
@@ -104,7 +116,8 @@ class ConformanceTest : public KafkaFixture {
   void expect_documented_description(
       const ExampleTopics& example, const AppRun& brook, const AppRun& twin,
       const std::string& section,
-      const std::vector<std::pair<std::string, std::string>>& edits = {});
+      const std::vector<std::pair<std::string, std::string>>& edits = {},
+      const std::string& what = "describe()");
 
   // The output topic `topic` as a stream: in every partition, the same keyed records (key,
   // value, timestamp, headers) in the same order per key; and the same records without a key,
@@ -139,7 +152,11 @@ class ConformanceTest : public KafkaFixture {
   // Every record of `topic`, read with Kafka's Java client.
   PartitionRecords read_records(const std::string& topic);
 
-  // Runs one application until idle; what it wrote to the example's outputs and changelogs.
+  // The description `program` prints with `flags` (its topology built with them).
+  std::string describe(std::vector<std::string> program, const std::vector<std::string>& flags);
+
+  // Runs one application until idle; what it wrote to the example's outputs and changelogs,
+  // and its description with the same flags.
   AppRun run(const ExampleTopics& example, std::vector<std::string> program,
              const std::string& application_id, const std::vector<std::string>& flags);
 

@@ -196,18 +196,17 @@ Status prepare(const std::filesystem::path& dir,
 
 // Runs an example's topology as a Streams app until it has processed everything; then calls
 // `after_run` (if given) with the app, e.g. to read its metrics.
-int run_example(const char* name, const Result<Topology>& topology,
+int run_example(const char* name, const examples::BuildTopology& build,
                 const std::string& application_id, const std::filesystem::path& dir,
                 std::map<std::string, std::string> config = {},
                 const std::function<void(const Streams&)>& after_run = {}) {
-  if (!topology) return report(topology.error());
   fmt::print("\n== {}: running as a Streams app (2 threads) ...\n", name);
   std::string data_dir = dir.string();
   std::vector<char*> argv = {const_cast<char*>(name), const_cast<char*>("--data-dir"),
                              data_dir.data(), const_cast<char*>("--until-idle")};
   const auto start = Clock::now();
   const int code =
-      examples::run_app(*topology, application_id, static_cast<int>(argv.size()), argv.data(),
+      examples::run_app(build, application_id, static_cast<int>(argv.size()), argv.data(),
                         {.config = std::move(config), .after_run = after_run});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   fmt::print("   done in {} ms (exit code {})\n", ms.count(), code);
@@ -683,35 +682,36 @@ int run_demo(int argc, char** argv) {
              search_data.clicks.size());
   if (auto s = prepare(dir, stock_trades, readings, search_data); !s.ok()) return report(s);
 
-  if (int code = run_example("log_router", log_router::build_topology(), "demo-log-router", dir);
+  if (int code = run_example("log_router", log_router::build_topology, "demo-log-router", dir);
       code != 0) {
     return code;
   }
   const auto errors = json_to_avro::error_handling();
-  if (int code =
-          run_example("json_to_avro", json_to_avro::build_topology(), "demo-json-to-avro", dir,
-                      {{"default.deserialization.exception.handler", "dead-letter"},
-                       {"processing.exception.handler", "dead-letter"},
-                       {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}});
+  if (int code = run_example("json_to_avro", json_to_avro::build_topology, "demo-json-to-avro", dir,
+                             {{"default.deserialization.exception.handler", "dead-letter"},
+                              {"processing.exception.handler", "dead-letter"},
+                              {"errors.dead.letter.queue.topic.name", errors.dead_letter_topic}});
       code != 0) {
     return code;
   }
-  if (int code = run_example("stock_stats", stock_stats::build_topology(), "demo-stock-stats", dir);
+  if (int code = run_example(
+          "stock_stats", [](const auto& config) { return stock_stats::build_topology({}, config); },
+          "demo-stock-stats", dir);
       code != 0) {
     return code;
   }
-  if (int code = run_example("top_gainers", top_gainers::build_topology(), "demo-top-gainers", dir);
+  if (int code = run_example("top_gainers", top_gainers::build_topology, "demo-top-gainers", dir);
       code != 0) {
     return code;
   }
   std::int64_t dropped = -1;
   if (int code = run_example(
-          "iot_late_events", iot_late_events::build_topology(), "demo-iot-late-events", dir, {},
+          "iot_late_events", iot_late_events::build_topology, "demo-iot-late-events", dir, {},
           [&](const Streams& app) { dropped = app.metrics().total("dropped-records-total"); });
       code != 0) {
     return code;
   }
-  if (int code = run_example("orders_customers", orders_customers::build_topology(),
+  if (int code = run_example("orders_customers", orders_customers::build_topology,
                              "demo-orders-customers", dir);
       code != 0) {
     return code;
@@ -728,17 +728,17 @@ int run_demo(int argc, char** argv) {
         return report(s);
       }
     }
-    if (int code = run_example("click_enrichment", click_enrichment::build_topology(),
+    if (int code = run_example("click_enrichment", click_enrichment::build_topology,
                                "demo-click-enrichment", dir);
         code != 0) {
       return code;
     }
   }
-  if (int code = run_example("search_clicks", search_clicks::build_topology(), "demo-search-clicks",
-                             dir, {},
-                             [&](const Streams& app) {
-                               search_dropped = app.metrics().total("dropped-records-total");
-                             });
+  if (int code =
+          run_example("search_clicks", search_clicks::build_topology, "demo-search-clicks", dir, {},
+                      [&](const Streams& app) {
+                        search_dropped = app.metrics().total("dropped-records-total");
+                      });
       code != 0) {
     return code;
   }

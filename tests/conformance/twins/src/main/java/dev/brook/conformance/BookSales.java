@@ -9,6 +9,7 @@ package dev.brook.conformance;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Duration;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -38,7 +39,7 @@ final class BookSales {
     }
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     Serde<Sale> sales = Json.serde(Sale.class);
     Serde<BookTotals> totals = Json.serde(BookTotals.class);
     StreamsBuilder builder = new StreamsBuilder();
@@ -56,6 +57,6 @@ final class BookSales {
             Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("daily-copies")
                 .withKeySerde(Serdes.String())
                 .withValueSerde(Serdes.Long()));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -49,7 +49,7 @@ final class ClickEnrichment {
     return new EnrichedClick(click.page(), profile.age(), profile.gender());
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     KTable<String, Profile> profiles = builder.table(PROFILES_TOPIC,
         Consumed.with(Serdes.String(), PROFILE),
@@ -61,9 +61,12 @@ final class ClickEnrichment {
                 .withValueSerde(CLICK)
                 .withOtherValueSerde(PROFILE))
         .to(OUTPUT_TOPIC, Produced.with(Serdes.String(), ENRICHED_CLICK));
-    // The profiles topic is the profiles store's changelog: no second copy of it.
-    Properties props = new Properties();
-    props.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.REUSE_KTABLE_SOURCE_TOPICS);
-    return builder.build(props);
+    // The profiles topic is the profiles store's changelog (no second copy of it), unless
+    // `props` asks for other optimisations.
+    Properties withReuse = new Properties();
+    withReuse.putAll(props);
+    withReuse.putIfAbsent(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG,
+        StreamsConfig.REUSE_KTABLE_SOURCE_TOPICS);
+    return builder.build(withReuse);
   }
 }

@@ -10,6 +10,7 @@ package dev.brook.conformance;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Duration;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -54,7 +55,7 @@ final class IotLateEvents {
     }
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     Serde<Reading> readings = Json.serde(Reading.class);
     Serde<HourlyStats> stats = Json.serde(HourlyStats.class);
     Serde<Windowed<String>> windowedKeys =
@@ -81,6 +82,6 @@ final class IotLateEvents {
         .toStream(Named.as("hourly-final-results"))
         .to("sensor-hourly-final",
             Produced.with(windowedKeys, stats).withName("write-hourly-final"));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -27,6 +27,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Properties;
 import java.util.function.Function;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
@@ -87,7 +88,7 @@ final class JsonToAvro {
 
   private JsonToAvro() {}
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     KStream<String, Object> converted = builder
         .stream(INPUT_TOPIC,
@@ -99,7 +100,7 @@ final class JsonToAvro {
     converted.to(DEAD_LETTER_TOPIC,
         Produced.with(Serdes.String(), sinkSerde(value -> (byte[]) value))
             .withName("write-dead-letter"));
-    return builder.build();
+    return builder.build(props);
   }
 
   // The serde of a sink of "to-generic", which forwards a GenericRecord to "write-avro" and the

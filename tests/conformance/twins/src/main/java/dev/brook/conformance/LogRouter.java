@@ -3,6 +3,7 @@
 package dev.brook.conformance;
 
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -23,7 +24,7 @@ final class LogRouter {
     return end < 0 ? line.substring(start + 1) : line.substring(start + 1, end);
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     Map<String, KStream<String, String>> byPriority = builder
         .stream("logs", Consumed.with(Serdes.String(), Serdes.String()).withName("read-logs"))
@@ -34,6 +35,6 @@ final class LogRouter {
         Produced.with(Serdes.String(), Serdes.String()).withName("write-high"));
     byPriority.get("priority-low").to("logs-low-priority",
         Produced.with(Serdes.String(), Serdes.String()).withName("write-low"));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -9,6 +9,7 @@ package dev.brook.conformance;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -50,7 +51,7 @@ final class OrdersCustomers {
         customer.country());
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     KTable<String, Order> orders = builder.table(ORDERS_TOPIC,
         Consumed.with(Serdes.String(), ORDER),
@@ -62,6 +63,6 @@ final class OrdersCustomers {
         .join(customers, Order::customerId, OrdersCustomers::enrich, TableJoined.as(JOIN_NAME))
         .toStream()
         .to(OUTPUT_TOPIC, Produced.with(Serdes.String(), ENRICHED_ORDER));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -79,7 +80,7 @@ final class SearchClicks {
     return top;
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     KStream<String, Search> searches = builder.stream(SEARCH_TOPIC,
         Consumed.with(Serdes.String(), SEARCH).withName("read-searches"));
@@ -104,6 +105,6 @@ final class SearchClicks {
         .toStream(Named.as("click-count-updates"))
         .mapValues(counts -> counts == null ? null : topResult(counts), Named.as("top-result"))
         .to(OUTPUT_TOPIC, Produced.with(Serdes.String(), TOP_RESULT).withName("write-top-results"));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -161,7 +162,7 @@ final class StockStats {
     return dayStats(pricedTrades(builder), store);
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     KStream<String, Trade> trades = pricedTrades(builder);
     dayStats(trades, STORE)
@@ -181,6 +182,6 @@ final class StockStats {
                     WindowedSerdes.timeWindowedSerdeFrom(String.class, AVERAGE_WINDOW.toMillis()),
                     PRICE_AVERAGE)
                 .withName("write-moving-average"));
-    return builder.build();
+    return builder.build(props);
   }
 }

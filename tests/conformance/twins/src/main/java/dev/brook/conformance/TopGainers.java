@@ -11,6 +11,7 @@ package dev.brook.conformance;
 
 import java.util.ArrayList;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -59,7 +60,7 @@ final class TopGainers {
     return ranked;
   }
 
-  static Topology build() {
+  static Topology build(Properties props) {
     StreamsBuilder builder = new StreamsBuilder();
     StockStats.dayStats(builder, "symbol-day-stats")
         .groupBy((key, stats) -> {
@@ -83,6 +84,6 @@ final class TopGainers {
         .mapValues(gains -> top(gains, TOP), Named.as("top-10"))
         .toStream(Named.as("top-10-updates"))
         .to(OUTPUT_TOPIC, Produced.with(Serdes.String(), TOP_GAINS).withName("write-top-gainers"));
-    return builder.build();
+    return builder.build(props);
   }
 }

@@ -69,7 +69,9 @@ public final class Twin {
         usage("unknown or incomplete argument '" + arg + "'");
       }
     }
-    Topology topology = (Topology) twinClass(args[0]).getDeclaredMethod("build").invoke(null);
+    // Built with the configuration, as Brook's examples are: topology.optimization applies.
+    Topology topology = (Topology) twinClass(args[0])
+        .getDeclaredMethod("build", Properties.class).invoke(null, props);
     if (describe) {
       System.out.print(topology.describe());
       System.out.flush();
@@ -82,7 +84,7 @@ public final class Twin {
   }
 
   // The twin of `example`: the class named as the example in CamelCase (log_router: LogRouter),
-  // with a `static Topology build()`; null if there is none.
+  // with a `static Topology build(Properties)`; null if there is none.
   private static Class<?> twinClass(String example) {
     StringBuilder name = new StringBuilder(Twin.class.getPackageName()).append('.');
     for (String word : example.split("_")) {

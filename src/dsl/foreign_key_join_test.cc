@@ -45,7 +45,8 @@ Topology inner_join() {
   return build(builder);
 }
 
-Topology left_join() {
+// `result` names a store to keep the result in.
+Topology left_join(Materialized<std::string, std::string> result = {}) {
   StreamsBuilder builder;
   auto orders = builder.table<std::string, std::string>("orders");
   auto customers = builder.table<std::string, std::string>("customers");
@@ -54,7 +55,7 @@ Topology left_join() {
                  [](const std::string& order, const std::optional<std::string>& customer) {
                    return order + " by " + customer.value_or("?");
                  },
-                 {.name = "enrich"})
+                 {.name = "enrich"}, std::move(result))
       .to_stream()
       .to("out");
   return build(builder);
@@ -216,18 +217,7 @@ TEST(ForeignKeyJoin, AResponseForAnOlderValueOfTheRowIsDropped) {
 }
 
 TEST(ForeignKeyJoin, AMaterializedResultKeepsEveryRowsLatestResult) {
-  StreamsBuilder builder;
-  auto orders = builder.table<std::string, std::string>("orders");
-  auto customers = builder.table<std::string, std::string>("customers");
-  orders
-      .left_join(customers, customer_of,
-                 [](const std::string& order, const std::optional<std::string>& customer) {
-                   return order + " by " + customer.value_or("?");
-                 },
-                 {.name = "enrich"}, {.name = "enriched"})
-      .to_stream()
-      .to("out");
-  App run(build(builder));
+  App run(left_join({.name = "enriched"}));
   run.customers.pipe_input("c1", "ann", Timestamp(1));
   run.orders.pipe_input("o1", "c1:10", Timestamp(2));
   run.orders.pipe_input("o2", "c2:20", Timestamp(3));

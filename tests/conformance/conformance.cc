@@ -458,4 +458,54 @@ void ConformanceTest::expect_same_changelog(const ExampleTopics& example, const 
   report(example.name, "changelog of " + store, differences.empty());
 }
 
+void ConformanceTest::expect_same_join_changelog(const ExampleTopics& example,
+                                                 const std::string& store, const AppRun& brook,
+                                                 const AppRun& twin, ValueFormat format,
+                                                 const std::set<std::string>& except) {
+  constexpr std::size_t kTimestamp = 8, kSequence = 4;
+  // Partition -> its records as text, sorted.
+  auto entries = [&](const PartitionRecords& changelog) {
+    std::map<int, std::vector<std::string>> out;
+    for (const auto& [partition, list] : changelog) {
+      auto& texts = out[partition];
+      for (auto r : canonical(list, format)) {
+        if (r.key && r.key->size() >= kTimestamp + kSequence) {
+          r.key->resize(r.key->size() - kSequence);
+          if (except.contains(r.key->substr(0, r.key->size() - kTimestamp))) continue;
+        }
+        texts.push_back(::testing::PrintToString(r));
+      }
+      std::sort(texts.begin(), texts.end());
+    }
+    return out;
+  };
+  auto ours = entries(brook.changelogs.at(store));
+  auto theirs = entries(twin.changelogs.at(store));
+  std::vector<std::string> differences;
+  std::size_t records = 0;
+  std::set<int> partitions;
+  for (const auto* run : {&ours, &theirs}) {
+    for (const auto& [partition, texts] : *run) partitions.insert(partition);
+  }
+  for (int partition : partitions) {
+    const auto& a = ours[partition];
+    const auto& b = theirs[partition];
+    records += a.size();
+    std::vector<std::string> only_ours, only_theirs;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(only_ours));
+    std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(only_theirs));
+    for (const auto& r : only_ours)
+      differences.push_back(fmt::format("partition {}: only Brook's {}", partition, r));
+    for (const auto& r : only_theirs) {
+      differences.push_back(fmt::format("partition {}: only Kafka Streams' {}", partition, r));
+    }
+  }
+  EXPECT_TRUE(differences.empty()) << example.name << ": the changelog of " << store << " differs ("
+                                   << differences.size() << " records):\n"
+                                   << first_lines(differences);
+  EXPECT_GT(records, 0u) << example.name << ": the changelog of " << store
+                         << " is empty: nothing was compared";
+  report(example.name, "changelog of " + store, differences.empty());
+}
+
 }  // namespace brook::testing

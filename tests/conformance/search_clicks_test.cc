@@ -1,10 +1,10 @@
 // search_clicks against its Kafka Streams twin (SearchClicks.java): describe(), top-clicked-results
 // as a table (each query's last top result, with partition and timestamp: which intermediate
 // updates reach the topic depends on when the record cache of result-clicks flushes), JSON values
-// compared as JSON, and the changelog of result-clicks (each query's last counts). The join's
-// window stores' changelogs are not compared: their keys end in a duplicate sequence number that
-// each library counts its own way (Kafka Streams: every put to the store, Brook: per key and
-// timestamp).
+// compared as JSON, the changelog of result-clicks (each query's last counts), and the
+// changelogs of the join's window stores as multisets of records, their keys cut before the
+// duplicate sequence number that each library counts its own way (Kafka Streams: every put to
+// the store, Brook: per key and timestamp).
 //
 // searches and clicks are co-partitioned (4 partitions each): a user's searches and clicks meet
 // in one task, which takes the head records of its two partitions in timestamp order, each
@@ -33,6 +33,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -56,13 +57,17 @@ constexpr std::int64_t kGrace = search_clicks::kGrace.count();
 constexpr std::int64_t kSlot = 60'000;  // a scenario's minute
 constexpr std::uint32_t kSeed = 7;
 
+// The join's window stores: each side's records within the window.
+const std::string kSearchesStore = std::string(search_clicks::kJoinName) + "-this-join-store";
+const std::string kClicksStore = std::string(search_clicks::kJoinName) + "-other-join-store";
+
 const ExampleTopics kSearchClicks{
     .name = "search_clicks",
     .inputs = {{.name = search_clicks::kSearchTopic, .partitions = kPartitions},
                {.name = search_clicks::kClickTopic, .partitions = kPartitions}},
     // Not compacted (the example's is): the comparison reads the last record per key.
     .outputs = {{.name = search_clicks::kOutputTopic, .partitions = kPartitions}},
-    .stores = {search_clicks::kCountsStore},
+    .stores = {search_clicks::kCountsStore, kSearchesStore, kClicksStore},
 };
 
 // Appends searches and clicks to `records`, each on its key's partition; without a key on the
@@ -224,6 +229,31 @@ TEST_F(ConformanceTest, SearchClicksCountsTopResultsAsKafkaStreams) {
                     late);
   expect_same_changelog(kSearchClicks, search_clicks::kCountsStore, brook, twin, ValueFormat::kJson,
                         late);
+  // The users whose records Brook drops as late, Kafka Streams its tombstones and the records
+  // without a key (Brook's key "").
+  const std::set<std::string> dropped = {"edge-past-grace", "edge-lost-search", "edge-expired",
+                                         "edge-tombstones", ""};
+  for (const auto& store : {kSearchesStore, kClicksStore}) {
+    expect_same_join_changelog(kSearchClicks, store, brook, twin, ValueFormat::kJson, dropped);
+  }
+  // docs/compatibility.md#a-null-key-read-as-a-key-type-without-null: the two searches without a
+  // key are in Brook's store only, the search tombstone is a null in Kafka Streams' only.
+  auto searches = [&](const AppRun& run, bool (*which)(const OutputRecord&)) {
+    std::size_t n = 0;
+    if (!run.changelogs.contains(kSearchesStore)) return n;
+    for (const auto& [partition, list] : run.changelogs.at(kSearchesStore)) {
+      n += std::count_if(list.begin(), list.end(), which);
+    }
+    return n;
+  };
+  auto keyless = [](const OutputRecord& r) { return r.key && r.key->size() == 8 + 4; };
+  auto null_value = [](const OutputRecord& r) { return !r.value; };
+  EXPECT_EQ(searches(brook, keyless), 2u);
+  EXPECT_EQ(searches(twin, keyless), 0u);
+  EXPECT_EQ(searches(brook, null_value), 0u);
+  EXPECT_EQ(searches(twin, null_value), 1u);
+  report_documented(kSearchClicks.name, "join stores: tombstones, records without a key",
+                    "a-null-key-read-as-a-key-type-without-null");
 
   // The late clicks and search: dropped by Brook, joined by Kafka Streams.
   const auto ours = last_values(brook.outputs.at(search_clicks::kOutputTopic), ValueFormat::kJson);

@@ -338,20 +338,15 @@ class SubscriptionJoinProcessor final
 
   void process(Record<std::optional<KO>, Subscription<K>> r) override {
     using enum SubscriptionInstruction;
+    const auto instruction = r.value.instruction;
+    if (instruction == kDeleteKeyNoPropagate) return;  // nothing to answer: no lookup
     auto found = r.key ? table_->get(*r.key) : std::nullopt;
+    if (instruction == kPropagateOnlyIfValue && !found) return;
     SubscriptionResponse<VO> response{r.value.hash, std::nullopt, r.value.primary_partition};
     Timestamp timestamp = r.timestamp;
     if (found) {
       timestamp = std::max(timestamp, found->timestamp);
-      if (r.value.instruction != kDeleteKeyAndPropagate) response.value = std::move(found->value);
-    }
-    switch (r.value.instruction) {
-      case kDeleteKeyNoPropagate: return;
-      case kPropagateOnlyIfValue:
-        if (!response.value) return;
-        break;
-      case kDeleteKeyAndPropagate:
-      case kPropagateNullIfNoValue: break;
+      if (instruction != kDeleteKeyAndPropagate) response.value = std::move(found->value);
     }
     this->context().forward(Record<K, SubscriptionResponse<VO>>{
         std::move(r.value.primary_key), std::move(response), timestamp, std::move(r.headers)});

@@ -51,11 +51,12 @@ Topology left_join(Materialized<std::string, std::string> result = {}) {
   auto orders = builder.table<std::string, std::string>("orders");
   auto customers = builder.table<std::string, std::string>("customers");
   orders
-      .left_join(customers, customer_of,
-                 [](const std::string& order, const std::optional<std::string>& customer) {
-                   return order + " by " + customer.value_or("?");
-                 },
-                 {.name = "enrich"}, std::move(result))
+      .left_join(
+          customers, customer_of,
+          [](const std::string& order, const std::optional<std::string>& customer) {
+            return order + " by " + customer.value_or("?");
+          },
+          {.name = "enrich"}, std::move(result))
       .to_stream()
       .to("out");
   return build(builder);

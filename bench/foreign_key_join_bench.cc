@@ -44,9 +44,7 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using brook::bench::BenchDir;
 using brook::bench::next_run;
 using brook::bench::StateWorkload;
 
@@ -64,7 +62,7 @@ std::string customer_key(std::int64_t c) {
   std::string key = std::to_string(c);
   return "cust-" + std::string(7 - std::min<std::size_t>(7, key.size()), '0') + key;
 }
-std::string customer_of_index(std::int64_t c) {
+std::string customer_value(std::int64_t c) {
   std::string value = "customer-" + std::to_string(c);
   value.resize(100, '.');
   return value;
@@ -88,28 +86,16 @@ std::string enrich(const std::string& order, const std::string& customer) {
 }
 
 // The data dir with both topics written (on first use).
-class Data {
- public:
-  static Data& get() {
-    static Data data;
-    return data;
-  }
-  const fs::path& dir() const { return dir_.path(); }
-  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return brook::bench::open_log(dir_);
-  }
-
- private:
-  Data() : dir_("fk-join-bench") {
-    auto log = open();
-    (void)log->admin().create_topic({"customers", 1});
-    (void)log->admin().create_topic({"orders", 1});
-    auto producer = std::move(*log->make_producer({}));
+const brook::bench::BenchData& data() {
+  static const brook::bench::BenchData data("fk-join-bench", [](brook::internal::EmbeddedLog& log) {
+    (void)log.admin().create_topic({"customers", 1});
+    (void)log.admin().create_topic({"orders", 1});
+    auto producer = std::move(*log.make_producer({}));
     for (std::int64_t c = 0; c < kCustomers; ++c) {
       (void)producer->send({.topic = "customers",
                             .timestamp = brook::Timestamp(c),
                             .key = customer_key(c),
-                            .value = customer_of_index(c)});
+                            .value = customer_value(c)});
     }
     const auto& w = workload();
     for (std::int64_t i = 0; i < kRecords; ++i) {
@@ -119,22 +105,15 @@ class Data {
                             .value = order_values()[i]});
     }
     (void)producer->flush();
-  }
-  BenchDir dir_;
-};
-
-// A fresh, empty topic "out".
-void reset_out() {
-  auto log = Data::get().open();
-  (void)log->admin().delete_topic("out");
-  (void)log->admin().create_topic({"out", 1});
+  });
+  return data;
 }
 
 // Why the last result per order in "out" is not its last value enriched with its customer;
 // empty if it is.
 std::string check_out() {
   std::unordered_map<std::string, std::string> last;
-  auto log = Data::get().open();
+  auto log = data().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{"out", brook::Partition(0)}});
   while (true) {
@@ -147,8 +126,7 @@ std::string check_out() {
   for (std::int64_t i = 0; i < kRecords; ++i) {
     const auto& order = order_values()[i];
     const auto customer = customer_key_of(order);
-    expected[w.keys[w.sequence[i]]] =
-        enrich(order, customer_of_index(std::stoll(customer.substr(5))));
+    expected[w.keys[w.sequence[i]]] = enrich(order, customer_value(std::stoll(customer.substr(5))));
   }
   if (last.size() != expected.size()) {
     return "results for " + std::to_string(last.size()) + " orders, expected " +
@@ -159,7 +137,7 @@ std::string check_out() {
 
 void BM_BrookForeignKeyJoin(benchmark::State& state) {
   for (auto _ : state) {
-    reset_out();
+    data().recreate("out");
     brook::StreamsBuilder builder;
     auto orders = builder.table<std::string, std::string>("orders", {}, {.name = "orders"});
     auto customers =
@@ -169,7 +147,7 @@ void BM_BrookForeignKeyJoin(benchmark::State& state) {
         .to("out");
     brook::Streams app(*builder.build(),
                        {{"application.id", "fk-join-" + std::to_string(next_run())},
-                        {"data.dir", Data::get().dir().string()},
+                        {"data.dir", data().dir().string()},
                         {"num.stream.threads", "1"},
                         {"commit.interval.ms", std::to_string(kCommitInterval.count())}});
     auto seconds = brook::bench::run_until_idle(app);
@@ -184,10 +162,10 @@ void BM_BrookForeignKeyJoin(benchmark::State& state) {
 void BM_BaselineForeignKeyJoin(benchmark::State& state) {
   for (auto _ : state) {
     std::unordered_map<std::string, std::string> customers;
-    for (std::int64_t c = 0; c < kCustomers; ++c) customers[customer_key(c)] = customer_of_index(c);
-    reset_out();
+    for (std::int64_t c = 0; c < kCustomers; ++c) customers[customer_key(c)] = customer_value(c);
+    data().recreate("out");
     auto seconds = brook::bench::run_hand_written_app(
-        Data::get().dir(), "baseline-" + std::to_string(next_run()), "orders", "out", kRecords,
+        data().dir(), "baseline-" + std::to_string(next_run()), "orders", "out", kRecords,
         kCommitInterval, [&](const brook::ConsumerRecord& r) -> std::optional<std::string> {
           auto customer = customers.find(customer_key_of(*r.value));
           if (customer == customers.end()) return std::nullopt;

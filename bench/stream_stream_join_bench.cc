@@ -45,8 +45,6 @@
 
 namespace {
 
-namespace fs = std::filesystem;
-using brook::bench::BenchDir;
 using brook::bench::StateWorkload;
 
 const std::int64_t kRecords = brook::bench::env_or("BROOK_SSJOIN_RECORDS", 500'000);
@@ -83,23 +81,11 @@ std::int64_t expected_pairs() {
   return pairs;
 }
 
-class Data {
- public:
-  static Data& get() {
-    static Data data;
-    return data;
-  }
-  const fs::path& dir() const { return dir_.path(); }
-  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return brook::bench::open_log(dir_);
-  }
-
- private:
-  Data() : dir_("ssjoin-bench") {
-    auto log = brook::bench::open_log(dir_);
-    (void)log->admin().create_topic({"left", 1});
-    (void)log->admin().create_topic({"right", 1});
-    auto producer = std::move(*log->make_producer({}));
+const brook::bench::BenchData& data() {
+  static const brook::bench::BenchData data("ssjoin-bench", [](brook::internal::EmbeddedLog& log) {
+    (void)log.admin().create_topic({"left", 1});
+    (void)log.admin().create_topic({"right", 1});
+    auto producer = std::move(*log.make_producer({}));
     const std::string value(16, 'v');
     for (std::int64_t i = 0; i < kRecords; ++i) {
       (void)producer->send({.topic = "left",
@@ -112,12 +98,12 @@ class Data {
                             .value = value});
     }
     (void)producer->flush();
-  }
-  BenchDir dir_;
-};
+  });
+  return data;
+}
 
 std::int64_t count_records(const std::string& topic) {
-  auto log = Data::get().open();
+  auto log = data().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{topic, brook::Partition(0)}});
   std::int64_t n = 0;
@@ -126,12 +112,6 @@ std::int64_t count_records(const std::string& topic) {
     if (!records || records->empty()) return n;
     n += static_cast<std::int64_t>(records->size());
   }
-}
-
-void recreate(const std::string& topic) {
-  auto log = Data::get().open();
-  (void)log->admin().delete_topic(topic);
-  (void)log->admin().create_topic({topic, 1});
 }
 
 void run_brook(benchmark::State& state, brook::StoreType type) {
@@ -145,12 +125,12 @@ void run_brook(benchmark::State& state, brook::StoreType type) {
                   std::chrono::milliseconds(kDifference), std::chrono::milliseconds(kGrace)),
               {.name = "pairs", .store_name = "pairs", .type = type})
         .to("out");
-    recreate("out");
+    data().recreate("out");
     auto app = std::make_unique<brook::Streams>(
         *builder.build(),
         std::map<std::string, std::string>{
             {"application.id", "ssjoin-" + std::to_string(brook::bench::next_run())},
-            {"data.dir", Data::get().dir().string()},
+            {"data.dir", data().dir().string()},
             {"num.stream.threads", "1"},
             {"commit.interval.ms", "100"}});
     auto seconds = brook::bench::run_until_idle(*app);
@@ -181,8 +161,8 @@ struct Held {
 void BM_BaselineStreamStreamJoin(benchmark::State& state) {
   const std::int64_t expected = expected_pairs();
   for (auto _ : state) {
-    recreate("out-baseline");
-    auto log = Data::get().open();
+    data().recreate("out-baseline");
+    auto log = data().open();
     const auto start = brook::bench::Clock::now();
     auto left = std::move(*log->make_consumer({}));
     auto right = std::move(*log->make_consumer({}));

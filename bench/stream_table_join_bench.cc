@@ -38,7 +38,6 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using brook::bench::BenchDir;
 using brook::bench::next_run;
@@ -62,23 +61,11 @@ std::string enrich(const std::string& click, const std::string& profile) {
 }
 
 // The data dir with both topics written (on first use).
-class Data {
- public:
-  static Data& get() {
-    static Data data;
-    return data;
-  }
-  const fs::path& dir() const { return dir_.path(); }
-  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return brook::bench::open_log(dir_);
-  }
-
- private:
-  Data() : dir_("join-bench") {
-    auto log = open();
-    (void)log->admin().create_topic({"profiles", 1});
-    (void)log->admin().create_topic({"clicks", 1});
-    auto producer = std::move(*log->make_producer({}));
+const brook::bench::BenchData& data() {
+  static const brook::bench::BenchData data("join-bench", [](brook::internal::EmbeddedLog& log) {
+    (void)log.admin().create_topic({"profiles", 1});
+    (void)log.admin().create_topic({"clicks", 1});
+    auto producer = std::move(*log.make_producer({}));
     const auto& w = workload();
     for (std::int64_t k = 0; k < kTableKeys; ++k) {
       (void)producer->send({.topic = "profiles",
@@ -94,20 +81,13 @@ class Data {
                             .value = click});
     }
     (void)producer->flush();
-  }
-  BenchDir dir_;
-};
-
-// A fresh, empty topic "out".
-void reset_out() {
-  auto log = Data::get().open();
-  (void)log->admin().delete_topic("out");
-  (void)log->admin().create_topic({"out", 1});
+  });
+  return data;
 }
 
 // Why "out" is not every click enriched with its profile; empty if it is.
 std::string check_out() {
-  auto log = Data::get().open();
+  auto log = data().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{"out", brook::Partition(0)}});
   const auto& w = workload();
@@ -128,10 +108,10 @@ std::string check_out() {
 
 void run_brook(benchmark::State& state, brook::StoreType type) {
   for (auto _ : state) {
-    reset_out();
+    data().recreate("out");
     const std::map<std::string, std::string> config = {
         {"application.id", "enrich-" + std::to_string(next_run())},
-        {"data.dir", Data::get().dir().string()},
+        {"data.dir", data().dir().string()},
         {"num.stream.threads", "1"},
         {"commit.interval.ms", std::to_string(kCommitInterval.count())}};
     const brook::Materialized<std::string, std::string> table{.name = "profiles", .type = type};
@@ -159,9 +139,9 @@ void run_brook(benchmark::State& state, brook::StoreType type) {
 // The hand-written app over the clicks with `lookup(key)` -> the profile, or nullopt.
 template <class Lookup>
 void run_baseline(benchmark::State& state, Lookup lookup) {
-  reset_out();
+  data().recreate("out");
   auto seconds = brook::bench::run_hand_written_app(
-      Data::get().dir(), "baseline-" + std::to_string(next_run()), "clicks", "out", kRecords,
+      data().dir(), "baseline-" + std::to_string(next_run()), "clicks", "out", kRecords,
       kCommitInterval, [&](const brook::ConsumerRecord& r) -> std::optional<std::string> {
         auto profile = lookup(*r.key);
         if (!profile) return std::nullopt;

@@ -38,9 +38,7 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-using brook::bench::BenchDir;
 using brook::bench::StateWorkload;
 
 const std::int64_t kRecords = brook::bench::env_or("BROOK_WINDOW_RECORDS", 1'000'000);
@@ -82,22 +80,10 @@ std::unordered_map<std::string, std::int64_t> expected_windows(std::int64_t adva
 }
 
 // The data dir, with topic "in" holding the records (written on first use).
-class Data {
- public:
-  static Data& get() {
-    static Data data;
-    return data;
-  }
-  const fs::path& dir() const { return dir_.path(); }
-  std::unique_ptr<brook::internal::EmbeddedLog> open() const {
-    return brook::bench::open_log(dir_);
-  }
-
- private:
-  Data() : dir_("window-bench") {
-    auto log = brook::bench::open_log(dir_);
-    (void)log->admin().create_topic({"in", 1});
-    auto producer = std::move(*log->make_producer({}));
+const brook::bench::BenchData& data() {
+  static const brook::bench::BenchData data("window-bench", [](brook::internal::EmbeddedLog& log) {
+    (void)log.admin().create_topic({"in", 1});
+    auto producer = std::move(*log.make_producer({}));
     const std::string value(16, 'v');
     const auto& w = workload();
     for (std::int64_t i = 0; i < kRecords; ++i) {
@@ -107,15 +93,15 @@ class Data {
                             .value = value});
     }
     (void)producer->flush();
-  }
-  BenchDir dir_;
-};
+  });
+  return data;
+}
 
 // The newest count per "<key>@<window start>" in topic "out" (keys [key][8-byte start]): the
 // windows' final results, as a compacted topic keeps them. The store only keeps the windows
 // its retention needs.
 std::unordered_map<std::string, std::int64_t> newest_results() {
-  auto log = Data::get().open();
+  auto log = data().open();
   auto consumer = std::move(*log->make_consumer({}));
   (void)consumer->assign({{"out", brook::Partition(0)}});
   const brook::TimeWindowedSerde<std::string> keys(std::make_shared<brook::StringSerde>(),
@@ -137,13 +123,10 @@ std::unordered_map<std::string, std::int64_t> newest_results() {
 // A fresh application over the data dir: new application id, topic "out", no state.
 std::unique_ptr<brook::Streams> make_app(brook::StreamsBuilder& builder) {
   const std::string id = "window-count-" + std::to_string(brook::bench::next_run());
-  auto log = Data::get().open();
-  (void)log->admin().delete_topic("out");
-  (void)log->admin().create_topic({"out", 1});
-  log.reset();
+  data().recreate("out");
   return std::make_unique<brook::Streams>(
       *builder.build(), std::map<std::string, std::string>{{"application.id", id},
-                                                           {"data.dir", Data::get().dir().string()},
+                                                           {"data.dir", data().dir().string()},
                                                            {"num.stream.threads", "1"},
                                                            {"commit.interval.ms", "100"}});
 }

@@ -109,11 +109,10 @@ class SubscriptionSerde final : public Serde<Subscription<K>> {
     }
     auto key = key_->deserialize(bytes.substr(header));
     if (!key) return error(std::move(key.error()));
-    Subscription<K> s{static_cast<SubscriptionInstruction>(bytes[1]), std::nullopt, std::move(*key),
-                      Partition(0)};
+    Subscription<K> s{
+        static_cast<SubscriptionInstruction>(bytes[1]), std::nullopt, std::move(*key),
+        Partition(static_cast<std::int32_t>(read_big_endian(bytes.substr(header - 4, 4))))};
     if (hashed) s.hash = read_big_endian(bytes.substr(3, 8));
-    s.primary_partition =
-        Partition(static_cast<std::int32_t>(read_big_endian(bytes.substr(header - 4, 4))));
     return s;
   }
 
@@ -253,34 +252,34 @@ class SubscriptionSendProcessor final
     std::optional<KO> old_fk, new_fk;
     if (old_value) old_fk = foreign_key_of<KO>(foreign_key_, *old_value);
     if (new_value) new_fk = foreign_key_of<KO>(foreign_key_, *new_value);
+    std::optional<std::uint64_t> hash;  // of the new value, once for every subscription sent
+    if (new_value) hash = value_hash(*value_serde_, *new_value, name_);
+    auto send = [&](const std::optional<KO>& key, SubscriptionInstruction instruction) {
+      this->context().forward(Record<std::optional<KO>, Subscription<K>>{
+          key,
+          {instruction, hash, r.key, Partition(this->context().task_id().partition)},
+          r.timestamp,
+          r.headers});
+    };
     if constexpr (kLeft) {
-      if (old_fk && old_fk != new_fk) send(old_fk, kDeleteKeyNoPropagate, r);
-      send(new_fk, kPropagateNullIfNoValue, r);
+      if (old_fk && old_fk != new_fk) send(old_fk, kDeleteKeyNoPropagate);
+      send(new_fk, kPropagateNullIfNoValue);
     } else if (!old_fk && !new_fk) {
       this->context().drop_record("a row without a foreign key in an inner foreign-key join");
     } else if (!old_fk) {
-      send(new_fk, kPropagateOnlyIfValue, r);
+      send(new_fk, kPropagateOnlyIfValue);
     } else if (!new_fk) {
-      send(old_fk, kDeleteKeyAndPropagate, r);
+      send(old_fk, kDeleteKeyAndPropagate);
     } else if (*old_fk != *new_fk) {
       // The old result must go even if the new key has no row yet.
-      send(old_fk, kDeleteKeyNoPropagate, r);
-      send(new_fk, kPropagateNullIfNoValue, r);
+      send(old_fk, kDeleteKeyNoPropagate);
+      send(new_fk, kPropagateNullIfNoValue);
     } else {
-      send(new_fk, kPropagateOnlyIfValue, r);
+      send(new_fk, kPropagateOnlyIfValue);
     }
   }
 
  private:
-  void send(const std::optional<KO>& key, SubscriptionInstruction instruction,
-            const Record<K, Change<V>>& from) {
-    Subscription<K> s{instruction, std::nullopt, from.key,
-                      Partition(this->context().task_id().partition)};
-    if (from.value.new_value) s.hash = value_hash(*value_serde_, *from.value.new_value, name_);
-    this->context().forward(Record<std::optional<KO>, Subscription<K>>{
-        key, std::move(s), from.timestamp, from.headers});
-  }
-
   FK foreign_key_;
   SerdePtr<V> value_serde_;
   std::string name_;
@@ -529,10 +528,8 @@ KTable<K, VR> KTable<K, V>::foreign_key_join(const KTable<KO, VO>& other, FK for
       },
       {left.store_name()});
   // The subscriptions meet the right table's keys, the responses the left table's.
-  graph_->add_copartition_group(
-      {.join = names.registration_processor, .inputs = {registrations, right.node_name()}});
-  graph_->add_copartition_group(
-      {.join = names.registration_processor, .inputs = {responses, left.node_name()}});
+  graph_->add_copartition_group({.join = name, .inputs = {registrations, right.node_name()}});
+  graph_->add_copartition_group({.join = name, .inputs = {responses, left.node_name()}});
 
   if (materialized.name.empty()) {  // the result's changes carry no old value
     return KTable<K, VR>(

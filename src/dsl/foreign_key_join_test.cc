@@ -69,9 +69,7 @@ struct App {
         customers(driver.create_input_topic<std::string, std::optional<std::string>>("customers")),
         out(driver.create_output_topic<std::string, std::optional<std::string>>("out")) {}
   std::size_t subscriptions() {
-    return driver
-        .key_value_store<internal::CombinedKey<std::string, std::string>,
-                         internal::Subscription<std::string>>("enrich-subscription-store")
+    return driver.key_value_store<std::string, internal::Subscription>("enrich-subscription-store")
         .all()
         .size();
   }
@@ -203,13 +201,12 @@ TEST(ForeignKeyJoin, AResponseForAnOlderValueOfTheRowIsDropped) {
   run.orders.pipe_input("o1", "c1:10", Timestamp(2));
   run.orders.pipe_input("o1", "c1:11", Timestamp(3));
   ASSERT_EQ(run.out.read_values_to_list().size(), 2u);
-  const auto strings = default_serde<std::string>();
-  internal::SubscriptionResponseSerde<std::string> responses(strings);
+  const auto responses = internal::subscription_response_serde();
   auto respond = [&](const std::string& row) {
-    const auto hash = internal::row_hash(*strings->serialize(row));
-    run.driver.pipe_raw_input("brook-test-enrich-subscription-response-topic", "o1",
-                              *responses.serialize({hash, "stale ann", Partition(0)}),
-                              Timestamp(4));
+    run.driver.pipe_raw_input(
+        "brook-test-enrich-subscription-response-topic", "o1",
+        *responses->serialize({.hash = internal::row_hash(row), .value = "stale ann"}),
+        Timestamp(4));
   };
   respond("c1:10");  // the old value: dropped
   EXPECT_TRUE(run.out.read_values_to_list().empty());
@@ -347,16 +344,46 @@ TEST(ForeignKeyJoin, DescribesANamedMaterializedLeftJoinAsKafkaStreams) {
 )");
 }
 
+TEST(ForeignKeyJoin, SubscriptionsAndResponsesReadBackAsWritten) {
+  using enum internal::SubscriptionInstruction;
+  const auto subscriptions = internal::subscription_serde();
+  for (const std::optional<std::uint64_t> hash :
+       {std::optional<std::uint64_t>(0x0102030405060708), std::optional<std::uint64_t>()}) {
+    const auto back =
+        subscriptions->deserialize(*subscriptions->serialize({.instruction = kDeleteKeyAndPropagate,
+                                                              .hash = hash,
+                                                              .primary_key = "o1",
+                                                              .primary_partition = Partition(7)}));
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->instruction, kDeleteKeyAndPropagate);
+    EXPECT_EQ(back->hash, hash);
+    EXPECT_EQ(back->primary_key, "o1");
+    EXPECT_EQ(back->primary_partition, Partition(7));
+  }
+  const auto responses = internal::subscription_response_serde();
+  for (const std::optional<std::string>& value :
+       {std::optional<std::string>("ann"), std::optional<std::string>()}) {
+    const auto back = responses->deserialize(*responses->serialize({.hash = 42, .value = value}));
+    ASSERT_TRUE(back) << back.error().to_string();
+    EXPECT_EQ(back->hash, 42u);
+    EXPECT_EQ(back->value, value);
+  }
+}
+
+TEST(ForeignKeyJoin, AnotherFormatVersionIsACorruptionThatAsksForAReset) {
+  auto bytes = *internal::subscription_serde()->serialize({});
+  bytes[0] = 0;  // the format before version 1
+  const auto read = internal::subscription_serde()->deserialize(bytes);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().code(), StatusCode::kCorruption);
+  EXPECT_THAT(read.error().message(), HasSubstr("needs a reset"));
+  EXPECT_FALSE(internal::subscription_response_serde()->deserialize(std::string(1, '\2')));
+}
+
 TEST(ForeignKeyJoin, CombinedKeysOfOneForeignKeyShareAPrefix) {
-  const auto strings = default_serde<std::string>();
-  internal::CombinedKeySerde<std::string, std::string> serde(strings, strings);
-  const auto prefix = *serde.prefix("c1");
-  EXPECT_TRUE(serde.serialize({"c1", "o9"})->starts_with(prefix));
-  EXPECT_FALSE(serde.serialize({"c10", "o9"})->starts_with(prefix)) << "the length comes first";
-  const auto back = serde.deserialize(*serde.serialize({"c1", "o9"}));
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->foreign_key, "c1");
-  EXPECT_EQ(back->primary_key, "o9");
+  const auto prefix = internal::combined_key_prefix("c1");
+  EXPECT_TRUE(internal::combined_key("c1", "o9").starts_with(prefix));
+  EXPECT_FALSE(internal::combined_key("c10", "o9").starts_with(prefix)) << "the length comes first";
 }
 
 }  // namespace

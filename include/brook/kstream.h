@@ -31,11 +31,6 @@
 
 namespace brook {
 
-namespace internal {
-// Inner, left or outer (brook/stream_stream_join.h).
-enum class StreamJoinKind { kInner, kLeft, kOuter };
-}  // namespace internal
-
 template <class K, class V>
 class BranchedKStream;
 template <class K, class V>

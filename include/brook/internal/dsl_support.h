@@ -18,6 +18,9 @@
 
 namespace brook::internal {
 
+// Inner, left or outer (brook/stream_stream_join.h).
+enum class StreamJoinKind { kInner, kLeft, kOuter };
+
 // Records that node `name` has no serde for `type` (kind "source", what "key", options
 // "Consumed").
 void missing_serde(GraphBuilder& graph, const std::string& name, std::string_view kind,

@@ -1,7 +1,7 @@
 // The untyped core of the foreign-key join (brook/foreign_key_join.h says how the join works):
 // its wire formats, its subscription store and the right side's receiving processor, on
-// serialised keys and values, compiled in the library. The typed processors around it are in
-// foreign_key_join.h. Not for users.
+// serialised keys and values, compiled in the library. The typed nodes around it are in
+// foreign_key_join_impl.h. Not for users.
 #pragma once
 
 #include <array>

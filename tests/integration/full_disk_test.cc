@@ -6,10 +6,15 @@
 //
 // Mounting a tmpfs needs root; the test mounts it in a user and mount namespace of its own
 // (`unshare --user --map-root-user --mount`), which an unprivileged process may create.
+//
+// A failing fsync, which no disk produces on request, is preloaded into the app instead
+// (tests/faults/failing_fsync.cc): the same count app, with log.fsync, must stop naming the file
+// and the error, and continue the same way on a restart where fsync works.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -202,6 +207,36 @@ class FullDiskTest : public EmbeddedFixture {
     return stores_on_disk(dir_ / "state");
   }
 
+  // The count app with log.fsync on, every fsync of the "out" topic's files failing (EIO) after
+  // the first `succeeding` ones.
+  ProcessResult run_with_failing_fsync(const char* guarantee, int succeeding) {
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    std::vector<std::string> argv{
+        "env", std::string("LD_PRELOAD=") + BROOK_FAILING_FSYNC,
+        "BROOK_FAIL_FSYNC_PATH=/topics/out/",
+        "BROOK_FAIL_FSYNC_AFTER=" + std::to_string(succeeding),
+        // A preloaded library comes before the sanitizer runtime (in the sanitizer build).
+        std::string("ASAN_OPTIONS=verify_asan_link_order=0") +
+            (asan ? std::string(":") + asan : "")};
+    for (auto& arg : count_app(guarantee, dir_)) argv.push_back(std::move(arg));
+    argv.push_back("log.fsync=true");
+    return run(argv);
+  }
+
+  // The count app with log.fsync on, to the end.
+  ProcessResult run_with_fsync(const char* guarantee) {
+    auto argv = count_app(guarantee, dir_);
+    argv.push_back("log.fsync=true");
+    return run(argv);
+  }
+
+  static void expect_stopped_on_a_failed_fsync(const ProcessResult& run) {
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_THAT(run.err, ::testing::HasSubstr("fsync"));
+    EXPECT_THAT(run.err, ::testing::HasSubstr("/topics/out/"));
+    EXPECT_THAT(run.err, ::testing::HasSubstr("Input/output error"));
+  }
+
   ScratchDir work_{"brook-full-disk"};
   const std::filesystem::path io_ = work_.path() / "io";
   const std::filesystem::path mount_point_ = work_.path() / "tmpfs";
@@ -228,6 +263,24 @@ TEST_F(FullDiskTest, ExactlyOnceStopsOnAFullDataDirAndContinuesExactly) {
 
 TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullDataDirAndLosesNothing) {
   expect_at_least_expected(fill_data_dir_then_continue("at_least_once"));
+  expect_at_least_expected(latest_out());
+}
+
+TEST_F(FullDiskTest, ExactlyOnceStopsOnAFailingFsyncAndContinuesExactly) {
+  expect_stopped_on_a_failed_fsync(run_with_failing_fsync("exactly_once_v2", 8));
+  EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
+  const auto rest = run_with_fsync("exactly_once_v2");
+  EXPECT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_EQ(differences(stores_on_disk(dir_ / "state")), "");
+  EXPECT_EQ(differences(latest_out()), "");
+}
+
+TEST_F(FullDiskTest, AtLeastOnceStopsOnAFailingFsyncAndLosesNothing) {
+  expect_stopped_on_a_failed_fsync(run_with_failing_fsync("at_least_once", 8));
+  EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
+  const auto rest = run_with_fsync("at_least_once");
+  EXPECT_EQ(rest.exit_code, 0) << rest.err;
+  expect_at_least_expected(stores_on_disk(dir_ / "state"));
   expect_at_least_expected(latest_out());
 }
 

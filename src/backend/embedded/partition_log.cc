@@ -237,14 +237,22 @@ Status PartitionLogImpl::roll(std::int64_t base_offset) {
 Status PartitionLogImpl::flush() {
   if (!failed_.ok()) return failed_;
   if (!config_.fsync_on_flush) return Status::ok_status();
+  // A failed fsync may have dropped what it was to write from the page cache, and a later one
+  // would then succeed without it: once one fails, the log takes nothing more until reopened.
+  auto sync_failed = [&](const Status& s) {
+    failed_ = Status(s.code(), s.message() +
+                                   "; what it covered may not be on disk: the log takes no more "
+                                   "writes until it is reopened");
+    return failed_;
+  };
   for (const auto& segment : unsynced_) {
-    if (Status s = sync_fd(segment->fd(), segment->path()); !s.ok()) return s;
+    if (Status s = sync_fd(segment->fd(), segment->path()); !s.ok()) return sync_failed(s);
   }
   unsynced_.clear();
   const Segment& active = *segments_.back();
-  if (Status s = sync_fd(active.fd(), active.path()); !s.ok()) return s;
+  if (Status s = sync_fd(active.fd(), active.path()); !s.ok()) return sync_failed(s);
   if (dir_unsynced_) {
-    if (Status s = sync_dir(dir_); !s.ok()) return s;
+    if (Status s = sync_dir(dir_); !s.ok()) return sync_failed(s);
     dir_unsynced_ = false;
   }
   return Status::ok_status();

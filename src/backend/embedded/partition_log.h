@@ -67,7 +67,8 @@ class PartitionLog {
   // kInvalidArgument (nothing written) for a record over 256 MiB encoded; kIoError if a write
   // fails: the records of this call may then be appended up to a segment roll, not beyond.
   virtual Result<Offset> append(std::span<const StoredRecord> records) = 0;
-  // fsyncs what append() wrote if fsync_on_flush, else does nothing.
+  // fsyncs what append() wrote if fsync_on_flush, else does nothing. After a failed fsync the
+  // log takes nothing more (appends and flushes fail with that error) until it is reopened.
   virtual Status flush() = 0;
 
   // Records with offset >= `from`, in offset order, up to about `max_bytes` (at least one record

@@ -89,7 +89,9 @@ class PartitionLogImpl final : public PartitionLog {
   std::vector<IndexEntry> pending_index_;           // their index entries
   std::vector<std::shared_ptr<Segment>> unsynced_;  // rolled segments flush() must still fsync
   bool dir_unsynced_ = false;                       // a segment file was created since flush()
-  Status failed_;  // set when a failed write could not be undone; appends fail until reopen
+  // Set when a failed write could not be undone, or an fsync failed: appends and flushes fail
+  // until the log is reopened.
+  Status failed_;
   std::int64_t active_since_ms_ = kNoTimestamp;  // wall clock of the active segment's first
                                                  // append (or of the open); none if empty
   std::int64_t clean_end_ = 0;  // closed segments below this offset are compacted (not kept

@@ -28,10 +28,8 @@
 //   subscription, the right row's for a right change.
 #pragma once
 
-#include <algorithm>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -38,12 +38,9 @@
 // (dropped-records, logged).
 #pragma once
 
-#include <algorithm>
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 

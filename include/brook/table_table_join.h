@@ -16,10 +16,8 @@
 // store of its own is materialised; the result is materialised if `materialized` names a store.
 #pragma once
 
-#include <algorithm>
 #include <memory>
 #include <optional>
-#include <string>
 #include <utility>
 
 #include "brook/internal/dsl_support.h"

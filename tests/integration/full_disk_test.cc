@@ -118,8 +118,16 @@ class FullDiskTest : public EmbeddedFixture {
            "namespaces enabled): "
         << probe.err;
     create_topics({{"in", kPartitions}, {"out", kPartitions}});
+    produce_input(0, first_input_records());
+  }
+
+  // How many of the input's records SetUp() writes to "in" (the others: produce_input()).
+  virtual int first_input_records() const { return kRecords; }
+
+  // Records [from, to) of the input to "in".
+  void produce_input(int from, int to) {
     std::vector<std::pair<std::string, std::string>> input;
-    for (int i = 0; i < kRecords; ++i) input.emplace_back(key_of(i % kKeys), "v");
+    for (int i = from; i < to; ++i) input.emplace_back(key_of(i % kKeys), "v");
     produce("in", input);
   }
 
@@ -281,6 +289,37 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFailingFsyncAndLosesNothing) {
   const auto rest = run_with_fsync("at_least_once");
   EXPECT_EQ(rest.exit_code, 0) << rest.err;
   expect_at_least_expected(stores_on_disk(dir_ / "state"));
+  expect_at_least_expected(latest_out());
+}
+
+// The state dir fills while a store is restored. A first run, with room, counts the first half
+// of the input (every key); a second one, on a fresh state dir on a tmpfs of kRoom, must restore
+// the store from its changelog before the second half, and runs out of space doing so; a third,
+// on a copy of that state dir with room, restores it and counts the rest.
+class RestorationFullDiskTest : public FullDiskTest {
+ protected:
+  int first_input_records() const override { return kRecords / 2; }
+
+  std::map<std::string, std::int64_t> fill_state_dir_while_restoring(const char* guarantee) {
+    const auto first = run(count_app(guarantee, dir_, work_.path() / "first-state"));
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    produce_input(kRecords / 2, kRecords);
+    const auto filled = run_on_tmpfs(kRoom, {}, count_app(guarantee, dir_, mount_point_));
+    expect_stopped_on_a_full_disk(filled, "RocksDB store 'counts'");
+    EXPECT_THAT(filled.err, ::testing::HasSubstr("loading restored writes"));
+    const auto rest = run(count_app(guarantee, dir_, copy_));
+    EXPECT_EQ(rest.exit_code, 0) << rest.err;
+    return stores_on_disk(copy_);
+  }
+};
+
+TEST_F(RestorationFullDiskTest, ExactlyOnceStopsOnAStateDirFilledByRestorationAndContinuesExactly) {
+  EXPECT_EQ(differences(fill_state_dir_while_restoring("exactly_once_v2")), "");
+  EXPECT_EQ(differences(latest_out()), "");
+}
+
+TEST_F(RestorationFullDiskTest, AtLeastOnceStopsOnAStateDirFilledByRestorationAndLosesNothing) {
+  expect_at_least_expected(fill_state_dir_while_restoring("at_least_once"));
   expect_at_least_expected(latest_out());
 }
 

@@ -7,7 +7,9 @@
 // overrides) a configuration key.
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
 // exits 0 once everything in "in" is processed and committed. Each store restoration appends
-// the number of records it restored to DATA_DIR/restored.txt.
+// the number of records it restored to DATA_DIR/restored.txt. DATA_DIR/phase always holds the
+// phase it is in, one word: opening, restoring (a store), processing or closing.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,22 +18,60 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 
-// Appends each store restoration's record count to a file.
-class RestoreLog final : public brook::StateRestoreListener {
+// What the app reports to its parent through files in DATA_DIR: restored.txt gets each store
+// restoration's record count appended; phase holds the phase the app is in, rewritten in place
+// at each change (a killed process leaves the last one). Restorations run on several threads.
+class ProgressFiles final : public brook::StateRestoreListener {
  public:
-  explicit RestoreLog(std::filesystem::path file) : file_(std::move(file)) {}
+  explicit ProgressFiles(const std::filesystem::path& data_dir)
+      : restored_(data_dir / "restored.txt"),
+        phase_fd_(::open((data_dir / "phase").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) {
+    set_phase("opening");
+  }
+  ~ProgressFiles() override {
+    if (phase_fd_ >= 0) ::close(phase_fd_);
+  }
+  ProgressFiles(const ProgressFiles&) = delete;
+  ProgressFiles& operator=(const ProgressFiles&) = delete;
+
+  void running() {
+    running_ = true;
+    if (restoring_ == 0) set_phase("processing");
+  }
+  void closing() { set_phase("closing"); }
+  void on_restore_start(const std::string&, brook::TaskId, brook::Offset, brook::Offset) override {
+    ++restoring_;
+    set_phase("restoring");
+  }
   void on_restore_end(const std::string&, brook::TaskId, std::int64_t restored) override {
-    std::ofstream(file_, std::ios::app) << restored << "\n";
+    {
+      const std::lock_guard lock(mu_);
+      std::ofstream(restored_, std::ios::app) << restored << "\n";
+    }
+    if (--restoring_ == 0) set_phase(running_ ? "processing" : "opening");
   }
 
  private:
-  std::filesystem::path file_;
+  void set_phase(const char* phase) {
+    const std::lock_guard lock(mu_);
+    char word[16];
+    std::snprintf(word, sizeof word, "%-15s", phase);
+    (void)::pwrite(phase_fd_, word, sizeof word - 1, 0);
+  }
+
+  const std::filesystem::path restored_;
+  const int phase_fd_;
+  std::mutex mu_;
+  std::atomic<int> restoring_ = 0;
+  std::atomic<bool> running_ = false;
 };
 
 int main(int argc, char** argv) {
@@ -78,9 +118,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  auto progress = std::make_shared<ProgressFiles>(argv[1]);
   brook::Streams app(*builder.build(), config);
-  app.set_restore_listener(
-      std::make_shared<RestoreLog>(std::filesystem::path(argv[1]) / "restored.txt"));
+  app.set_restore_listener(progress);
+  app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
+    if (to == brook::Streams::State::kRunning) progress->running();
+  });
   if (auto s = app.start(); !s.ok()) return brook::report(s);
   while (app.state() != brook::Streams::State::kError) {
     auto lag = app.lag();
@@ -88,6 +131,8 @@ int main(int argc, char** argv) {
     if (*lag == 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  progress->closing();
+  app.set_state_listener(nullptr);
   auto status = app.close();
   return status.ok() ? 0 : brook::report(status);
 }

@@ -23,8 +23,8 @@
 
 #include "brook/serde.h"
 #include "integration/child_process.h"
+#include "integration/count_app_results.h"
 #include "integration/embedded_fixture.h"
-#include "state/rocksdb/rocksdb_store.h"
 
 namespace brook::testing {
 namespace {
@@ -127,27 +127,6 @@ class KillCampaignTest : public EmbeddedFixture {
     return out;
   }
 
-  // Every entry of the "counts" stores, read from disk.
-  std::map<std::string, std::int64_t> stores_on_disk() {
-    std::map<std::string, std::int64_t> out;
-    const TimestampedSerde<std::int64_t> serde(std::make_shared<Int64Serde>());
-    auto memory = std::make_shared<internal::RocksDbMemory>(16 << 20);
-    for (int p = 0; p < kPartitions; ++p) {
-      auto store = internal::open_rocksdb_store(
-          "counts", dir_ / "state" / "crash-app" / ("0_" + std::to_string(p)) / "counts", memory);
-      EXPECT_TRUE(store) << store.error().to_string();
-      if (!store) continue;
-      EXPECT_TRUE((*store)
-                      ->scan({},
-                             [&](std::string_view key, std::string_view value) {
-                               out[std::string(key)] = serde.deserialize(value)->value;
-                               return true;
-                             })
-                      .ok());
-    }
-    return out;
-  }
-
   // Counts below and above the input's in `stores`, into `campaign`.
   void tally(const std::map<std::string, std::int64_t>& stores, Campaign& campaign) {
     for (const auto& [key, n] : expected()) {
@@ -178,7 +157,7 @@ class KillCampaignTest : public EmbeddedFixture {
 
 TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
   auto campaign = run_campaign("exactly_once_v2");
-  const auto stores = stores_on_disk();
+  const auto stores = counts_on_disk(dir_ / "state", kPartitions);
   tally(stores, campaign);
   print("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
@@ -196,7 +175,7 @@ TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
 
 TEST_F(KillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
   auto campaign = run_campaign("at_least_once");
-  const auto stores = stores_on_disk();
+  const auto stores = counts_on_disk(dir_ / "state", kPartitions);
   tally(stores, campaign);
   print("at_least_once", campaign);
   EXPECT_EQ(campaign.lost, 0);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "brook/state_store.h"
+#include "count_app_results.h"
 #include "embedded_fixture.h"
 #include "state/rocksdb/rocksdb_store.h"
 
@@ -128,32 +129,7 @@ class StatefulCrashTest : public CrashTest {
     return counts;
   }
 
-  std::map<std::string, std::int64_t> latest_out() {
-    std::map<std::string, std::int64_t> out;
-    for (const auto& r : read_all("out")) out[*r.key] = *Int64Serde().deserialize(*r.value);
-    return out;
-  }
-
-  // Every entry of the "counts" store of every task, read from the stores on disk.
-  std::map<std::string, std::int64_t> stores_on_disk() {
-    std::map<std::string, std::int64_t> out;
-    const TimestampedSerde<std::int64_t> serde(std::make_shared<Int64Serde>());
-    auto memory = std::make_shared<internal::RocksDbMemory>(16 << 20);
-    for (int p = 0; p < 4; ++p) {
-      auto store = internal::open_rocksdb_store(
-          "counts", dir_ / "state" / "crash-app" / ("0_" + std::to_string(p)) / "counts", memory);
-      EXPECT_TRUE(store) << store.error().to_string();
-      if (!store) continue;
-      EXPECT_TRUE((*store)
-                      ->scan({},
-                             [&](std::string_view key, std::string_view value) {
-                               out[std::string(key)] = serde.deserialize(value)->value;
-                               return true;
-                             })
-                      .ok());
-    }
-    return out;
-  }
+  std::map<std::string, std::int64_t> latest_out() { return latest_counts(read_all("out")); }
 
   // Per task (= changelog partition), the changelog offset each "counts" store on disk holds
   // the state of (its last flushed commit); 0 for a store that holds none.
@@ -191,7 +167,7 @@ TEST_F(StatefulCrashTest, ExactlyOnceCountsAreExactInStoresAndOutputAcrossKill9)
   }
   for (const auto& [partition, offset] : flushed) EXPECT_GT(offset, 0) << "task 0_" << partition;
   EXPECT_EQ(run_app(dir_, "exactly_once_v2", 0, "count", kSmallMemtables), 0);
-  EXPECT_EQ(stores_on_disk(), expected());
+  EXPECT_EQ(counts_on_disk(dir_ / "state", 4), expected());
   EXPECT_EQ(latest_out(), expected());
   // ...so restoration read only the tail after it: a small part of the changelog.
   EXPECT_LE(restored(), tail) << "of " << changelog << " changelog records";
@@ -201,7 +177,7 @@ TEST_F(StatefulCrashTest, ExactlyOnceCountsAreExactInStoresAndOutputAcrossKill9)
 TEST_F(StatefulCrashTest, AtLeastOnceCountsLoseNothingAcrossKill9) {
   EXPECT_EQ(run_app(dir_, "at_least_once", kKillAfter, "count", kSmallMemtables), -SIGKILL);
   EXPECT_EQ(run_app(dir_, "at_least_once", 0, "count", kSmallMemtables), 0);
-  const auto on_disk = stores_on_disk();
+  const auto on_disk = counts_on_disk(dir_ / "state", 4);
   ASSERT_EQ(on_disk.size(), expected().size());
   for (const auto& [key, n] : expected()) EXPECT_GE(on_disk.at(key), n) << key;
 }

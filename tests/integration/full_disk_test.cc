@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "brook/state_store.h"
+#include "count_app_results.h"
 #include "embedded_fixture.h"
 #include "run_process.h"
-#include "state/rocksdb/rocksdb_store.h"
 
 namespace brook::testing {
 namespace {
@@ -164,33 +164,7 @@ class FullDiskTest : public EmbeddedFixture {
     EXPECT_THAT(run.err, ::testing::HasSubstr("No space left on device"));
   }
 
-  std::map<std::string, std::int64_t> latest_out() {
-    std::map<std::string, std::int64_t> out;
-    for (const auto& r : read_all("out")) out[*r.key] = *Int64Serde().deserialize(*r.value);
-    return out;
-  }
-
-  // Every entry of the "counts" store of every task under `state_dir`.
-  static std::map<std::string, std::int64_t> stores_on_disk(
-      const std::filesystem::path& state_dir) {
-    std::map<std::string, std::int64_t> out;
-    const TimestampedSerde<std::int64_t> serde(std::make_shared<Int64Serde>());
-    auto memory = std::make_shared<internal::RocksDbMemory>(16 << 20);
-    for (int p = 0; p < kPartitions; ++p) {
-      auto store = internal::open_rocksdb_store(
-          "counts", state_dir / "crash-app" / ("0_" + std::to_string(p)) / "counts", memory);
-      EXPECT_TRUE(store) << store.error().to_string();
-      if (!store) continue;
-      EXPECT_TRUE((*store)
-                      ->scan({},
-                             [&](std::string_view key, std::string_view value) {
-                               out[std::string(key)] = serde.deserialize(value)->value;
-                               return true;
-                             })
-                      .ok());
-    }
-    return out;
-  }
+  std::map<std::string, std::int64_t> latest_out() { return latest_counts(read_all("out")); }
 
   // The state dir, on a tmpfs of kRoom, fills; the app stops. It then runs to the end with the
   // state copied to copy_, which has room. Returns the counts in the stores.
@@ -199,7 +173,7 @@ class FullDiskTest : public EmbeddedFixture {
                                   "RocksDB store 'counts'");
     const auto rest = run(count_app(guarantee, dir_, copy_));
     EXPECT_EQ(rest.exit_code, 0) << rest.err;
-    return stores_on_disk(copy_);
+    return counts_on_disk(copy_, kPartitions);
   }
 
   // The data dir (the state dir within it), on a tmpfs with kRoom beyond the input, fills; the
@@ -212,7 +186,7 @@ class FullDiskTest : public EmbeddedFixture {
     std::filesystem::rename(copy_, dir_);
     const auto rest = run(count_app(guarantee, dir_));
     EXPECT_EQ(rest.exit_code, 0) << rest.err;
-    return stores_on_disk(dir_ / "state");
+    return counts_on_disk(dir_ / "state", kPartitions);
   }
 
   // The count app with log.fsync on, every fsync of the "out" topic's files failing (EIO) after
@@ -279,7 +253,7 @@ TEST_F(FullDiskTest, ExactlyOnceStopsOnAFailingFsyncAndContinuesExactly) {
   EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
   const auto rest = run_with_fsync("exactly_once_v2");
   EXPECT_EQ(rest.exit_code, 0) << rest.err;
-  EXPECT_EQ(differences(stores_on_disk(dir_ / "state")), "");
+  EXPECT_EQ(differences(counts_on_disk(dir_ / "state", kPartitions)), "");
   EXPECT_EQ(differences(latest_out()), "");
 }
 
@@ -288,7 +262,7 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFailingFsyncAndLosesNothing) {
   EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
   const auto rest = run_with_fsync("at_least_once");
   EXPECT_EQ(rest.exit_code, 0) << rest.err;
-  expect_at_least_expected(stores_on_disk(dir_ / "state"));
+  expect_at_least_expected(counts_on_disk(dir_ / "state", kPartitions));
   expect_at_least_expected(latest_out());
 }
 
@@ -309,7 +283,7 @@ class RestorationFullDiskTest : public FullDiskTest {
     EXPECT_THAT(filled.err, ::testing::HasSubstr("loading restored writes"));
     const auto rest = run(count_app(guarantee, dir_, copy_));
     EXPECT_EQ(rest.exit_code, 0) << rest.err;
-    return stores_on_disk(copy_);
+    return counts_on_disk(copy_, kPartitions);
   }
 };
 

@@ -152,14 +152,22 @@ class KillCampaignTest : public EmbeddedFixture {
         campaign.duplicated);
   }
 
+  // Runs a campaign into `campaign`, tallies the stores' counts against the input into it and
+  // prints its table; returns the stores' counts.
+  std::map<std::string, std::int64_t> run_and_report(const char* guarantee, Campaign& campaign) {
+    campaign = run_campaign(guarantee);
+    auto stores = counts_on_disk(dir_ / "state", kPartitions);
+    tally(stores, campaign);
+    print(guarantee, campaign);
+    return stores;
+  }
+
   int produced_ = 0;
 };
 
 TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
-  auto campaign = run_campaign("exactly_once_v2");
-  const auto stores = counts_on_disk(dir_ / "state", kPartitions);
-  tally(stores, campaign);
-  print("exactly_once_v2", campaign);
+  Campaign campaign;
+  const auto stores = run_and_report("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
   EXPECT_EQ(campaign.duplicated, 0);
   EXPECT_EQ(stores, expected());
@@ -174,10 +182,8 @@ TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
 }
 
 TEST_F(KillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
-  auto campaign = run_campaign("at_least_once");
-  const auto stores = counts_on_disk(dir_ / "state", kPartitions);
-  tally(stores, campaign);
-  print("at_least_once", campaign);
+  Campaign campaign;
+  run_and_report("at_least_once", campaign);
   EXPECT_EQ(campaign.lost, 0);
   const auto out = out_counts();
   for (const auto& [key, n] : expected()) {

@@ -62,11 +62,7 @@ std::string customer_key(std::int64_t c) {
   std::string key = std::to_string(c);
   return "cust-" + std::string(7 - std::min<std::size_t>(7, key.size()), '0') + key;
 }
-std::string customer_value(std::int64_t c) {
-  std::string value = "customer-" + std::to_string(c);
-  value.resize(100, '.');
-  return value;
-}
+std::string customer_value(std::int64_t c) { return brook::bench::padded_value("customer", c); }
 // The value of order update i: "<customer key>:<i>".
 const std::vector<std::string>& order_values() {
   static const std::vector<std::string> values = [] {

@@ -84,6 +84,13 @@ inline int next_run() {
   return ++runs;
 }
 
+// A table row's value: "<name>-<n>" padded with '.' to `bytes` bytes.
+inline std::string padded_value(std::string_view name, std::int64_t n, std::size_t bytes = 100) {
+  std::string value = std::string(name) + "-" + std::to_string(n);
+  value.resize(bytes, '.');
+  return value;
+}
+
 // `keys` keys and no records yet.
 inline StateWorkload make_keys(std::int64_t keys) {
   StateWorkload w;

@@ -51,11 +51,7 @@ const StateWorkload& workload() {
   static const StateWorkload w = brook::bench::make_workload(kRecords, kTableKeys);
   return w;
 }
-std::string profile_of(std::int64_t key) {
-  std::string value = "profile-" + std::to_string(key);
-  value.resize(100, '.');
-  return value;
-}
+std::string profile_of(std::int64_t key) { return brook::bench::padded_value("profile", key); }
 std::string enrich(const std::string& click, const std::string& profile) {
   return click + profile.substr(0, 16);
 }

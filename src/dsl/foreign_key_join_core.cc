@@ -159,7 +159,7 @@ SubscriptionSends subscriptions_for(const std::optional<std::string>& old_key,
 }
 
 bool answer_needs_row(SubscriptionInstruction instruction) {
-  return instruction != SubscriptionInstruction::kDeleteKeyNoPropagate;
+  return answer_for(instruction, true).respond;
 }
 
 SubscriptionAnswer answer_for(SubscriptionInstruction instruction, bool row_exists) {

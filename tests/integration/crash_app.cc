@@ -34,7 +34,7 @@ class ProgressFiles final : public brook::StateRestoreListener {
   explicit ProgressFiles(const std::filesystem::path& data_dir)
       : restored_(data_dir / "restored.txt"),
         phase_fd_(::open((data_dir / "phase").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) {
-    set_phase("opening");
+    update([] {});
   }
   ~ProgressFiles() override {
     if (phase_fd_ >= 0) ::close(phase_fd_);
@@ -43,25 +43,31 @@ class ProgressFiles final : public brook::StateRestoreListener {
   ProgressFiles& operator=(const ProgressFiles&) = delete;
 
   void running() {
-    running_ = true;
-    if (restoring_ == 0) set_phase("processing");
+    update([&] { running_ = true; });
   }
-  void closing() { set_phase("closing"); }
+  void closing() {
+    update([&] { closing_ = true; });
+  }
   void on_restore_start(const std::string&, brook::TaskId, brook::Offset, brook::Offset) override {
-    ++restoring_;
-    set_phase("restoring");
+    update([&] { ++restoring_; });
   }
   void on_restore_end(const std::string&, brook::TaskId, std::int64_t restored) override {
-    {
-      const std::lock_guard lock(mu_);
+    update([&] {
+      --restoring_;
       std::ofstream(restored_, std::ios::app) << restored << "\n";
-    }
-    if (--restoring_ == 0) set_phase(running_ ? "processing" : "opening");
+    });
   }
 
  private:
-  void set_phase(const char* phase) {
+  // Applies `change` and writes the phase it leaves the app in, as one step.
+  template <class Change>
+  void update(Change change) {
     const std::lock_guard lock(mu_);
+    change();
+    const char* phase = closing_         ? "closing"
+                        : restoring_ > 0 ? "restoring"
+                        : running_       ? "processing"
+                                         : "opening";
     char word[16];
     std::snprintf(word, sizeof word, "%-15s", phase);
     (void)::pwrite(phase_fd_, word, sizeof word - 1, 0);
@@ -69,9 +75,10 @@ class ProgressFiles final : public brook::StateRestoreListener {
 
   const std::filesystem::path restored_;
   const int phase_fd_;
-  std::mutex mu_;
-  std::atomic<int> restoring_ = 0;
-  std::atomic<bool> running_ = false;
+  std::mutex mu_;  // guards what follows, and the files
+  int restoring_ = 0;
+  bool running_ = false;
+  bool closing_ = false;
 };
 
 int main(int argc, char** argv) {

@@ -190,33 +190,28 @@ class FullDiskTest : public EmbeddedFixture {
   }
 
   // The count app with log.fsync on, every fsync of the "out" topic's files failing (EIO) after
-  // the first `succeeding` ones.
-  ProcessResult run_with_failing_fsync(const char* guarantee, int succeeding) {
+  // its first 8, stops naming the file and the error, after commits of its own; it then runs to
+  // the end with fsync working. Returns the counts in the stores.
+  std::map<std::string, std::int64_t> fail_fsync_then_continue(const char* guarantee) {
+    auto app = count_app(guarantee, dir_);
+    app.push_back("log.fsync=true");
     const char* asan = std::getenv("ASAN_OPTIONS");
-    std::vector<std::string> argv{
+    std::vector<std::string> failing{
         "env", std::string("LD_PRELOAD=") + BROOK_FAILING_FSYNC,
-        "BROOK_FAIL_FSYNC_PATH=/topics/out/",
-        "BROOK_FAIL_FSYNC_AFTER=" + std::to_string(succeeding),
+        "BROOK_FAIL_FSYNC_PATH=/topics/out/", "BROOK_FAIL_FSYNC_AFTER=8",
         // A preloaded library comes before the sanitizer runtime (in the sanitizer build).
         std::string("ASAN_OPTIONS=verify_asan_link_order=0") +
             (asan ? std::string(":") + asan : "")};
-    for (auto& arg : count_app(guarantee, dir_)) argv.push_back(std::move(arg));
-    argv.push_back("log.fsync=true");
-    return run(argv);
-  }
-
-  // The count app with log.fsync on, to the end.
-  ProcessResult run_with_fsync(const char* guarantee) {
-    auto argv = count_app(guarantee, dir_);
-    argv.push_back("log.fsync=true");
-    return run(argv);
-  }
-
-  static void expect_stopped_on_a_failed_fsync(const ProcessResult& run) {
-    EXPECT_EQ(run.exit_code, 1) << run.err;
-    EXPECT_THAT(run.err, ::testing::HasSubstr("fsync"));
-    EXPECT_THAT(run.err, ::testing::HasSubstr("/topics/out/"));
-    EXPECT_THAT(run.err, ::testing::HasSubstr("Input/output error"));
+    failing.insert(failing.end(), app.begin(), app.end());
+    const auto failed = run(failing);
+    EXPECT_EQ(failed.exit_code, 1) << failed.err;
+    EXPECT_THAT(failed.err, ::testing::HasSubstr("fsync"));
+    EXPECT_THAT(failed.err, ::testing::HasSubstr("/topics/out/"));
+    EXPECT_THAT(failed.err, ::testing::HasSubstr("Input/output error"));
+    EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
+    const auto rest = run(app);
+    EXPECT_EQ(rest.exit_code, 0) << rest.err;
+    return counts_on_disk(dir_ / "state", kPartitions);
   }
 
   ScratchDir work_{"brook-full-disk"};
@@ -249,20 +244,12 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFullDataDirAndLosesNothing) {
 }
 
 TEST_F(FullDiskTest, ExactlyOnceStopsOnAFailingFsyncAndContinuesExactly) {
-  expect_stopped_on_a_failed_fsync(run_with_failing_fsync("exactly_once_v2", 8));
-  EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
-  const auto rest = run_with_fsync("exactly_once_v2");
-  EXPECT_EQ(rest.exit_code, 0) << rest.err;
-  EXPECT_EQ(differences(counts_on_disk(dir_ / "state", kPartitions)), "");
+  EXPECT_EQ(differences(fail_fsync_then_continue("exactly_once_v2")), "");
   EXPECT_EQ(differences(latest_out()), "");
 }
 
 TEST_F(FullDiskTest, AtLeastOnceStopsOnAFailingFsyncAndLosesNothing) {
-  expect_stopped_on_a_failed_fsync(run_with_failing_fsync("at_least_once", 8));
-  EXPECT_FALSE(latest_out().empty()) << "the app failed before its first commits";
-  const auto rest = run_with_fsync("at_least_once");
-  EXPECT_EQ(rest.exit_code, 0) << rest.err;
-  expect_at_least_expected(counts_on_disk(dir_ / "state", kPartitions));
+  expect_at_least_expected(fail_fsync_then_continue("at_least_once"));
   expect_at_least_expected(latest_out());
 }
 

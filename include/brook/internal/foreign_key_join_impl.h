@@ -17,12 +17,6 @@
 
 namespace brook::internal {
 
-// `value` serialised by `serde`; a failure throws, naming `node`.
-template <class T>
-std::string serialized(const Serde<T>& serde, const T& value, const std::string& node) {
-  return value_or_throw(serde.serialize(value), node);
-}
-
 // What `serde` reads from `bytes`; a failure throws std::runtime_error saying what was read.
 template <class T>
 T deserialized(const Serde<T>& serde, std::string_view bytes, std::string_view what) {
@@ -49,20 +43,23 @@ class SubscriptionSendProcessor final
   void process(Record<K, Change<V>> r) override {
     const auto& [new_value, old_value] = r.value;
     if (!old_value && !new_value) return;
-    const auto old_key = old_value ? foreign_key_bytes(*old_value) : std::nullopt;
-    const auto new_key = new_value ? foreign_key_bytes(*new_value) : std::nullopt;
+    auto old_key = old_value ? foreign_key_bytes(*old_value) : std::nullopt;
+    auto new_key = new_value ? foreign_key_bytes(*new_value) : std::nullopt;
     const auto sends = subscriptions_for(old_key, new_key, kLeft);
     if (sends.drop) {
       this->context().drop_record("a row without a foreign key in an inner foreign-key join");
       return;
     }
-    Subscription subscription{.primary_key = serialized(*key_serde_, r.key, name_),
+    Subscription subscription{.primary_key = value_or_throw(key_serde_->serialize(r.key), name_),
                               .primary_partition = Partition(this->context().task_id().partition)};
-    if (new_value) subscription.hash = row_hash(serialized(*value_serde_, *new_value, name_));
+    if (new_value)
+      subscription.hash = row_hash(value_or_throw(value_serde_->serialize(*new_value), name_));
     for (std::size_t i = 0; i < sends.count; ++i) {
       subscription.instruction = sends.sends[i].instruction;
       this->context().forward(Record<std::optional<std::string>, Subscription>{
-          sends.sends[i].to_old_key ? old_key : new_key, subscription, r.timestamp, r.headers});
+          // Each key gets one subscription at most: moved into it.
+          std::move(sends.sends[i].to_old_key ? old_key : new_key), subscription, r.timestamp,
+          r.headers});
     }
   }
 
@@ -72,9 +69,9 @@ class SubscriptionSendProcessor final
     auto key = foreign_key_(value);
     if constexpr (kIsOptional<decltype(key)>) {
       if (!key) return std::nullopt;
-      return serialized<KO>(*foreign_key_serde_, *key, name_);
+      return value_or_throw(foreign_key_serde_->serialize(*key), name_);
     } else {
-      return serialized<KO>(*foreign_key_serde_, key, name_);
+      return value_or_throw(foreign_key_serde_->serialize(key), name_);
     }
   }
 
@@ -114,7 +111,8 @@ class SubscriptionJoinProcessor final : public Processor<std::optional<std::stri
     Timestamp timestamp = r.timestamp;
     if (row) {
       timestamp = std::max(timestamp, row->timestamp);
-      if (answer.with_value) response.value = serialized(*value_serde_, row->value, table_name_);
+      if (answer.with_value)
+        response.value = value_or_throw(value_serde_->serialize(row->value), table_name_);
     }
     this->context().forward(Record<std::string, SubscriptionResponse>{
         std::move(r.value.primary_key), std::move(response), timestamp, std::move(r.headers)});
@@ -147,8 +145,10 @@ class ForeignJoinSubscriptionProcessor final
   void process(Record<KO, Change<VO>> r) override {
     const std::string& name = subscriptions_name_;
     std::optional<std::string> value;
-    if (r.value.new_value) value = serialized(*value_serde_, *r.value.new_value, name);
-    for (auto& s : subscriptions_->subscribers(serialized(*foreign_key_serde_, r.key, name))) {
+    if (r.value.new_value)
+      value = value_or_throw(value_serde_->serialize(*r.value.new_value), name);
+    for (auto& s :
+         subscriptions_->subscribers(value_or_throw(foreign_key_serde_->serialize(r.key), name))) {
       this->context().forward(Record<std::string, SubscriptionResponse>{
           std::move(s.primary_key), {s.hash, value, s.primary_partition}, r.timestamp, r.headers});
     }
@@ -186,7 +186,7 @@ class ResponseJoinProcessor final
     K key = deserialized(*serdes_.key, r.key, "a subscription response's primary key");
     auto row = table_->get(key);
     std::optional<std::uint64_t> hash;
-    if (row) hash = row_hash(serialized(*serdes_.value, row->value, table_name_));
+    if (row) hash = row_hash(value_or_throw(serdes_.value->serialize(row->value), table_name_));
     if (hash != r.value.hash) {
       // Counted as Kafka Streams counts it; a newer response, if any, is on its way.
       this->context().drop_record(row ? "a stale foreign-key join response: the row changed since"

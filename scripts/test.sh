@@ -2,7 +2,9 @@
 # Builds Brook and runs the whole test suite (ctest).
 #
 #   scripts/test.sh              optimised build (-O1) in build-test, plus the format check
-#   scripts/test.sh --sanitize   Debug build with ASan + UBSan in build-asan, without bench/
+#   scripts/test.sh --sanitize   Debug build with ASan + UBSan in build-asan, without bench/,
+#                                then every fuzz target for $BROOK_FUZZ_SECONDS (default 10) s
+#                                (scripts/fuzz.sh: clang-16, ASan + UBSan, in build-fuzz)
 #
 # Installs the missing apt packages first (scripts/lib/common.sh). Builds the Kafka Streams twins
 # of the examples (tests/conformance/twins, Maven). Before ctest, starts a
@@ -74,5 +76,9 @@ echo "PostgreSQL at $BROOK_POSTGRES_DSN"
 # CI reads ctest's closing lines: leave its output alone. A test that hangs fails after
 # 300 s (a test's own TIMEOUT property overrides this) instead of eating CI's time.
 ctest --test-dir "$dir" --output-on-failure -j "$BROOK_JOBS" --timeout 300
+
+# Both builds replay the fuzz targets' corpora (ctest: fuzz_corpus_*); the sanitizer half also
+# fuzzes each target briefly (scripts/fuzz.sh 600 for a long campaign).
+if $sanitize; then "$BROOK_ROOT/scripts/fuzz.sh" "${BROOK_FUZZ_SECONDS:-10}"; fi
 
 $format_ok || { echo "test.sh: tests passed but the format check failed (files listed above)" >&2; exit 1; }

@@ -9,11 +9,12 @@ BROOK_APT_PACKAGES=(
   kcat maven openjdk-17-jdk-headless
   libcpp-httplib-dev chromium python3-prometheus-client
   postgresql-15 libpq-dev
-  clang-format-16 clang-tidy-16
+  clang-format-16 clang-tidy-16 clang-16 libclang-rt-16-dev
 )
 # LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins
 # them to the declaration), and clang-tidy 14 cannot parse std::expected<T, Status> (clang
-# 14 lacks conditionally trivial destructors, P0848). Use these names, not the bare ones.
+# 14 lacks conditionally trivial destructors, P0848). Use these names, not the bare ones. clang-16
+# and its runtimes (libFuzzer, the sanitizers) build the fuzz targets (scripts/fuzz.sh).
 BROOK_CLANG_FORMAT=clang-format-16
 BROOK_CLANG_TIDY=clang-tidy-16
 

@@ -89,7 +89,7 @@ void LocalStore::start_restoring(std::int64_t total) {
   stack_.bottom->reserve_for_restore(total);
 }
 
-Status LocalStore::restore(std::span<const ConsumedRecord> records) {
+Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
   std::lock_guard lock(*mutex_);
   // The store starts looking for a key this many records before it is restored: a restored
   // key is rarely in a CPU cache, and the lookups' misses then overlap.

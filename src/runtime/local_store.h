@@ -55,7 +55,7 @@ class LocalStore final : public KeyValueBytesStore {
   // (KeyValueBytesStore::reserve_for_restore).
   void start_restoring(std::int64_t total);
   // Restores `records` (one changelog partition's, in offset order) under one lock.
-  Status restore(std::span<const ConsumedRecord> records);
+  Status restore_records(std::span<const ConsumedRecord> records);
   Status finish_restore_batch(Offset next);
   // Ends a restoration from the changelog: the bottom store loads what it buffered (flush()),
   // then the store is active. On failure it stays restoring.

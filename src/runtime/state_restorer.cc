@@ -141,7 +141,7 @@ Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
                      [&](const ConsumedRecord& record) { return record.offset >= r.end; });
     if (last == batch.records.begin()) continue;
     const std::span<const ConsumedRecord> restored(batch.records.begin(), last);
-    if (auto s = r.store->restore(restored); !s.ok()) return s;
+    if (auto s = r.store->restore_records(restored); !s.ok()) return s;
     r.position = Offset(restored.back().offset.value() + 1);
     *r.restored += static_cast<std::int64_t>(restored.size());
   }

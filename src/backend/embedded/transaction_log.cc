@@ -86,7 +86,10 @@ class Reader {
   std::string_view data_;
 };
 
-Result<TransactionEntry> decode_entry(std::string_view payload, const std::string& file) {
+}  // namespace
+
+Result<TransactionEntry> decode_transaction_payload(std::string_view payload,
+                                                    const std::string& file) {
   auto corrupt = [&] {
     return error(Status::corruption(fmt::format("transaction log {}: malformed entry", file)));
   };
@@ -105,9 +108,8 @@ Result<TransactionEntry> decode_entry(std::string_view payload, const std::strin
     tp.partition = Partition(partition);
     auto& batch = entry.batches[tp];
     batch.base = Offset(base);
-    batch.records.resize(count);
-    for (auto& record : batch.records) {
-      if (!in.get_record(record)) return corrupt();
+    for (std::uint32_t r = 0; r < count; ++r) {  // `count` is not trusted to size anything
+      if (!in.get_record(batch.records.emplace_back())) return corrupt();
     }
   }
   std::uint32_t groups = 0;
@@ -132,8 +134,6 @@ Result<TransactionEntry> decode_entry(std::string_view payload, const std::strin
   if (!in.done()) return corrupt();
   return entry;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<TransactionLog>> TransactionLog::open(std::filesystem::path data_dir,
                                                              bool fsync) {
@@ -191,7 +191,7 @@ Result<std::optional<TransactionEntry>> TransactionLog::pending() const {
   }
   const std::string_view payload = file.substr(payload_at);
   if (crc32c(payload) != unmask_crc(read_u32(file, 4))) return corrupt("entry checksum mismatch");
-  auto entry = decode_entry(payload, path_.string());
+  auto entry = decode_transaction_payload(payload, path_.string());
   if (!entry) return error(entry.error());
   entry->transactional_id = id;
   return std::optional<TransactionEntry>(std::move(*entry));

@@ -33,6 +33,12 @@ struct TransactionEntry {
   std::map<std::string, std::map<TopicPartition, OffsetAndMetadata>> offsets;  // per group
 };
 
+// The entry in `payload` (an entry's bytes after its header and transactional id, whose
+// checksum matched), without its transactional id; kCorruption naming `file` unless the bytes
+// parse exactly.
+Result<TransactionEntry> decode_transaction_payload(std::string_view payload,
+                                                    const std::string& file);
+
 class TransactionLog {
  public:
   static Result<std::unique_ptr<TransactionLog>> open(std::filesystem::path data_dir, bool fsync);

@@ -7,6 +7,8 @@
 //              random from BROOK_SSJOIN_KEYS keys (default 10 k; left: seed 42, right: seed 43,
 //              state_workload.h), 16-byte values. Record i of each side has event time i ms, so
 //              each record finds about 2 * 10 s * 1000 / 10 k = 2 matches. Written once, untimed.
+//              BROOK_SSJOIN_NUMERIC_KEYS=1: keys "0", "1", ..., "9999" instead (as numeric ids
+//              are), many of which begin with another ("1", "10", "100").
 //   Brook:     stream("left").join(stream("right"), concat,
 //              JoinWindows::of_time_difference_and_grace(10 s, 1 s),
 //              {.name = "pairs", .store_name = "pairs"}).to("out"):
@@ -65,7 +67,15 @@ const std::vector<std::uint32_t>& right_sequence() {
   }();
   return s;
 }
-const std::string& key_of(std::uint32_t k) { return left_workload().keys[k]; }
+const bool kNumericKeys = brook::bench::env_or("BROOK_SSJOIN_NUMERIC_KEYS", 0) != 0;
+const std::string& key_of(std::uint32_t k) {
+  static const std::vector<std::string> numeric = [] {
+    std::vector<std::string> keys;
+    for (std::int64_t i = 0; i < kKeys; ++i) keys.push_back(std::to_string(i));
+    return keys;
+  }();
+  return kNumericKeys ? numeric[k] : left_workload().keys[k];
+}
 
 // The number of pairs (left i, right j) with equal keys and |i - j| <= kDifference.
 std::int64_t expected_pairs() {
@@ -82,23 +92,25 @@ std::int64_t expected_pairs() {
 }
 
 const brook::bench::BenchData& data() {
-  static const brook::bench::BenchData data("ssjoin-bench", [](brook::internal::EmbeddedLog& log) {
-    (void)log.admin().create_topic({"left", 1});
-    (void)log.admin().create_topic({"right", 1});
-    auto producer = std::move(*log.make_producer({}));
-    const std::string value(16, 'v');
-    for (std::int64_t i = 0; i < kRecords; ++i) {
-      (void)producer->send({.topic = "left",
-                            .timestamp = brook::Timestamp(i),
-                            .key = key_of(left_workload().sequence[i]),
-                            .value = value});
-      (void)producer->send({.topic = "right",
-                            .timestamp = brook::Timestamp(i),
-                            .key = key_of(right_sequence()[i]),
-                            .value = value});
-    }
-    (void)producer->flush();
-  });
+  static const brook::bench::BenchData data(
+      kNumericKeys ? "ssjoin-bench-numeric" : "ssjoin-bench",
+      [](brook::internal::EmbeddedLog& log) {
+        (void)log.admin().create_topic({"left", 1});
+        (void)log.admin().create_topic({"right", 1});
+        auto producer = std::move(*log.make_producer({}));
+        const std::string value(16, 'v');
+        for (std::int64_t i = 0; i < kRecords; ++i) {
+          (void)producer->send({.topic = "left",
+                                .timestamp = brook::Timestamp(i),
+                                .key = key_of(left_workload().sequence[i]),
+                                .value = value});
+          (void)producer->send({.topic = "right",
+                                .timestamp = brook::Timestamp(i),
+                                .key = key_of(right_sequence()[i]),
+                                .value = value});
+        }
+        (void)producer->flush();
+      });
   return data;
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Random kill -9 campaigns (tests/chaos/kill_campaign_test.cc): the count app killed with SIGKILL
-# at random moments, under exactly_once_v2 and at_least_once on the embedded log, then checked
-# exactly (or for nothing lost). Prints each campaign's table: kill points by the phase the app
-# was in, lost and duplicated counts. scripts/test.sh runs the same campaigns with 12 kill points.
+# Random kill -9 campaigns (tests/chaos/kill_campaign_test.cc): a count, a windowed count and a
+# stream-stream join app killed with SIGKILL at random moments, each under exactly_once_v2 and
+# at_least_once on the embedded log, then checked exactly (or for nothing lost). Prints each
+# campaign's table: kill points by the phase the app was in, what was lost and what was written
+# twice. scripts/test.sh runs the same campaigns with 12 kill points.
 #
 #   scripts/chaos.sh [--kills N] [--seed S]     defaults: 1000 kill points per campaign, seed 1
 #

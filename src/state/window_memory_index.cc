@@ -105,12 +105,13 @@ template <class Index, class Visit>
 bool WindowMemoryIndex::for_each_related(Index& index, std::string_view record_key, Visit visit) {
   for (auto longer = index.record_keys_.upper_bound(record_key);
        longer != index.record_keys_.end() && longer->starts_with(record_key); ++longer) {
-    if (!visit(index.groups_.find(*longer)->second)) return false;
+    if (!visit(*longer, index.groups_.find(*longer)->second)) return false;
   }
   for (const auto& [length, groups] : index.key_lengths_) {
     if (length >= record_key.size()) break;
-    if (auto shorter = index.groups_.find(record_key.substr(0, length));
-        shorter != index.groups_.end() && !visit(shorter->second)) {
+    const std::string_view prefix = record_key.substr(0, length);
+    if (auto shorter = index.groups_.find(prefix);
+        shorter != index.groups_.end() && !visit(prefix, shorter->second)) {
       return false;
     }
   }
@@ -118,11 +119,11 @@ bool WindowMemoryIndex::for_each_related(Index& index, std::string_view record_k
 }
 
 bool WindowMemoryIndex::has_related(std::string_view record_key) const {
-  return !for_each_related(*this, record_key, [](const Group&) { return false; });
+  return !for_each_related(*this, record_key, [](std::string_view, const Group&) { return false; });
 }
 
 void WindowMemoryIndex::add_group(const std::string& record_key, Group& group) {
-  for_each_related(*this, record_key, [&](Group& other) {
+  for_each_related(*this, record_key, [&](std::string_view, Group& other) {
     ++other.related;
     ++group.related;
     return true;
@@ -136,7 +137,7 @@ void WindowMemoryIndex::remove_group(std::string_view record_key) {
   if (auto count = key_lengths_.find(record_key.size()); --count->second == 0) {
     key_lengths_.erase(count);
   }
-  for_each_related(*this, record_key, [](Group& other) {
+  for_each_related(*this, record_key, [](std::string_view, Group& other) {
     --other.related;
     return true;
   });
@@ -156,10 +157,10 @@ void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_time,
   const std::string_view record_key = std::string_view(*range.from).substr(0, record);
   auto group = groups_.find(record_key);
   if (group == groups_.end()) {
-    if (has_related(record_key)) scan_all(range, min_time, visit);
+    if (has_related(record_key)) scan_related(record_key, range, min_time, visit);
     return;
   }
-  if (group->second.related > 0) return scan_all(range, min_time, visit);
+  if (group->second.related > 0) return scan_related(record_key, range, min_time, visit);
   const Suffix to = suffix_of(std::string_view(*range.to).substr(record));
   // The key each visit is given: the record key, then the entry's suffix (on the stack for
   // the usual key sizes: this runs for every record of a join).
@@ -175,22 +176,55 @@ void WindowMemoryIndex::scan(const KeyRange& range, std::int64_t min_time,
   }
 }
 
-void WindowMemoryIndex::scan_all(const KeyRange& range, std::int64_t min_time,
-                                 const ScanVisitor& visit) const {
-  std::vector<std::pair<std::string, std::string_view>> found;
-  for (const auto& [record_key, group] : groups_) {
-    for (const auto& entry : group.entries) {
-      if (entry.time() < min_time) continue;
-      std::string key = record_key;
-      append(key, entry.suffix);
-      if (in_range(key, range)) found.emplace_back(std::move(key), entry.value);
-    }
+void WindowMemoryIndex::collect(std::string_view record_key, const Group& group,
+                                const KeyRange& range, std::int64_t min_time,
+                                std::vector<Found>& found) const {
+  for (const auto& entry : group.entries) {
+    if (entry.time() < min_time) continue;
+    std::string key(record_key);
+    append(key, entry.suffix);
+    if (in_range(key, range)) found.emplace_back(std::move(key), entry.value);
   }
+}
+
+void WindowMemoryIndex::visit_sorted(std::vector<Found>& found, const ScanVisitor& visit) {
   std::sort(found.begin(), found.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [key, value] : found) {
     if (!visit(key, value)) return;
   }
+}
+
+void WindowMemoryIndex::scan_all(const KeyRange& range, std::int64_t min_time,
+                                 const ScanVisitor& visit) const {
+  std::vector<Found> found;
+  for (const auto& [record_key, group] : groups_)
+    collect(record_key, group, range, min_time, found);
+  visit_sorted(found, visit);
+}
+
+void WindowMemoryIndex::scan_related(std::string_view record_key, const KeyRange& range,
+                                     std::int64_t min_time, const ScanVisitor& visit) const {
+  std::vector<Found> found;
+  if (auto own = groups_.find(record_key); own != groups_.end()) {
+    collect(record_key, own->second, range, min_time, found);
+  }
+  // A longer record key's keys all begin with its bytes after `record_key`: when those sort
+  // below the range's suffix from, or above its suffix to, none of its keys is in range.
+  const std::string_view from = std::string_view(*range.from).substr(record_key.size());
+  const std::string_view to = std::string_view(*range.to).substr(record_key.size());
+  for_each_related(*this, record_key, [&](std::string_view related, const Group& group) {
+    if (related.size() > record_key.size()) {
+      const std::string_view tail = related.substr(record_key.size());
+      const std::size_t n = std::min(tail.size(), from.size());
+      if (tail.substr(0, n) < from.substr(0, n) || tail.substr(0, n) > to.substr(0, n)) {
+        return true;
+      }
+    }
+    collect(related, group, range, min_time, found);
+    return true;
+  });
+  visit_sorted(found, visit);
 }
 
 }  // namespace brook::internal

@@ -12,7 +12,8 @@
 // A range between two keys of one record key may also hold keys of a record key that begins
 // with it or that it begins with ("a\0" followed by a time may sort between "a" followed by two
 // times, and the other way round); the index counts, per group, the groups so related to it,
-// and such a group's reads take the general path. Not thread-safe.
+// and a read of such a group also looks at the related groups whose keys may fall in its range
+// (numeric keys "1", "10", "100", ... are all related). Not thread-safe.
 #pragma once
 
 #include <absl/container/btree_set.h>
@@ -76,15 +77,25 @@ class WindowMemoryIndex {
   void append(std::string& out, Suffix suffix) const;
   // The first entry of `group` whose suffix is not below `suffix`.
   static std::vector<Entry>::const_iterator lower_bound(const Group& group, Suffix suffix);
-  // Calls visit(group) for each other group of `index` whose record key begins with
-  // `record_key` or that `record_key` begins with, until visit returns false; false if it did.
+  // Calls visit(its record key, group) for each other group of `index` whose record key begins
+  // with `record_key` or that `record_key` begins with, until visit returns false; false if it
+  // did.
   template <class Index, class Visit>
   static bool for_each_related(Index& index, std::string_view record_key, Visit visit);
   bool has_related(std::string_view record_key) const;
   void add_group(const std::string& record_key, Group& group);
   void remove_group(std::string_view record_key);
+  using Found = std::pair<std::string, std::string_view>;  // a key in range, its value
+  // Adds the entries of `group` (record key `record_key`) in range with a time >= min_time.
+  void collect(std::string_view record_key, const Group& group, const KeyRange& range,
+               std::int64_t min_time, std::vector<Found>& found) const;
+  static void visit_sorted(std::vector<Found>& found, const ScanVisitor& visit);
   // The general scan: collects what is in range, sorts it and visits it.
   void scan_all(const KeyRange& range, std::int64_t min_time, const ScanVisitor& visit) const;
+  // A scan of one record key's range (both bounds begin with `record_key`) when related
+  // groups exist: the same, over that key's group and the related groups only.
+  void scan_related(std::string_view record_key, const KeyRange& range, std::int64_t min_time,
+                    const ScanVisitor& visit) const;
 
   // Looked up by std::string_view (which this abseil's own string_view is not).
   struct Hash {

@@ -1,15 +1,19 @@
-// Random kill -9 campaigns. The count app of integration/crash_app.cc (2 threads, 4 partitions,
-// RocksDB stores, every count written to "out": no record cache) is started over an input that
-// grows by one chunk before each start, and killed with SIGKILL at a random moment; after the
-// last kill point it runs to the end. Then, per key with n records in the input:
-// - exactly_once_v2: the counts in "out" are 1, 2, ..., n, each once and in order, and the
-//   stores hold n: nothing lost, nothing counted twice;
-// - at_least_once: the store and the last count in "out" are at least n (nothing lost); what
-//   they hold beyond n was counted twice, and is reported.
+// Random kill -9 campaigns. A stateful app of integration/crash_app.cc (2 threads, 4
+// partitions, RocksDB stores, every update written to "out": no record cache) is started over an
+// input that grows by one chunk before each start, and killed with SIGKILL at a random moment;
+// after the last kill point it runs to the end. Record i of the input has key i % 997,
+// timestamp i + 1 and value i. The apps, and what is checked at the end:
+// - count (per key): under exactly_once_v2 the counts in "out" of a key with n records are
+//   1, 2, ..., n, each once and in order, and the stores hold n; under at_least_once the store
+//   and the last count are at least n (nothing lost), what they hold beyond n was counted twice;
+// - windowed-count (per key and 10 s window): the same per window, from "out";
+// - join ("in" with "in2", which gets the same records): each record i joins only its twin, so
+//   "out" must hold "i+i" for every i: exactly once under exactly_once_v2, at least once under
+//   at_least_once (the copies beyond one are reported).
 // BROOK_CHAOS_KILLS sets the number of kill points (default 12, the test command's short
 // campaign; scripts/chaos.sh runs long ones), BROOK_CHAOS_SEED the random seed. Each campaign
-// prints a table: kill points by the phase the app was in (crash_app.cc writes it down), lost
-// and duplicated counts.
+// prints a table: kill points by the phase the app was in (crash_app.cc writes it down), what
+// was lost and what was written twice.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
@@ -32,6 +36,7 @@ namespace {
 constexpr int kKeys = 997;
 constexpr int kChunk = 10'000;  // input records added before each start
 constexpr int kPartitions = 4;
+constexpr std::int64_t kWindowMs = 10'000;  // crash_app's windowed-count
 
 int env_int(const char* name, int fallback) {
   const char* value = std::getenv(name);
@@ -43,27 +48,38 @@ std::string key_of(int i) { return "key-" + std::to_string(i % kKeys); }
 struct Campaign {
   std::map<std::string, int> kill_points;  // by phase
   int finished_before_the_kill = 0;        // runs that ended by themselves first
-  std::int64_t lost = 0;                   // counts below the input's, summed over keys
-  std::int64_t duplicated = 0;             // counts above it, summed over keys
+  std::int64_t lost = 0;                   // counts (or join pairs) missing, summed
+  std::int64_t duplicated = 0;             // counts (or join pairs) made twice, summed
 };
+
+// 1, 2, ..., n.
+std::vector<std::int64_t> one_to(std::int64_t n) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) counts[static_cast<std::size_t>(i)] = i + 1;
+  return counts;
+}
 
 class KillCampaignTest : public EmbeddedFixture {
  protected:
   void SetUp() override {
-    create_topics({{"in", kPartitions}, {"out", kPartitions}});
+    create_topics({{"in", kPartitions}, {"in2", kPartitions}, {"out", kPartitions}});
     ::setenv("BROOK_LOG_LEVEL", "error", 1);  // the app's: thousands of runs log a lot
   }
   void TearDown() override { ::unsetenv("BROOK_LOG_LEVEL"); }
 
+  // The next kChunk records of "in" (and of "in2" for the join).
   void produce_chunk() {
     std::vector<std::pair<std::string, std::string>> records;
-    for (int i = 0; i < kChunk; ++i) records.emplace_back(key_of(produced_ + i), "v");
-    produce("in", records);
+    for (int i = produced_; i < produced_ + kChunk; ++i) {
+      records.emplace_back(key_of(i), std::to_string(i));
+    }
+    produce("in", records, produced_ + 1);
+    if (app_ == "join") produce("in2", records, produced_ + 1);
     produced_ += kChunk;
   }
 
   ChildProcess start_app(const char* guarantee) {
-    return ChildProcess(BROOK_CRASH_APP, {dir_.string(), guarantee, "-1", "0", "count",
+    return ChildProcess(BROOK_CRASH_APP, {dir_.string(), guarantee, "-1", "0", app_,
                                           "statestore.cache.max.bytes=0"});
   }
 
@@ -113,9 +129,13 @@ class KillCampaignTest : public EmbeddedFixture {
     return campaign;
   }
 
+  // The input's count per key (count), or per "<key>@<window start>" (windowed-count).
   std::map<std::string, std::int64_t> expected() const {
     std::map<std::string, std::int64_t> counts;
-    for (int i = 0; i < produced_; ++i) ++counts[key_of(i)];
+    for (int i = 0; i < produced_; ++i) {
+      const std::int64_t start = (i + 1) / kWindowMs * kWindowMs;
+      ++counts[app_ == "count" ? key_of(i) : key_of(i) + "@" + std::to_string(start)];
+    }
     return counts;
   }
 
@@ -127,17 +147,43 @@ class KillCampaignTest : public EmbeddedFixture {
     return out;
   }
 
-  // Counts below and above the input's in `stores`, into `campaign`.
-  void tally(const std::map<std::string, std::int64_t>& stores, Campaign& campaign) {
+  // How often "out" holds each join result.
+  std::map<std::string, std::int64_t> out_pairs() {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& r : read_all("out")) ++out[*r.value];
+    return out;
+  }
+
+  // Counts below and above the input's in `counts` (a store's, or the last in "out"), into
+  // `campaign`.
+  void tally(const std::map<std::string, std::int64_t>& counts, Campaign& campaign) {
     for (const auto& [key, n] : expected()) {
-      const auto it = stores.find(key);
-      const std::int64_t got = it == stores.end() ? 0 : it->second;
+      const auto it = counts.find(key);
+      const std::int64_t got = it == counts.end() ? 0 : it->second;
       campaign.lost += std::max<std::int64_t>(0, n - got);
       campaign.duplicated += std::max<std::int64_t>(0, got - n);
     }
   }
 
-  static void print(const char* guarantee, const Campaign& campaign) {
+  // Join results missing from `pairs`, and the copies beyond one, into `campaign`.
+  void tally_pairs(const std::map<std::string, std::int64_t>& pairs, Campaign& campaign) {
+    for (int i = 0; i < produced_; ++i) {
+      const auto it = pairs.find(std::to_string(i) + "+" + std::to_string(i));
+      const std::int64_t got = it == pairs.end() ? 0 : it->second;
+      campaign.lost += got == 0 ? 1 : 0;
+      campaign.duplicated += std::max<std::int64_t>(0, got - 1);
+    }
+  }
+
+  // The last count "out" holds per key.
+  static std::map<std::string, std::int64_t> last_counts(
+      const std::map<std::string, std::vector<std::int64_t>>& out) {
+    std::map<std::string, std::int64_t> last;
+    for (const auto& [key, counts] : out) last[key] = counts.back();
+    return last;
+  }
+
+  void print(const char* guarantee, const Campaign& campaign) const {
     int kills = 0;
     std::string rows;
     for (const auto& [phase, n] : campaign.kill_points) {
@@ -145,16 +191,18 @@ class KillCampaignTest : public EmbeddedFixture {
       rows += fmt::format("  | {:<11} | {:>11} |\n", phase, n);
     }
     fmt::print(
-        "kill campaign, {}: {} kill points ({} runs ended before their kill moment)\n"
+        "kill campaign, {} app, {}: {} kill points ({} runs ended before their kill moment)\n"
         "  | phase       | kill points |\n  |---|---:|\n{}"
-        "  lost counts: {}, counted twice: {}\n",
-        guarantee, kills, campaign.finished_before_the_kill, rows, campaign.lost,
-        campaign.duplicated);
+        "  lost {}: {}, {} twice: {}\n",
+        app_, guarantee, kills, campaign.finished_before_the_kill, rows,
+        app_ == "join" ? "pairs" : "counts", campaign.lost,
+        app_ == "join" ? "pairs written" : "counted", campaign.duplicated);
   }
 
-  // Runs a campaign into `campaign`, tallies the stores' counts against the input into it and
-  // prints its table; returns the stores' counts.
-  std::map<std::string, std::int64_t> run_and_report(const char* guarantee, Campaign& campaign) {
+  // Runs a campaign of the count app, tallies the stores' counts against the input into it
+  // and prints its table; returns the stores' counts.
+  std::map<std::string, std::int64_t> run_count_campaign(const char* guarantee,
+                                                         Campaign& campaign) {
     campaign = run_campaign(guarantee);
     auto stores = counts_on_disk(dir_ / "state", kPartitions);
     tally(stores, campaign);
@@ -162,28 +210,27 @@ class KillCampaignTest : public EmbeddedFixture {
     return stores;
   }
 
+  std::string app_ = "count";
   int produced_ = 0;
 };
 
 TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
   Campaign campaign;
-  const auto stores = run_and_report("exactly_once_v2", campaign);
+  const auto stores = run_count_campaign("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
   EXPECT_EQ(campaign.duplicated, 0);
   EXPECT_EQ(stores, expected());
   const auto out = out_counts();
   for (const auto& [key, n] : expected()) {
-    std::vector<std::int64_t> one_to_n(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) one_to_n[static_cast<std::size_t>(i)] = i + 1;
     const auto it = out.find(key);
     ASSERT_TRUE(it != out.end()) << key << " has no count in out";
-    ASSERT_EQ(it->second, one_to_n) << key;
+    ASSERT_EQ(it->second, one_to(n)) << key;
   }
 }
 
 TEST_F(KillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
   Campaign campaign;
-  run_and_report("at_least_once", campaign);
+  run_count_campaign("at_least_once", campaign);
   EXPECT_EQ(campaign.lost, 0);
   const auto out = out_counts();
   for (const auto& [key, n] : expected()) {
@@ -191,6 +238,49 @@ TEST_F(KillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
     ASSERT_TRUE(it != out.end()) << key << " has no count in out";
     EXPECT_GE(it->second.back(), n) << key;
   }
+}
+
+TEST_F(KillCampaignTest, ExactlyOnceWindowedCountsAreExactAcrossRandomKills) {
+  app_ = "windowed-count";
+  Campaign campaign = run_campaign("exactly_once_v2");
+  const auto out = out_counts();
+  tally(last_counts(out), campaign);
+  print("exactly_once_v2", campaign);
+  EXPECT_EQ(campaign.lost, 0);
+  EXPECT_EQ(campaign.duplicated, 0);
+  EXPECT_EQ(out.size(), expected().size()) << "windows in out that the input has not";
+  for (const auto& [window, n] : expected()) {
+    const auto it = out.find(window);
+    ASSERT_TRUE(it != out.end()) << window << " has no count in out";
+    ASSERT_EQ(it->second, one_to(n)) << window;
+  }
+}
+
+TEST_F(KillCampaignTest, AtLeastOnceWindowedCountsLoseNothingAcrossRandomKills) {
+  app_ = "windowed-count";
+  Campaign campaign = run_campaign("at_least_once");
+  tally(last_counts(out_counts()), campaign);
+  print("at_least_once", campaign);
+  EXPECT_EQ(campaign.lost, 0);
+}
+
+TEST_F(KillCampaignTest, ExactlyOnceJoinWritesEachPairOnceAcrossRandomKills) {
+  app_ = "join";
+  Campaign campaign = run_campaign("exactly_once_v2");
+  const auto pairs = out_pairs();
+  tally_pairs(pairs, campaign);
+  print("exactly_once_v2", campaign);
+  EXPECT_EQ(campaign.lost, 0);
+  EXPECT_EQ(campaign.duplicated, 0);
+  EXPECT_EQ(pairs.size(), static_cast<std::size_t>(produced_)) << "pairs the input has not";
+}
+
+TEST_F(KillCampaignTest, AtLeastOnceJoinLosesNoPairAcrossRandomKills) {
+  app_ = "join";
+  Campaign campaign = run_campaign("at_least_once");
+  tally_pairs(out_pairs(), campaign);
+  print("at_least_once", campaign);
+  EXPECT_EQ(campaign.lost, 0);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // A Streams application for the crash tests, run as a child process:
 //   crash_app DATA_DIR at_least_once|exactly_once_v2 SIGNAL_FD SIGNAL_AFTER
-//             [copy|count [STATE_DIR] [KEY=VALUE...]]
+//             [copy|count|windowed-count|join [STATE_DIR] [KEY=VALUE...]]
 // Copies topic "in" to topic "out" (value + "!") with 2 threads; with "count", counts the
-// records per key instead in the RocksDB store "counts" and writes each new count to "out".
+// records per key instead in the RocksDB store "counts" and writes each new count to "out";
+// with "windowed-count", counts them per key in 10 s tumbling windows (store "window-counts",
+// 1 h grace) and writes each new count to "out" keyed "<key>@<window start>"; with "join",
+// joins "in" with "in2" within 100 ms (1 h grace) and writes "<left>+<right>" to "out".
 // The stores live in STATE_DIR if given (default DATA_DIR/state); each KEY=VALUE sets (or
 // overrides) a configuration key.
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
@@ -20,11 +23,16 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "brook/kstream.h"
+#include "brook/stream_stream_join.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
+#include "brook/windowed_kstream.h"
+#include "brook/windows.h"
 
 // What the app reports to its parent through files in DATA_DIR: restored.txt gets each store
 // restoration's record count appended; phase holds the phase the app is in, rewritten in place
@@ -89,7 +97,7 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  const bool count = argc >= 6 && std::string(argv[5]) == "count";
+  const std::string mode = argc >= 6 ? argv[5] : "copy";
   const int signal_fd = std::stoi(argv[3]);
   const long signal_after = std::stol(argv[4]);
   std::atomic<long> processed = 0;
@@ -102,10 +110,31 @@ int main(int argc, char** argv) {
           (void)::write(signal_fd, &byte, 1);
         }
       });
-  if (count) {
+  using namespace std::chrono_literals;
+  if (mode == "count") {
     input.group_by_key().count({.name = "counts"}).to_stream().to("out");
-  } else {
+  } else if (mode == "windowed-count") {
+    input.group_by_key()
+        .windowed_by(brook::TimeWindows::of_size_and_grace(10s, 1h))
+        .count({.name = "window-counts"})
+        .to_stream()
+        .map([](const brook::Windowed<std::string>& w, const std::optional<std::int64_t>& n) {
+          return brook::KeyValue<std::string, std::int64_t>{
+              w.key + "@" + std::to_string(w.window.start.value()), n.value_or(0)};
+        })
+        .to("out");
+  } else if (mode == "join") {
+    input
+        .join(
+            builder.stream<std::string, std::string>("in2"),
+            [](const std::string& left, const std::string& right) { return left + "+" + right; },
+            brook::JoinWindows::of_time_difference_and_grace(100ms, 1h))
+        .to("out");
+  } else if (mode == "copy") {
     input.map_values([](const std::string& v) { return v + "!"; }).to("out");
+  } else {
+    std::fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], mode.c_str());
+    return 2;
   }
   std::map<std::string, std::string> config{{"application.id", "crash-app"},
                                             {"data.dir", argv[1]},

@@ -38,13 +38,14 @@ class EmbeddedFixture : public ::testing::Test {
     });
   }
 
-  // Writes `records` (values: strings, or std::optional for tombstones) with timestamps 1, 2, ...
+  // Writes `records` (values: strings, or std::optional for tombstones) with timestamps
+  // first_timestamp, first_timestamp + 1, ...
   template <class Value = std::string>
-  void produce(const std::string& topic,
-               const std::vector<std::pair<std::string, Value>>& records) {
+  void produce(const std::string& topic, const std::vector<std::pair<std::string, Value>>& records,
+               std::int64_t first_timestamp = 1) {
     with_log([&](internal::EmbeddedLog& log) {
       auto producer = std::move(*log.make_producer({}));
-      std::int64_t ts = 0;
+      std::int64_t ts = first_timestamp - 1;
       for (const auto& [key, value] : records) {
         ASSERT_TRUE(
             producer

@@ -89,9 +89,10 @@ class AvroSerde final : public Serde<nlohmann::json> {
   // Returns kCorruption, with a message starting "avro serde:" that names the problem and where
   // it was found, if the bytes are not exactly one encoded value: truncated, malformed (e.g. an
   // enum index or union branch out of range, a negative length), followed by trailing bytes,
-  // nested deeper than 256 levels, holding more than 2^20 zero-size array items, or with a
-  // missing or different Confluent magic byte or schema id. Any byte string is safe to pass:
-  // it is checked against the schema before the Avro library decodes it.
+  // nested deeper than 256 levels, holding more than 2^20 zero-size array items or a map key
+  // with a NUL character (which serialize() refuses too), or with a missing or different
+  // Confluent magic byte or schema id. Any byte string is safe to pass: it is checked against
+  // the schema before the Avro library decodes it.
   Result<nlohmann::json> deserialize(std::string_view bytes) const override;
 
  private:

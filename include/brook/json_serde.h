@@ -24,6 +24,14 @@ concept JsonConvertible = requires(const T& value, const nlohmann::json& json) {
 };
 
 namespace internal {
+// How deep the JSON that Brook reads may nest arrays and objects: Jackson's default, as Kafka's
+// Java JSON serdes read it. nlohmann parses deeper text, but copying, comparing and writing
+// the value recurse once per level, and a deep enough value (100000 levels) overflows the stack.
+inline constexpr int kMaxJsonDepth = 1000;
+// Whether `text` nests arrays and objects deeper than kMaxJsonDepth (brackets within strings
+// do not count).
+bool nested_too_deep(std::string_view text);
+
 // The first number of `input` that `read` does not hold as it is, described with its path
 // ("field 'items[2].qty': -1 does not fit, read as 4294967295"); nullopt when there is none.
 // `read` is the JSON that to_json writes of the value from_json made of `input`. Each number of
@@ -64,7 +72,8 @@ std::expected<T, std::string> json_as(const nlohmann::json& json) {
 // (9007199254740993 into a double). nlohmann converts such numbers silently, so deserialize()
 // compares the input with what to_json writes of the value read (internal::changed_number): it
 // relies on to_json writing back each number from_json read, at the same place, as a serde that
-// round-trips does. Fields that from_json does not read are not checked.
+// round-trips does. Fields that from_json does not read are not checked. It also fails when the
+// bytes nest arrays and objects deeper than 1000 levels (internal::kMaxJsonDepth).
 template <JsonConvertible T>
 class JsonSerde final : public Serde<T> {
  public:
@@ -80,6 +89,11 @@ class JsonSerde final : public Serde<T> {
   }
 
   Result<T> deserialize(std::string_view bytes) const override {
+    if (internal::nested_too_deep(bytes)) {
+      return error(Status::corruption("json serde: nested deeper than " +
+                                      std::to_string(internal::kMaxJsonDepth) +
+                                      " levels: " + excerpt(bytes)));
+    }
     auto json = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded()) {
       return error(Status::corruption("json serde: not valid JSON: " + excerpt(bytes)));
@@ -124,6 +138,7 @@ struct JsonForm<T> {
     out += nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   static std::optional<T> parse(std::string_view text) {
+    if (nested_too_deep(text)) return std::nullopt;
     auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded()) return std::nullopt;
     auto value = json_as<T>(json);

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,7 +73,12 @@ class TimeWindowedSerde final : public WindowedSerde<K> {
     auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 8));
     if (!key) return error(std::move(key.error()));
     const Timestamp start = internal::parse_timestamp(bytes.substr(bytes.size() - 8));
-    return Windowed<K>{std::move(*key), {.start = start, .end = start + window_size_}};
+    // An end past the largest timestamp is the largest, as Kafka Streams'
+    // TimeWindowedDeserializer caps it.
+    constexpr std::int64_t kLargest = std::numeric_limits<std::int64_t>::max();
+    const Timestamp end = start.value() > kLargest - window_size_.count() ? Timestamp(kLargest)
+                                                                          : start + window_size_;
+    return Windowed<K>{std::move(*key), {.start = start, .end = end}};
   }
 
  private:

@@ -660,6 +660,12 @@ class Validator {
             f.path.push_back(index_segment(index));
             return false;
           }
+          // libavro keeps map keys as C strings: it would cut this one short.
+          if (key.find('\0') != std::string_view::npos) {
+            corrupt("a map key with a NUL character", f);
+            f.path.push_back(index_segment(index));
+            return false;
+          }
         }
         if (!value(*node.items, depth + 1, f)) {
           f.path.push_back(map ? key_segment(key) : index_segment(index));

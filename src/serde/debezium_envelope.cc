@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "brook/change_event.h"
@@ -23,6 +25,11 @@ constexpr std::array<std::pair<char, ChangeOp>, 5> kOps{{{'c', ChangeOp::kCreate
 std::string excerpt(std::string_view bytes) {
   constexpr std::size_t kMax = 80;
   return fmt::format("'{}{}'", bytes.substr(0, kMax), bytes.size() > kMax ? "..." : "");
+}
+
+Status too_deep(std::string_view bytes) {
+  return Status::corruption(fmt::format("debezium serde: nested deeper than {} levels: {}",
+                                        kMaxJsonDepth, excerpt(bytes)));
 }
 
 // The payload of {"schema": ..., "payload": ...} (the JSON converter with schemas.enable=true),
@@ -46,7 +53,7 @@ std::optional<std::string> text_field(const Json& object, const char* name) {
 }
 
 // `object[name]` as an integer: nullopt inside when absent or null, an error text naming
-// `path` + name when it is not an integer.
+// `path` + name when it is not an integer or out of the range of an int64_t.
 std::expected<std::optional<std::int64_t>, std::string> integer_field(const Json& object,
                                                                       const char* name,
                                                                       std::string_view path = "") {
@@ -54,6 +61,11 @@ std::expected<std::optional<std::int64_t>, std::string> integer_field(const Json
   if (it == object.end() || it->is_null()) return std::optional<std::int64_t>();
   if (!it->is_number_integer())
     return std::unexpected(fmt::format("'{}{}' is not an integer", path, name));
+  // nlohmann would read one above 2^63 - 1 as a negative number.
+  if (it->is_number_unsigned() &&
+      it->get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()}) {
+    return std::unexpected(fmt::format("'{}{}' is out of range: {}", path, name, it->dump()));
+  }
   return std::optional<std::int64_t>(it->get<std::int64_t>());
 }
 
@@ -88,6 +100,7 @@ Status debezium_error(std::string_view what, std::string_view bytes, std::string
 }
 
 Result<DebeziumEnvelope> parse_debezium_envelope(std::string_view bytes) {
+  if (nested_too_deep(bytes)) return error(too_deep(bytes));
   const Json json = Json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     return error(Status::corruption("debezium serde: not valid JSON: " + excerpt(bytes)));
@@ -168,6 +181,7 @@ std::string write_debezium_envelope(ChangeOp op, std::string_view before, std::s
 }
 
 Result<nlohmann::json> parse_debezium_key(std::string_view bytes) {
+  if (nested_too_deep(bytes)) return error(too_deep(bytes));
   Json json = Json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     return error(

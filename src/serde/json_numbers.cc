@@ -1,5 +1,6 @@
-// The number check of JsonSerde<T>::deserialize: every number of the input against the JSON that
-// to_json writes of the value from_json read, at the same place.
+// The checks of JsonSerde<T>::deserialize beyond nlohmann's parser: the nesting depth of the
+// input, and every number of the input against the JSON that to_json writes of the value
+// from_json read, at the same place.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <numeric>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "brook/json_serde.h"
@@ -227,6 +229,28 @@ class Walk {
 };
 
 }  // namespace
+
+bool nested_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
 
 std::optional<std::string> changed_number(const nlohmann::json& input, const nlohmann::json& read) {
   return Walk().check(input, read);

@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "state/in_memory_store.h"
 #include "state/segmented_store.h"
 
@@ -172,6 +175,15 @@ TEST(WindowedSerde, TimeWindowedRoundTripsWithTheGivenSize) {
   auto bytes = serde.serialize(w);
   ASSERT_TRUE(bytes);
   EXPECT_EQ(*bytes, std::string("key") + std::string("\0\0\0\0\0\0\x03\xe8", 8));
+  EXPECT_EQ(serde.deserialize(*bytes).value(), w);
+}
+
+TEST(WindowedSerde, AnEndPastTheLargestTimestampIsTheLargest) {
+  TimeWindowedSerde<std::string> serde(strings(), 100ms);
+  const auto largest = std::numeric_limits<std::int64_t>::max();
+  const Windowed<std::string> w{"key", {ts(largest - 10), ts(largest)}};
+  auto bytes = serde.serialize(w);
+  ASSERT_TRUE(bytes);
   EXPECT_EQ(serde.deserialize(*bytes).value(), w);
 }
 

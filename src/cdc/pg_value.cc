@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <chrono>
 #include <cmath>
 
 #include "brook/internal/json_text.h"
@@ -38,6 +37,35 @@ std::optional<Number> parse(std::string_view text) {
   return value;
 }
 
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (Howard Hinnant's algorithms),
+// in 64 bits: PostgreSQL's dates go to year 5874897, past std::chrono::year's 32767.
+std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
+  year -= month <= 2;
+  const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
+  const auto year_of_era = static_cast<unsigned>(year - era * 400);
+  const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+  const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+struct Civil {
+  std::int64_t year;
+  unsigned month, day;
+};
+Civil civil_from_days(std::int64_t days) {
+  days += 719468;
+  const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const auto day_of_era = static_cast<unsigned>(days - era * 146097);
+  const unsigned year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const unsigned day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const unsigned shifted_month = (5 * day_of_year + 2) / 153;
+  const unsigned month = shifted_month < 10 ? shifted_month + 3 : shifted_month - 9;
+  return {.year = year_of_era + era * 400 + (month <= 2),
+          .month = month,
+          .day = day_of_year - (153 * shifted_month + 2) / 5 + 1};
+}
+
 // Days since 1970-01-01 of "YYYY-MM-DD".
 std::optional<std::int64_t> parse_date(std::string_view text) {
   const auto first = text.find('-', 1);
@@ -46,19 +74,19 @@ std::optional<std::int64_t> parse_date(std::string_view text) {
   auto y = parse<int>(text.substr(0, first));
   auto m = parse<unsigned>(text.substr(first + 1, second - first - 1));
   auto d = parse<unsigned>(text.substr(second + 1));
-  if (!y || !m || !d) return std::nullopt;
-  const std::chrono::year_month_day date{std::chrono::year(*y), std::chrono::month(*m),
-                                         std::chrono::day(*d)};
-  if (!date.ok()) return std::nullopt;
-  return std::chrono::sys_days(date).time_since_epoch().count();
+  if (!y || !m || !d || *m < 1 || *m > 12 || *d < 1) return std::nullopt;
+  constexpr unsigned kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = *y % 4 == 0 && (*y % 100 != 0 || *y % 400 == 0);
+  if (*d > kDays[*m - 1] + (*m == 2 && leap ? 1 : 0)) return std::nullopt;
+  return days_from_civil(*y, *m, *d);
 }
 
 // Microseconds since midnight of "HH:MM:SS[.f{1,6}]" (24:00:00 included, as PostgreSQL has it).
 std::optional<std::int64_t> parse_time(std::string_view text) {
   if (text.size() < 8 || text[2] != ':' || text[5] != ':') return std::nullopt;
-  auto h = parse<int>(text.substr(0, 2));
-  auto m = parse<int>(text.substr(3, 2));
-  auto s = parse<int>(text.substr(6, 2));
+  auto h = parse<unsigned>(text.substr(0, 2));  // unsigned: "-1" is not an hour
+  auto m = parse<unsigned>(text.substr(3, 2));
+  auto s = parse<unsigned>(text.substr(6, 2));
   if (!h || !m || !s || *h > 24 || *m > 59 || *s > 60) return std::nullopt;
   std::int64_t micros = 0;
   if (text.size() > 8) {
@@ -79,8 +107,12 @@ std::optional<std::int64_t> parse_timestamp(std::string_view text) {
   if (space == std::string_view::npos) return std::nullopt;
   auto days = parse_date(text.substr(0, space));
   auto time = parse_time(text.substr(space + 1));
-  if (!days || !time) return std::nullopt;
-  return *days * kMicrosPerDay + *time;
+  std::int64_t micros = 0;
+  if (!days || !time || __builtin_mul_overflow(*days, kMicrosPerDay, &micros) ||
+      __builtin_add_overflow(micros, *time, &micros)) {
+    return std::nullopt;  // not a timestamp, or too far away for microseconds in 64 bits
+  }
+  return micros;
 }
 
 // Seconds east of UTC of "+HH", "-HH:MM" or "+HH:MM:SS".
@@ -101,14 +133,13 @@ std::optional<std::int64_t> parse_offset(std::string_view text) {
 // "YYYY-MM-DDTHH:MM:SS[.f]Z" of microseconds since the epoch (the fraction without trailing
 // zeros), as Debezium writes a ZonedTimestamp.
 std::string iso_utc(std::int64_t micros) {
-  const auto days = std::chrono::floor<std::chrono::days>(std::chrono::microseconds(micros));
-  const std::chrono::year_month_day date{std::chrono::sys_days(days)};
-  std::int64_t in_day = micros - std::chrono::microseconds(days).count();
+  const std::int64_t days = micros / kMicrosPerDay - (micros % kMicrosPerDay < 0 ? 1 : 0);
+  std::int64_t in_day = micros - days * kMicrosPerDay;
+  const Civil date = civil_from_days(days);
   const std::int64_t fraction = in_day % 1'000'000;
   in_day /= 1'000'000;
-  std::string text =
-      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", int(date.year()), unsigned(date.month()),
-                  unsigned(date.day()), in_day / 3600, in_day / 60 % 60, in_day % 60);
+  std::string text = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", date.year, date.month,
+                                 date.day, in_day / 3600, in_day / 60 % 60, in_day % 60);
   if (fraction != 0) {
     std::string digits = fmt::format("{:06}", fraction);
     while (digits.back() == '0') digits.pop_back();
@@ -174,7 +205,9 @@ bool append_value(std::string& out, std::uint32_t type_oid, std::string_view tex
       if (sign == std::string_view::npos || sign < 11) return false;
       auto micros = parse_timestamp(text.substr(0, sign));
       auto offset = parse_offset(text.substr(sign));
-      return micros && offset && string(iso_utc(*micros - *offset * 1'000'000));
+      std::int64_t utc = 0;
+      return micros && offset && !__builtin_sub_overflow(*micros, *offset * 1'000'000, &utc) &&
+             string(iso_utc(utc));
     }
     default:  // numeric, text, json, uuid, arrays, enums, ...: as PostgreSQL writes them
       return string(text);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "brook/internal/coding.h"
 
 namespace brook::internal {
@@ -58,11 +60,12 @@ Status corrupt(std::string_view message, std::string_view why) {
   return Status::corruption(fmt::format("pgoutput: {} message: {}", message, why));
 }
 
-// TupleData: a column count, then each column's kind and value.
+// TupleData: a column count (unsigned, as PostgreSQL reads it), then each column's kind and
+// value.
 Result<PgTuple> read_tuple(Reader& in, std::string_view message) {
-  const auto columns = in.integer<std::int16_t>();
+  const auto columns = in.integer<std::uint16_t>();
   PgTuple tuple;
-  tuple.reserve(columns > 0 ? columns : 0);
+  tuple.reserve(std::min<std::size_t>(columns, in.left()));  // a column takes a byte at least
   for (int i = 0; i < columns && !in.cut_short(); ++i) {
     const char kind = in.byte();
     switch (kind) {
@@ -149,7 +152,7 @@ Result<PgMessage> read_message(Reader& in, char type) {
       if (relation.schema.empty()) relation.schema = "pg_catalog";
       relation.table = in.string();
       relation.replica_identity = in.byte();
-      const auto columns = in.integer<std::int16_t>();
+      const auto columns = in.integer<std::uint16_t>();
       for (int i = 0; i < columns && !in.cut_short(); ++i) {
         PgColumn column;
         column.key = (in.byte() & 1) != 0;
@@ -172,11 +175,11 @@ Result<PgMessage> read_message(Reader& in, char type) {
     case 'D': return read_change(in, type);
     case 'T': {
       PgTruncate truncate;
-      const auto count = in.integer<std::int32_t>();
+      const auto count = in.integer<std::uint32_t>();
       const auto options = in.integer<std::uint8_t>();
       truncate.cascade = (options & 1) != 0;
       truncate.restart_identity = (options & 2) != 0;
-      for (int i = 0; i < count && !in.cut_short(); ++i) {
+      for (std::uint32_t i = 0; i < count && !in.cut_short(); ++i) {
         truncate.relations.push_back(in.integer<std::uint32_t>());
       }
       return truncate;

@@ -362,8 +362,9 @@ Reply StoreEndpoints::range(const std::string& store, bool all, const Request& r
       try {
         const auto page = nlohmann::json::parse(reply.body);
         for (const auto& entry : page.at("entries")) {
-          read.emplace_back(*from_hex(entry.at(0).get<std::string>()),
-                            *from_hex(entry.at(1).get<std::string>()));
+          // value() throws for text that is not hex: an unreadable answer, as below.
+          read.emplace_back(from_hex(entry.at(0).get<std::string>()).value(),
+                            from_hex(entry.at(1).get<std::string>()).value());
         }
       } catch (const std::exception& e) {
         return error_reply(502, fmt::format("instance {} answered partition {} of store {} with "

@@ -21,43 +21,16 @@
 #include "brook/serde.h"
 #include "brook/state_store.h"
 #include "fuzz/fuzz_support.h"
+#include "fuzz/serde_checks.h"
 
 namespace {
 
 using namespace brook;
 using namespace brook::internal;
 
-enum class Encoding {
-  kCanonical,      // a value has one encoding
-  kMayDropUnused,  // bytes that decode to nothing are dropped
-};
-
-// `encoded`, of a value decoded from `input`, is what `encoding` allows.
-void check_encoding(std::string_view encoded, std::string_view input, Encoding encoding) {
-  if (encoding == Encoding::kCanonical || encoded.size() == input.size()) {
-    FUZZ_CHECK(encoded == input);
-  } else {
-    FUZZ_CHECK(encoded.size() < input.size());
-  }
-}
-
-// Decodes `bytes` with `serde`; a success must encode as `encoding` allows, and that encoding
-// must decode to a value `same` as the first and encode again to itself.
-template <class T, class Same = std::equal_to<T>>
-void check_serde(const Serde<T>& serde, std::string_view bytes, Encoding encoding, Same same = {}) {
-  auto decoded = serde.deserialize(bytes);
-  if (!decoded) {
-    FUZZ_CHECK(decoded.error().code() == StatusCode::kCorruption);
-    return;
-  }
-  auto encoded = serde.serialize(*decoded);
-  FUZZ_CHECK(encoded.has_value());
-  check_encoding(*encoded, bytes, encoding);
-  auto again = serde.deserialize(*encoded);
-  FUZZ_CHECK(again.has_value() && same(*again, *decoded));
-  auto reencoded = serde.serialize(*again);
-  FUZZ_CHECK(reencoded.has_value() && *reencoded == *encoded);
-}
+using fuzz::check_encoding;
+using fuzz::check_serde;
+using fuzz::Encoding;
 
 // The same for headers, which have functions rather than a serde.
 void check_headers(std::string_view bytes) {

@@ -29,44 +29,21 @@
 #include "brook/serde.h"
 #include "brook/windowed_serde.h"
 #include "fuzz/fuzz_support.h"
+#include "fuzz/serde_checks.h"
 
 namespace {
 
 using namespace brook;
 using namespace brook::internal;
 
-enum class Encoding {
-  kCanonical,      // a value has one encoding
-  kMayDropUnused,  // bytes that decode to nothing are dropped
-};
-
-// Decodes `bytes` with `serde`: a success must encode to `bytes` (or, if `encoding` allows it,
-// to fewer bytes) and decode again to a value `same` as the first. Returns the value decoded.
-template <class T, class Same = std::equal_to<T>>
-std::optional<T> check_serde(const Serde<T>& serde, std::string_view bytes,
-                             Encoding encoding = Encoding::kCanonical, Same same = {}) {
-  auto decoded = serde.deserialize(bytes);
-  if (!decoded) {
-    FUZZ_CHECK(decoded.error().code() == StatusCode::kCorruption);
-    return std::nullopt;
-  }
-  auto encoded = serde.serialize(*decoded);
-  FUZZ_CHECK(encoded.has_value());
-  if (encoding == Encoding::kCanonical || encoded->size() == bytes.size()) {
-    FUZZ_CHECK(*encoded == bytes);
-  } else {
-    FUZZ_CHECK(encoded->size() < bytes.size());
-  }
-  auto again = serde.deserialize(*encoded);
-  FUZZ_CHECK(again.has_value() && same(*again, *decoded));
-  return std::move(*decoded);
-}
+using fuzz::check_serde;
+using fuzz::Encoding;
 
 // check_serde(), and base_key() must be the encoding of the key.
 template <class K>
 std::optional<Windowed<K>> check_windowed(const WindowedSerde<K>& serde, const Serde<K>& key_serde,
                                           std::string_view bytes) {
-  auto windowed = check_serde(serde, bytes);
+  auto windowed = check_serde(serde, bytes, Encoding::kCanonical);
   if (windowed) {
     auto key = key_serde.serialize(windowed->key);
     FUZZ_CHECK(key.has_value() && serde.base_key(bytes) == *key);
@@ -169,7 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     case 1: check_time_windowed(time_windowed_int64, *int64_serde, input.rest()); break;
     case 2: check_windowed(session_windowed, *string_serde, input.rest()); break;
-    case 3: check_serde(full_windowed, input.rest()); break;
+    case 3: check_serde(full_windowed, input.rest(), Encoding::kCanonical); break;
     case 4: check_window_store_key(input.rest()); break;
     case 5: check_session_store_key(input.rest()); break;
     case 6: check_store_key_order(input); break;

@@ -118,8 +118,10 @@ class TimeWindowedKStream {
     auto named = internal::store_named(graph, materialized);
     const auto retention =
         internal::window_retention(graph, valid, named.name, materialized.retention, size + grace);
-    auto store = internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
-                                                  {internal::StoreKind::kWindow, retention, size});
+    auto store =
+        internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
+                                         {internal::StoreKind::kWindow, retention, size,
+                                          time ? time->advance() : std::chrono::milliseconds(0)});
     std::vector<std::string> stores{store.name};
     const auto name = graph.name_for("", "KSTREAM-AGGREGATE");  // before the repartition's
     const std::string input = grouped_.input_for(store.name);

@@ -97,7 +97,7 @@ Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
   std::string timestamped;  // a timestamped store's value: [record timestamp][changelog value]
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (i + kPrefetchAhead < records.size() && records[i + kPrefetchAhead].key) {
-      stack_.bottom->prefetch(*records[i + kPrefetchAhead].key);
+      stack_.bottom->prefetch(*records[i + kPrefetchAhead].key, PrefetchStep::kSlot);
     }
     const ConsumedRecord& record = records[i];
     std::optional<StoreEntry> row;  // a table's source topic: the record as the store's row

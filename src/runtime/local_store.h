@@ -35,6 +35,11 @@ class LocalStore final : public KeyValueBytesStore {
   // KeyValueBytesStore, each call under the lock.
   const std::string& name() const override { return spec_.name; }
   Result<std::optional<std::string>> get(std::string_view key) override;
+  // Without the lock: a hint reads nothing another thread writes (only the task's thread
+  // writes its stores).
+  void prefetch(std::string_view key, PrefetchStep step) const override {
+    stack_.top->prefetch(key, step);
+  }
   Status put(std::string_view key, std::optional<std::string_view> value) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   Result<std::int64_t> approximate_count() override;

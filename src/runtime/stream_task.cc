@@ -94,6 +94,7 @@ Status StreamTask::init() {
         return stream_time_ == Timestamp::min() ? Timestamp(0) : stream_time_;
       });
   if (!opened.ok()) return opened;
+  for (const auto& store : stores_.stores()) read_ahead_.add(store->spec(), *store);
   auto graph = instantiate(*topology_, id_.subtopology);
   if (!graph) return graph.error();
   graph_ = std::move(*graph);
@@ -207,6 +208,7 @@ Result<bool> StreamTask::process_one() {
     }
   }
   if (next == nullptr || (config_.input_wait && !inputs_ready())) return false;
+  read_ahead(*next);
   const RecordBatch& batch = next->batches.front();
   const ConsumedRecord& consumed = next->front();
   const SourceRecord record{.topic = batch.partition.topic,
@@ -225,6 +227,15 @@ Result<bool> StreamTask::process_one() {
     return error(std::move(fired.error()));
   }
   return true;
+}
+
+void StreamTask::read_ahead(const Input& in) {
+  if (read_ahead_.empty()) return;
+  using Step = KeyValueBytesStore::PrefetchStep;
+  if (const auto* record = in.ahead(ReadAhead::kDistance)) read_ahead_.hint(*record, Step::kSlot);
+  if (const auto* record = in.ahead(ReadAhead::kDistance / 2)) {
+    read_ahead_.hint(*record, Step::kEntry);
+  }
 }
 
 Status StreamTask::process(Input& in, const SourceRecord& record) {

@@ -21,6 +21,7 @@
 #include "brook/error_handling.h"
 #include "brook/internal/topology_data.h"
 #include "brook/metrics.h"
+#include "runtime/read_ahead.h"
 #include "runtime/record_boundary.h"
 #include "runtime/task_stores.h"
 
@@ -181,6 +182,15 @@ class StreamTask final : public TaskContext {
     std::size_t next = 0;
     std::size_t buffered = 0;  // their number, kept rather than summed over the batches
     const ConsumedRecord& front() const { return batches.front().records[next]; }
+    // The buffered record `n` after front(), if in the front batch or the one after it.
+    const ConsumedRecord* ahead(std::size_t n) const {
+      if (n >= buffered) return nullptr;
+      const auto& first = batches.front().records;
+      if (next + n < first.size()) return &first[next + n];
+      const std::size_t rest = next + n - first.size();
+      return batches.size() > 1 && rest < batches[1].records.size() ? &batches[1].records[rest]
+                                                                    : nullptr;
+    }
     void pop_front() {
       --buffered;
       if (++next == batches.front().records.size()) {
@@ -201,6 +211,9 @@ class StreamTask final : public TaskContext {
   // Runs `record`, the next record of `in`, through the sub-topology; a non-ok Status means:
   // stop the task (a handler said kFail, or a store failed).
   Status process(Input& in, const SourceRecord& record);
+  // Prefetches what the records a few after in.front() will read (ReadAhead).
+  void read_ahead(const Input& in);
+  ReadAhead read_ahead_;
   void transition_to(TaskState next);
   Inputs inputs_;
   std::size_t buffered_ = 0;

@@ -35,6 +35,24 @@ std::size_t CacheTable::find(std::string_view key, std::size_t hash) const {
   }
 }
 
+void CacheTable::prefetch_slots(std::size_t hash) const {
+  if (size_ == 0) return;
+  const std::size_t slot = home(hash);
+  __builtin_prefetch(&control_[slot]);
+  __builtin_prefetch(&blocks_[slot]);
+}
+
+void CacheTable::prefetch_entries(std::size_t hash) const {
+  if (size_ == 0) return;
+  constexpr std::size_t kSlots = 4;  // most runs are shorter
+  const std::size_t mask = capacity() - 1;
+  const std::uint8_t want = tag(hash);
+  std::size_t slot = home(hash);
+  for (std::size_t i = 0; i < kSlots && control_[slot] != 0; ++i, slot = (slot + 1) & mask) {
+    if ((control_[slot] & kTagBits) == want) __builtin_prefetch(blocks_[slot]);
+  }
+}
+
 std::size_t CacheTable::insert(char* block, std::size_t hash) {
   if (capacity() == 0) {
     rehash(kMinCapacity);

@@ -35,6 +35,11 @@ class CacheTable {
 
   // The slot of the entry for `key` (whose hash is `hash`), or kNone.
   std::size_t find(std::string_view key, std::size_t hash) const;
+  // Starts loading the slots a find() of a key with `hash` reads first.
+  void prefetch_slots(std::size_t hash) const;
+  // Starts loading the entries of those slots whose tags match `hash`; best some time after
+  // prefetch_slots(hash), once the slots have arrived.
+  void prefetch_entries(std::size_t hash) const;
   // Adds `block` for a key that is not in the table (growing it if need be); returns its slot.
   std::size_t insert(char* block, std::size_t hash);
   // Removes the entry in `slot` (the caller frees its block).

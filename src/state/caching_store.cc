@@ -103,6 +103,14 @@ Result<std::optional<std::string>> CachingStore::read(std::string_view key) {
   return inner_->read(key);
 }
 
+void CachingStore::prefetch(std::string_view key, PrefetchStep step) const {
+  if (step == PrefetchStep::kSlot) {
+    table_.prefetch_slots(CacheTable::hash(key));
+  } else {
+    table_.prefetch_entries(CacheTable::hash(key));
+  }
+}
+
 Status CachingStore::put(std::string_view key, std::optional<std::string_view> value) {
   const std::size_t hash = CacheTable::hash(key);
   const std::string_view headers = current_headers();
@@ -219,7 +227,7 @@ Status CachingStore::flush() {
     for (std::size_t i = 0; i < dirty.size(); ++i) {
       if (i + kPrefetchAhead < dirty.size()) __builtin_prefetch(dirty[i + kPrefetchAhead].block);
       if (i + kPrefetchAhead / 2 < dirty.size())
-        inner_->prefetch(dirty[i + kPrefetchAhead / 2].key);
+        inner_->prefetch(dirty[i + kPrefetchAhead / 2].key, PrefetchStep::kSlot);
       const Dirty& entry = dirty[i];
       if (Status s = write_down(slot_of(entry)); !s.ok()) return s;
       const std::size_t slot = slot_of(entry);

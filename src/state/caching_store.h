@@ -52,6 +52,9 @@ class CachingStore final : public KeyValueBytesStore {
   Result<std::optional<std::string>> get(std::string_view key) override;
   // Answers like get() without changing the cache (for queries from other threads).
   Result<std::optional<std::string>> read(std::string_view key) override;
+  // Starts loading the slots of `key` (kSlot), or the entry they point at (kEntry). Never
+  // reads below.
+  void prefetch(std::string_view key, PrefetchStep step) const override;
   // An error comes from a write-down; the logical content is then as before the call.
   Status put(std::string_view key, std::optional<std::string_view> value) override;
   void set_record_headers(const Headers* headers) override { headers_ = headers; }

@@ -21,7 +21,9 @@ class ForwardingStore : public KeyValueBytesStore {
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     return inner_->put(key, value);
   }
-  void prefetch(std::string_view key) const override { inner_->prefetch(key); }
+  void prefetch(std::string_view key, PrefetchStep step) const override {
+    inner_->prefetch(key, step);
+  }
   Status scan(const KeyRange& range, const ScanVisitor& visit) override {
     return inner_->scan(range, visit);
   }

@@ -27,7 +27,10 @@ class InMemoryStore final : public KeyValueBytesStore {
   const std::string& name() const override { return name_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
-  void prefetch(std::string_view key) const override { entries_.prefetch(key); }
+  // Its slot (kSlot); the node behind it is not reached.
+  void prefetch(std::string_view key, PrefetchStep step) const override {
+    if (step == PrefetchStep::kSlot) entries_.prefetch(key);
+  }
   // Makes room for `records` more keys, so that restoration never rehashes.
   void reserve_for_restore(std::int64_t records) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;

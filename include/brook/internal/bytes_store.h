@@ -55,10 +55,14 @@ class KeyValueBytesStore {
   virtual Status restore(std::string_view key, std::optional<std::string_view> value) {
     return put(key, value);
   }
+  // How deep a prefetch() reaches: a store's first level (the in-memory store's slot, the
+  // record cache's slots), or what that level points at (the record cache's entry), best
+  // hinted some time after kSlot, once the slots have arrived.
+  enum class PrefetchStep { kSlot, kEntry };
   // A hint that `key` is about to be read or written: a store may start loading where it
-  // would look for it (the in-memory store prefetches its slot), so that a batch of writes
-  // overlaps their cache misses. Only a hint; it changes nothing.
-  virtual void prefetch(std::string_view /*key*/) const {}
+  // would look for it, so that the cache misses of several keys overlap (a batch of writes,
+  // the records a task is about to process). Only a hint; it changes nothing.
+  virtual void prefetch(std::string_view /*key*/, PrefetchStep /*step*/) const {}
   // Restoration is about to restore up to `records` changelog records: a store may size itself
   // for them (the in-memory store reserves room for as many keys). Only a hint.
   virtual void reserve_for_restore(std::int64_t /*records*/) {}

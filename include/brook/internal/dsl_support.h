@@ -108,6 +108,7 @@ struct StoreShape {
   StoreKind kind = StoreKind::kKeyValue;
   std::chrono::milliseconds retention{0};
   std::chrono::milliseconds window_size{0};
+  std::chrono::milliseconds window_advance{0};  // time windows: every record reads its windows
 };
 
 // Declares the timestamped store of a table or aggregation, named `options.name` or
@@ -127,6 +128,12 @@ DeclaredStore<K, V> add_table_store(GraphBuilder& graph, const Materialized<K, V
   spec.kind = shape.kind;
   spec.retention = shape.retention;
   spec.window_size = shape.window_size;
+  spec.window_advance = shape.window_advance;
+  if (shape.kind == StoreKind::kKeyValue) {
+    spec.read_by = StoreSpec::ReadBy::kRecordKey;
+  } else if (shape.window_advance.count() > 0) {
+    spec.read_by = StoreSpec::ReadBy::kTimeWindows;
+  }
   graph.add_store(std::move(spec));
   return {std::move(name), std::move(key_serde), std::move(value_serde)};
 }

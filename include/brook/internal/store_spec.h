@@ -75,6 +75,15 @@ struct StoreSpec {
   // stores; restoration puts the timestamp back in front.
   bool timestamped = false;
   bool caching = true;  // the record cache sits in front of the store
+  // Which of its keys the store's processor reads first for a record reaching its
+  // sub-topology, if known: the record's key bytes (kRecordKey: the DSL's tables and
+  // aggregations), or the key of each time window holding the record's timestamp
+  // (kTimeWindows: window_key(record key, start, 0), windows of window_size every
+  // window_advance). Tasks prefetch those keys a few records ahead (runtime/read_ahead.h); a
+  // wrong guess costs a wasted prefetch, nothing else.
+  enum class ReadBy { kUnknown, kRecordKey, kTimeWindows };
+  ReadBy read_by = ReadBy::kUnknown;
+  std::chrono::milliseconds window_advance{0};
   // reuse.ktable.source.topics: the source topic of the table this store materialises, its
   // changelog instead of one of its own (then `logging` is false): restored up to the
   // application's committed offset, each record through `from_source`. Empty: none.

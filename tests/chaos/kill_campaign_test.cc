@@ -52,13 +52,6 @@ struct Campaign {
   std::int64_t duplicated = 0;             // counts (or join pairs) made twice, summed
 };
 
-// 1, 2, ..., n.
-std::vector<std::int64_t> one_to(std::int64_t n) {
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) counts[static_cast<std::size_t>(i)] = i + 1;
-  return counts;
-}
-
 class KillCampaignTest : public EmbeddedFixture {
  protected:
   void SetUp() override {

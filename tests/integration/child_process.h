@@ -38,6 +38,7 @@ class ChildProcess {
     }
   }
 
+  pid_t pid() const { return pid_; }
   void signal(int number) const { ::kill(pid_, number); }
 
   // The exit code (or -signal if a signal ended it); nullopt if still running at `timeout`.

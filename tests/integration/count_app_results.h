@@ -18,6 +18,13 @@
 
 namespace brook::testing {
 
+// 1, 2, ..., n: the counts a count app writes for a key of n records, exactly once.
+inline std::vector<std::int64_t> one_to(std::int64_t n) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) counts[static_cast<std::size_t>(i)] = i + 1;
+  return counts;
+}
+
 // Every key's count in the "counts" stores of tasks 0_0 .. 0_<partitions - 1> under
 // `state_dir` (the app's state.dir), read from the RocksDB files.
 inline std::map<std::string, std::int64_t> counts_on_disk(const std::filesystem::path& state_dir,

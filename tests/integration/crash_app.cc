@@ -11,18 +11,15 @@
 // After SIGNAL_AFTER records it writes one byte to SIGNAL_FD (the parent then kills it); it
 // exits 0 once everything in "in" is processed and committed. Each store restoration appends
 // the number of records it restored to DATA_DIR/restored.txt. DATA_DIR/phase always holds the
-// phase it is in, one word: opening, restoring (a store), processing or closing.
-#include <fcntl.h>
+// phase it is in, one word (progress_files.h).
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -33,61 +30,7 @@
 #include "brook/streams_builder.h"
 #include "brook/windowed_kstream.h"
 #include "brook/windows.h"
-
-// What the app reports to its parent through files in DATA_DIR: restored.txt gets each store
-// restoration's record count appended; phase holds the phase the app is in, rewritten in place
-// at each change (a killed process leaves the last one). Restorations run on several threads.
-class ProgressFiles final : public brook::StateRestoreListener {
- public:
-  explicit ProgressFiles(const std::filesystem::path& data_dir)
-      : restored_(data_dir / "restored.txt"),
-        phase_fd_(::open((data_dir / "phase").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) {
-    update([] {});
-  }
-  ~ProgressFiles() override {
-    if (phase_fd_ >= 0) ::close(phase_fd_);
-  }
-  ProgressFiles(const ProgressFiles&) = delete;
-  ProgressFiles& operator=(const ProgressFiles&) = delete;
-
-  void running() {
-    update([&] { running_ = true; });
-  }
-  void closing() {
-    update([&] { closing_ = true; });
-  }
-  void on_restore_start(const std::string&, brook::TaskId, brook::Offset, brook::Offset) override {
-    update([&] { ++restoring_; });
-  }
-  void on_restore_end(const std::string&, brook::TaskId, std::int64_t restored) override {
-    update([&] {
-      --restoring_;
-      std::ofstream(restored_, std::ios::app) << restored << "\n";
-    });
-  }
-
- private:
-  // Applies `change` and writes the phase it leaves the app in, as one step.
-  template <class Change>
-  void update(Change change) {
-    const std::lock_guard lock(mu_);
-    change();
-    const char* phase = closing_         ? "closing"
-                        : restoring_ > 0 ? "restoring"
-                        : running_       ? "processing"
-                                         : "opening";
-    char word[16];
-    std::snprintf(word, sizeof word, "%-15s", phase);
-    (void)::pwrite(phase_fd_, word, sizeof word - 1, 0);
-  }
-
-  const std::filesystem::path restored_;
-  const int phase_fd_;
-  std::mutex mu_;  // guards what follows, and the files
-  int restoring_ = 0;
-  bool running_ = false;
-  bool closing_ = false;
-};
+#include "progress_files.h"
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -157,9 +100,8 @@ int main(int argc, char** argv) {
   auto progress = std::make_shared<ProgressFiles>(argv[1]);
   brook::Streams app(*builder.build(), config);
   app.set_restore_listener(progress);
-  app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
-    if (to == brook::Streams::State::kRunning) progress->running();
-  });
+  app.set_state_listener(
+      [&](brook::Streams::State to, brook::Streams::State) { progress->state(to); });
   if (auto s = app.start(); !s.ok()) return brook::report(s);
   while (app.state() != brook::Streams::State::kError) {
     auto lag = app.lag();

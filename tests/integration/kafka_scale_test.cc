@@ -7,14 +7,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <numeric>
-#include <thread>
 
-#include "brook/serde.h"
 #include "child_process.h"
 #include "kafka_cluster.h"
+#include "kafka_count_app_results.h"
 #include "scratch_dir.h"
-#include "topic_reader.h"
 
 namespace brook::testing {
 namespace {
@@ -54,27 +51,9 @@ class KafkaScaleTest : public KafkaFixture {
     ASSERT_TRUE(producer_->flush().ok());
   }
 
-  // Input records whose offsets the application committed, over all partitions.
-  std::int64_t committed() {
-    auto group = kafka_->make_consumer({.group_id = app_});
-    EXPECT_TRUE(group);
-    std::int64_t total = 0;
-    for (int p = 0; p < kPartitions; ++p) {
-      auto offset = (*group)->committed({input_, Partition(p)});
-      EXPECT_TRUE(offset) << offset.error().to_string();
-      if (offset && *offset) total += (*offset)->value();
-    }
-    return total;
-  }
-
   // Waits until the application committed at least `records` input records.
   void wait_for_committed(std::int64_t records) {
-    const auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    std::int64_t now = 0;
-    while ((now = committed()) < records && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // offsets only move on commits
-    }
-    ASSERT_GE(now, records) << "the application stopped making progress";
+    wait_for_group_committed(*kafka_, app_, input_, kPartitions, records, kDeadline);
   }
 
   // Three instances take the first batch; a fourth joins mid-stream; one is killed with
@@ -97,16 +76,6 @@ class KafkaScaleTest : public KafkaFixture {
     for (auto& instance : instances) EXPECT_EQ(instance->wait(std::chrono::seconds(60)), 0);
   }
 
-  // Every count written per key, in output order (read_committed).
-  std::map<std::string, std::vector<std::int64_t>> counts_written() {
-    std::map<std::string, std::vector<std::int64_t>> out;
-    const Int64Serde serde;
-    for (const auto& [partition, records] : read_topic(*kafka_, output_)) {
-      for (const auto& r : records) out[*r.key].push_back(*serde.deserialize(*r.value));
-    }
-    return out;
-  }
-
   ScratchDir dir_{"kafka-scale"};
   const std::string app_ = unique_name("scale-app");
   const std::string input_ = unique_name("scale-in");
@@ -121,13 +90,9 @@ TEST_F(KafkaScaleTest, ExactlyOnceCountsAreExactAcrossScaleOutAndKill9) {
   scale_out_and_kill("exactly_once_v2");
   // Exactly once: per key, the counts written are exactly 1, 2, ..., n: nothing lost, nothing
   // counted twice, though tasks moved twice and one instance died with work in flight.
-  const auto written = counts_written();
+  const auto written = counts_written(*kafka_, output_);
   ASSERT_EQ(written.size(), expected_.size());
-  for (const auto& [key, n] : expected_) {
-    std::vector<std::int64_t> sequence(n);
-    std::iota(sequence.begin(), sequence.end(), 1);
-    EXPECT_EQ(written.at(key), sequence) << key;
-  }
+  for (const auto& [key, n] : expected_) EXPECT_EQ(written.at(key), one_to(n)) << key;
 }
 
 TEST_F(KafkaScaleTest, AtLeastOnceLosesNothingAcrossScaleOutAndKill9) {
@@ -136,7 +101,7 @@ TEST_F(KafkaScaleTest, AtLeastOnceLosesNothingAcrossScaleOutAndKill9) {
   // at least n. (Intermediate counts may be missing from the output: the killed instance's
   // changelog writes can have landed while its output writes had not, and the restored store
   // then continues above them.)
-  const auto written = counts_written();
+  const auto written = counts_written(*kafka_, output_);
   ASSERT_EQ(written.size(), expected_.size());
   for (const auto& [key, n] : expected_) EXPECT_GE(written.at(key).back(), n) << key;
 }

@@ -25,10 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "integration/child_process.h"
-#include "integration/kafka_count_app_results.h"
-#include "kafka_cluster.h"
-#include "scratch_dir.h"
+#include "integration/kafka_count_app_fixture.h"
 
 namespace brook::testing {
 namespace {
@@ -44,30 +41,18 @@ int env_int(const char* name, int fallback) {
   return value != nullptr ? std::atoi(value) : fallback;
 }
 
-class KafkaKillCampaignTest : public KafkaFixture {
+class KafkaKillCampaignTest : public KafkaCountAppFixture {
  protected:
-  void SetUp() override {
-    KafkaFixture::SetUp();
-    if (HasFatalFailure()) return;
-    create_topic(input_, kPartitions);
-    create_topic(output_, kPartitions);
-    auto producer = kafka_->make_producer({.client_id = "kill-campaign"});
-    ASSERT_TRUE(producer) << producer.error().to_string();
-    producer_ = std::move(*producer);
-  }
+  KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kPartitions, kKeys) {}
 
   std::filesystem::path progress_dir(int instance) const {
     return dir_.path() / ("progress-" + std::to_string(instance));
   }
 
-  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee) {
-    const auto state = dir_.path() / ("state-" + std::to_string(instance));
+  std::unique_ptr<ChildProcess> start_reporting(int instance, const char* guarantee) {
     std::filesystem::create_directories(progress_dir(instance));
     std::filesystem::remove(progress_dir(instance) / "phase");
-    return std::make_unique<ChildProcess>(
-        BROOK_KAFKA_COUNT_APP,
-        std::vector<std::string>{bootstrap_, app_, input_, output_, state.string(), guarantee,
-                                 progress_dir(instance).string()});
+    return start(instance, guarantee, progress_dir(instance));
   }
 
   // The phase `instance` wrote last ("starting" if it was killed before it wrote one).
@@ -78,25 +63,15 @@ class KafkaKillCampaignTest : public KafkaFixture {
     return word.empty() ? "starting" : word;
   }
 
-  // The next kChunk input records: record i has key "key-<i % kKeys>".
-  void produce_chunk() {
-    for (int i = 0; i < kChunk; ++i, ++produced_) {
-      const std::string key = "key-" + std::to_string(produced_ % kKeys);
-      ASSERT_TRUE(producer_->send({.topic = input_, .key = key, .value = "v"}).ok());
-      ++expected_[key];
-    }
-    ASSERT_TRUE(producer_->flush().ok());
-  }
-
   // Runs the campaign; returns the kill points by phase.
   std::map<std::string, int> run_campaign(const char* guarantee) {
     std::map<std::string, int> kill_points;
     std::mt19937 random(static_cast<unsigned>(env_int("BROOK_CHAOS_SEED", 1)));
     std::vector<std::unique_ptr<ChildProcess>> instances;
-    for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, guarantee));
+    for (int i = 0; i < kInstances; ++i) instances.push_back(start_reporting(i, guarantee));
     const int kills = env_int("BROOK_KAFKA_CHAOS_KILLS", 4);
     for (int kill = 0; kill < kills; ++kill) {
-      produce_chunk();
+      produce(kChunk);
       const int victim = std::uniform_int_distribution<int>(0, kInstances - 1)(random);
       const std::chrono::milliseconds at(
           std::uniform_int_distribution<int>(0, static_cast<int>(kLatestKill.count()))(random));
@@ -107,11 +82,10 @@ class KafkaKillCampaignTest : public KafkaFixture {
       instances[victim]->signal(SIGKILL);
       EXPECT_EQ(instances[victim]->wait(std::chrono::seconds(10)), -SIGKILL);
       ++kill_points[phase(victim)];
-      instances[victim] = start(victim, guarantee);
+      instances[victim] = start_reporting(victim, guarantee);
     }
-    produce_chunk();
-    wait_for_group_committed(*kafka_, app_, input_, kPartitions, produced_,
-                             std::chrono::seconds(180));
+    produce(kChunk);
+    wait_for_committed(produced_, std::chrono::seconds(180));
     for (auto& instance : instances) instance->signal(SIGTERM);
     for (auto& instance : instances) EXPECT_EQ(instance->wait(std::chrono::seconds(60)), 0);
     return kill_points;
@@ -142,30 +116,19 @@ class KafkaKillCampaignTest : public KafkaFixture {
         kInstances, guarantee, kills, rows, lost, twice);
     return {lost, twice};
   }
-
-  ScratchDir dir_{"kafka-kill-campaign"};
-  const std::string app_ = unique_name("kill-campaign-app");
-  const std::string input_ = unique_name("kill-campaign-in");
-  const std::string output_ = unique_name("kill-campaign-out");
-  std::unique_ptr<internal::Producer> producer_;
-  int produced_ = 0;
-  std::map<std::string, std::int64_t> expected_;
 };
 
 TEST_F(KafkaKillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
   const auto kill_points = run_campaign("exactly_once_v2");
-  const auto written = counts_written(*kafka_, output_);
-  const auto [lost, twice] = report("exactly_once_v2", kill_points, written);
+  const auto [lost, twice] = report("exactly_once_v2", kill_points, counts_written());
   EXPECT_EQ(lost, 0);
   EXPECT_EQ(twice, 0);
-  ASSERT_EQ(written.size(), expected_.size()) << "keys in the output that the input has not";
-  for (const auto& [key, n] : expected_) ASSERT_EQ(written.at(key), one_to(n)) << key;
+  expect_exact_counts();
 }
 
 TEST_F(KafkaKillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
   const auto kill_points = run_campaign("at_least_once");
-  const std::int64_t lost =
-      report("at_least_once", kill_points, counts_written(*kafka_, output_)).first;
+  const std::int64_t lost = report("at_least_once", kill_points, counts_written()).first;
   EXPECT_EQ(lost, 0);
 }
 

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,10 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "integration/child_process.h"
-#include "integration/kafka_count_app_results.h"
-#include "kafka_cluster.h"
-#include "scratch_dir.h"
+#include "integration/kafka_count_app_fixture.h"
 
 namespace brook::testing {
 namespace {
@@ -74,42 +72,9 @@ struct Peaks {
   }
 };
 
-class KafkaSoakTest : public KafkaFixture {
+class KafkaSoakTest : public KafkaCountAppFixture {
  protected:
-  void SetUp() override {
-    KafkaFixture::SetUp();
-    if (HasFatalFailure()) return;
-    create_topic(input_, kPartitions);
-    create_topic(output_, kPartitions);
-    auto producer = kafka_->make_producer({.client_id = "soak"});
-    ASSERT_TRUE(producer) << producer.error().to_string();
-    producer_ = std::move(*producer);
-  }
-
-  std::unique_ptr<ChildProcess> start(int instance) {
-    const auto state = dir_.path() / ("state-" + std::to_string(instance));
-    return std::make_unique<ChildProcess>(
-        BROOK_KAFKA_COUNT_APP, std::vector<std::string>{bootstrap_, app_, input_, output_,
-                                                        state.string(), "exactly_once_v2"});
-  }
-
-  // Writes `n` more input records: record i has key "key-<i % kKeys>".
-  void produce(std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i, ++produced_) {
-      const std::string key = "key-" + std::to_string(produced_ % kKeys);
-      ASSERT_TRUE(producer_->send({.topic = input_, .key = key, .value = "v"}).ok());
-      ++expected_[key];
-    }
-    ASSERT_TRUE(producer_->flush().ok());
-  }
-
-  ScratchDir dir_{"kafka-soak"};
-  const std::string app_ = unique_name("soak-app");
-  const std::string input_ = unique_name("soak-in");
-  const std::string output_ = unique_name("soak-out");
-  std::unique_ptr<internal::Producer> producer_;
-  std::int64_t produced_ = 0;
-  std::map<std::string, std::int64_t> expected_;
+  KafkaSoakTest() : KafkaCountAppFixture("soak", kPartitions, kKeys) {}
 };
 
 TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndKills) {
@@ -117,7 +82,7 @@ TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndK
   const auto kill_every = std::chrono::seconds(env_int("BROOK_SOAK_KILL_SECONDS", 60));
   const std::int64_t rate = env_int("BROOK_SOAK_RATE", 5000);
   std::vector<std::unique_ptr<ChildProcess>> instances;
-  for (int i = 0; i < kInstances; ++i) instances.push_back(start(i));
+  for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, "exactly_once_v2"));
 
   std::vector<Peaks> first_half(kInstances), second_half(kInstances), minute(kInstances);
   const auto begin = Clock::now();
@@ -152,19 +117,18 @@ TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndK
         fds += fmt::format("{}{}", i ? " / " : "", minute[i].fds);
         minute[i] = {};
       }
-      fmt::print("| {} | {} | {} | {} | {} |\n", seconds / 60, produced_,
-                 group_committed(*kafka_, app_, input_, kPartitions), memory, fds);
+      fmt::print("| {} | {} | {} | {} | {} |\n", seconds / 60, produced_, committed(), memory, fds);
+      std::fflush(stdout);  // a line a minute, also into a file
     }
     if (Clock::now() >= next_kill) {
       const int victim = kills++ % kInstances;
       instances[victim]->signal(SIGKILL);
       ASSERT_EQ(instances[victim]->wait(std::chrono::seconds(10)), -SIGKILL);
-      instances[victim] = start(victim);
+      instances[victim] = start(victim, "exactly_once_v2");
       next_kill += kill_every;
     }
   }
-  wait_for_group_committed(*kafka_, app_, input_, kPartitions, produced_,
-                           std::chrono::seconds(300));
+  wait_for_committed(produced_, std::chrono::seconds(300));
   for (auto& instance : instances) instance->signal(SIGTERM);
   for (auto& instance : instances) EXPECT_EQ(instance->wait(std::chrono::seconds(60)), 0);
 
@@ -178,9 +142,7 @@ TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndK
     EXPECT_LE(second_half[i].fds, first_half[i].fds + 8)
         << "instance " << i << "'s open descriptors grew";
   }
-  const auto written = counts_written(*kafka_, output_);
-  ASSERT_EQ(written.size(), expected_.size()) << "keys in the output that the input has not";
-  for (const auto& [key, n] : expected_) ASSERT_EQ(written.at(key), one_to(n)) << key;
+  expect_exact_counts();
 }
 
 }  // namespace

@@ -1,0 +1,125 @@
+// A test that runs instances of the Kafka count app (kafka_count_app.cc) as child processes
+// over an input it writes itself, and checks what they wrote: topics of its own, the input's
+// count per key, the offsets the application's group committed, the counts in the output.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "brook/serde.h"
+#include "integration/child_process.h"
+#include "integration/count_app_results.h"
+#include "kafka_cluster.h"
+#include "scratch_dir.h"
+#include "topic_reader.h"
+
+namespace brook::testing {
+
+class KafkaCountAppFixture : public KafkaFixture {
+ protected:
+  // Input and output of `partitions` partitions; input keys "key-0" .. "key-<keys - 1>".
+  KafkaCountAppFixture(std::string name, int partitions, int keys)
+      : dir_(name),
+        app_(unique_name(name + "-app")),
+        input_(unique_name(name + "-in")),
+        output_(unique_name(name + "-out")),
+        partitions_(partitions),
+        keys_(keys) {}
+
+  void SetUp() override {
+    KafkaFixture::SetUp();
+    if (HasFatalFailure()) return;
+    create_topic(input_, partitions_);
+    create_topic(output_, partitions_);
+    auto producer = kafka_->make_producer({.client_id = app_});
+    ASSERT_TRUE(producer) << producer.error().to_string();
+    producer_ = std::move(*producer);
+  }
+
+  // An instance with its state in <scratch>/state-<instance>, reporting its progress to
+  // `progress_dir` if given (progress_files.h).
+  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee,
+                                      std::optional<std::filesystem::path> progress_dir = {}) {
+    std::vector<std::string> args{bootstrap_,
+                                  app_,
+                                  input_,
+                                  output_,
+                                  (dir_.path() / ("state-" + std::to_string(instance))).string(),
+                                  guarantee};
+    if (progress_dir) args.push_back(progress_dir->string());
+    return std::make_unique<ChildProcess>(BROOK_KAFKA_COUNT_APP, args);
+  }
+
+  // Writes `n` more input records: record i has key "key-<i % keys>".
+  void produce(std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i, ++produced_) {
+      const std::string key = "key-" + std::to_string(produced_ % keys_);
+      ASSERT_TRUE(producer_->send({.topic = input_, .key = key, .value = "v"}).ok());
+      ++expected_[key];
+    }
+    ASSERT_TRUE(producer_->flush().ok());
+  }
+
+  // Input records whose offsets the application committed, over all partitions.
+  std::int64_t committed() {
+    auto consumer = kafka_->make_consumer({.group_id = app_});
+    EXPECT_TRUE(consumer) << consumer.error().to_string();
+    if (!consumer) return 0;
+    std::int64_t total = 0;
+    for (int p = 0; p < partitions_; ++p) {
+      auto offset = (*consumer)->committed({input_, Partition(p)});
+      EXPECT_TRUE(offset) << offset.error().to_string();
+      if (offset && *offset) total += (*offset)->value();
+    }
+    return total;
+  }
+
+  // Waits until the application committed at least `records` input records; fails the test if
+  // that takes longer than `limit`.
+  void wait_for_committed(std::int64_t records, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::int64_t now = 0;
+    while ((now = committed()) < records && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // offsets move on commits
+    }
+    ASSERT_GE(now, records) << "the application stopped making progress";
+  }
+
+  // Every count written per key, in the order written (read_committed).
+  std::map<std::string, std::vector<std::int64_t>> counts_written() {
+    std::map<std::string, std::vector<std::int64_t>> out;
+    const Int64Serde serde;
+    for (const auto& [partition, records] : read_topic(*kafka_, output_)) {
+      for (const auto& r : records) out[*r.key].push_back(*serde.deserialize(*r.value));
+    }
+    return out;
+  }
+
+  // Fails the test unless every key's counts in the output are 1, 2, ..., n.
+  void expect_exact_counts() {
+    const auto written = counts_written();
+    ASSERT_EQ(written.size(), expected_.size()) << "keys in the output that the input has not";
+    for (const auto& [key, n] : expected_) ASSERT_EQ(written.at(key), one_to(n)) << key;
+  }
+
+  ScratchDir dir_;
+  const std::string app_;
+  const std::string input_;
+  const std::string output_;
+  const int partitions_;
+  const int keys_;
+  std::unique_ptr<internal::Producer> producer_;
+  std::int64_t produced_ = 0;
+  std::map<std::string, std::int64_t> expected_;  // the input's count per key
+};
+
+}  // namespace brook::testing

@@ -9,6 +9,7 @@
 #
 #   scripts/chaos.sh [--kills N] [--kafka-kills N] [--seed S]
 #   scripts/chaos.sh --soak DURATION [--kill-every SECONDS] [--rate RECORDS_PER_SECOND]
+#   scripts/chaos.sh --broker-faults
 #
 # Defaults: 1000 kill points per embedded campaign (about 10 minutes each), 100 per Kafka
 # campaign (about 7 minutes each: a killed instance's group waits out its session timeout),
@@ -16,7 +17,10 @@
 # two instances of a count app on Kafka under exactly_once_v2, a steady input (default 5000
 # records/s), one instance killed in turn every 60 s; DURATION as 1800, 1800s, 30m or 1h. It
 # prints each minute's peak resident memory and open descriptors per instance, and fails if
-# they grew in the second half or a count is wrong. Builds what is missing in build-test (as
+# they grew in the second half or a count is wrong. --broker-faults runs
+# tests/chaos/kafka_broker_fault_test.cc on a three-node cluster it starts: each node killed
+# and started again under a running exactly-once count app, then the whole cluster down for 30 s
+# (about 3 minutes). Builds what is missing in build-test (as
 # scripts/test.sh configures it). Installs the missing apt packages first (scripts/lib/common.sh).
 # Exits non-zero if a campaign lost or duplicated anything it must not, or failed.
 set -euo pipefail
@@ -25,12 +29,14 @@ source "$(dirname "$0")/lib/common.sh"
 usage() {
   echo "usage: $0 [--kills N] [--kafka-kills N] [--seed S]" >&2
   echo "       $0 --soak DURATION [--kill-every SECONDS] [--rate RECORDS_PER_SECOND]" >&2
+  echo "       $0 --broker-faults" >&2
   exit 2
 }
 kills=1000
 kafka_kills=100
 seed=1
 soak_seconds=
+broker_faults=false
 kill_every=60
 rate=5000
 number() { [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || usage; }
@@ -41,6 +47,7 @@ while (($#)); do
     --seed) number "$@"; seed="$2"; shift 2 ;;
     --kill-every) number "$@"; kill_every="$2"; shift 2 ;;
     --rate) number "$@"; rate="$2"; shift 2 ;;
+    --broker-faults) broker_faults=true; shift ;;
     --soak)
       [[ $# -ge 2 && "$2" =~ ^([0-9]+)(s|m|h)?$ ]] || usage
       case "${BASH_REMATCH[2]}" in
@@ -56,16 +63,22 @@ done
 brook_install_deps
 cd "$BROOK_ROOT"
 brook_configure_tests >/dev/null
-start_kafka() {
+start_kafka() {  # start_kafka [--brokers N]
   trap '"$BROOK_ROOT/scripts/kafka.sh" stop || true' EXIT
-  BROOK_KAFKA_BOOTSTRAP="$("$BROOK_ROOT/scripts/kafka.sh" start | tail -1)"
+  BROOK_KAFKA_BOOTSTRAP="$("$BROOK_ROOT/scripts/kafka.sh" start "$@" | tail -1)"
   export BROOK_KAFKA_BOOTSTRAP
 }
 if [[ -n "$soak_seconds" ]]; then
-  cmake --build build-test --target brook_soak_test -j "$BROOK_JOBS"
+  cmake --build build-test --target brook_kafka_soak_test -j "$BROOK_JOBS"
   start_kafka
   BROOK_SOAK_SECONDS="$soak_seconds" BROOK_SOAK_KILL_SECONDS="$kill_every" \
-    BROOK_SOAK_RATE="$rate" BROOK_LOG_LEVEL=warn build-test/tests/brook_soak_test
+    BROOK_SOAK_RATE="$rate" BROOK_LOG_LEVEL=warn build-test/tests/brook_kafka_soak_test
+  exit
+fi
+if $broker_faults; then
+  cmake --build build-test --target brook_kafka_broker_fault_test -j "$BROOK_JOBS"
+  start_kafka --brokers 3
+  BROOK_LOG_LEVEL=warn build-test/tests/brook_kafka_broker_fault_test
   exit
 fi
 cmake --build build-test --target brook_chaos_tests -j "$BROOK_JOBS"

@@ -6,6 +6,10 @@
 #                                          answer, prints the bootstrap address last, alone
 #   scripts/kafka.sh stop                  stops every node and deletes the data
 #   scripts/kafka.sh status                "running <address>" (exit 0) or "not running" (1)
+#   scripts/kafka.sh kill-node N           SIGKILL to node N of the running cluster (its data
+#                                          stays), for fault tests
+#   scripts/kafka.sh start-node N          starts node N again over its data, waits until it
+#                                          answers
 #
 #   bootstrap=$(scripts/kafka.sh start | tail -1)
 #
@@ -30,7 +34,7 @@ CLUSTER_ID=YnJvb2stdGVzdC1jbHVzdA
 START_TIMEOUT=90
 STOP_TIMEOUT=30
 
-usage() { echo "usage: $0 start [--brokers N] | stop | status" >&2; exit 2; }
+usage() { echo "usage: $0 start [--brokers N] | stop | status | kill-node N | start-node N" >&2; exit 2; }
 log() { echo "kafka.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
@@ -134,17 +138,24 @@ log.retention.check.interval.ms=5000
 EOF
 }
 
-# Formats node $1's storage and starts it in the background (its own session, so it
-# outlives this script), writing node-N/pid and node-N/server.log.
+# Formats node $1's storage and starts it (run_node).
 launch_node() {
   local id="$1" dir
   dir="$(node_dir "$id")"
   java -cp "$LIB_DIR/*" -Dlog4j.configuration="file:$RUN_DIR/log4j.properties" \
     kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
     { cat "$dir/format.log" >&2; die "formatting the storage of node $id failed"; }
+  run_node "$id"
+}
+
+# Starts node $1 over its storage in the background (its own session, so it outlives this
+# script), writing node-N/pid and appending to node-N/server.log.
+run_node() {
+  local id="$1" dir
+  dir="$(node_dir "$id")"
   setsid nohup java -Xmx512m -Xms128m -cp "$LIB_DIR/*" \
     -Dlog4j.configuration="file:$RUN_DIR/log4j.properties" \
-    kafka.Kafka "$dir/server.properties" >"$dir/server.log" 2>&1 </dev/null &
+    kafka.Kafka "$dir/server.properties" >>"$dir/server.log" 2>&1 </dev/null &
   echo $! >"$dir/pid"
 }
 
@@ -227,6 +238,34 @@ stop_nodes() {
   rm -rf "$RUN_DIR"/node-*/data
 }
 
+# The node number $1, checked against the running cluster.
+existing_node() {
+  [[ "$1" =~ ^[1-9]$ ]] && (($1 <= $(node_count))) || die "no node $1 (the cluster has $(node_count))"
+}
+
+kill_node() {
+  existing_node "$1"
+  node_alive "$1" || die "node $1 is not running"
+  kill -KILL "$(cat "$(node_dir "$1")/pid")"
+  while node_alive "$1"; do sleep 0.1; done
+  log "node $1 killed"
+}
+
+start_node() {
+  local id="$1" deadline=$((SECONDS + START_TIMEOUT)) marker
+  existing_node "$id"
+  node_alive "$id" && die "node $id is running"
+  marker="$(wc -l <"$(node_dir "$id")/server.log")"  # its earlier runs logged "started" too
+  run_node "$id"
+  until tail -n +"$((marker + 1))" "$(node_dir "$id")/server.log" | grep -q "Kafka Server started" &&
+    port_open "$(broker_port "$id")"; do
+    node_alive "$id" || die "node $id exited while starting; see $(node_dir "$id")/server.log"
+    ((SECONDS < deadline)) || die "node $id did not start within ${START_TIMEOUT} s"
+    sleep 0.5
+  done
+  log "node $id started again"
+}
+
 status() {
   if all_alive; then
     echo "running $(bootstrap_address "$(node_count)")"
@@ -238,6 +277,11 @@ status() {
 
 cmd="${1:-}"
 (($#)) && shift
+if [[ "$cmd" == kill-node || "$cmd" == start-node ]]; then
+  (($# == 1)) || usage
+  "${cmd/-/_}" "$1"
+  exit
+fi
 brokers=1
 while (($#)); do
   case "$1" in

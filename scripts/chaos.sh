@@ -5,7 +5,7 @@
 # instances of a count app, one of them killed at a time. Each is then checked exactly (or for
 # nothing lost). Prints each campaign's table: kill points by the phase the app was in, what was
 # lost and what was written twice. scripts/test.sh runs the same campaigns with 12 kill points
-# (embedded) and 4 (Kafka).
+# (embedded) and 3 (Kafka).
 #
 #   scripts/chaos.sh [--kills N] [--kafka-kills N] [--seed S]
 #   scripts/chaos.sh --soak DURATION [--kill-every SECONDS] [--rate RECORDS_PER_SECOND]

@@ -8,7 +8,7 @@
 // output topic (read_committed): under exactly_once_v2 each key's counts are 1, 2, ..., n,
 // each once and in order; under at_least_once each key's last count is at least n (nothing
 // lost; what lies beyond n was counted twice).
-// BROOK_KAFKA_CHAOS_KILLS sets the number of kill points (default 4, the test command's short
+// BROOK_KAFKA_CHAOS_KILLS sets the number of kill points (default 3, the test command's short
 // campaign; scripts/chaos.sh --kafka runs long ones), BROOK_CHAOS_SEED the random seed. Each
 // campaign prints a table: kill points by the phase the killed instance was in
 // (integration/progress_files.h), what was lost and what was counted twice.
@@ -69,7 +69,7 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
     std::mt19937 random(static_cast<unsigned>(env_int("BROOK_CHAOS_SEED", 1)));
     std::vector<std::unique_ptr<ChildProcess>> instances;
     for (int i = 0; i < kInstances; ++i) instances.push_back(start_reporting(i, guarantee));
-    const int kills = env_int("BROOK_KAFKA_CHAOS_KILLS", 4);
+    const int kills = env_int("BROOK_KAFKA_CHAOS_KILLS", 3);
     for (int kill = 0; kill < kills; ++kill) {
       produce(kChunk);
       const int victim = std::uniform_int_distribution<int>(0, kInstances - 1)(random);

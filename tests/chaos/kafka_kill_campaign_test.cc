@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
@@ -45,30 +44,12 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
  protected:
   KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kPartitions, kKeys) {}
 
-  std::filesystem::path progress_dir(int instance) const {
-    return dir_.path() / ("progress-" + std::to_string(instance));
-  }
-
-  std::unique_ptr<ChildProcess> start_reporting(int instance, const char* guarantee) {
-    std::filesystem::create_directories(progress_dir(instance));
-    std::filesystem::remove(progress_dir(instance) / "phase");
-    return start(instance, guarantee, progress_dir(instance));
-  }
-
-  // The phase `instance` wrote last ("starting" if it was killed before it wrote one).
-  std::string phase(int instance) const {
-    std::ifstream file(progress_dir(instance) / "phase");
-    std::string word;
-    file >> word;
-    return word.empty() ? "starting" : word;
-  }
-
   // Runs the campaign; returns the kill points by phase.
   std::map<std::string, int> run_campaign(const char* guarantee) {
     std::map<std::string, int> kill_points;
     std::mt19937 random(static_cast<unsigned>(env_int("BROOK_CHAOS_SEED", 1)));
     std::vector<std::unique_ptr<ChildProcess>> instances;
-    for (int i = 0; i < kInstances; ++i) instances.push_back(start_reporting(i, guarantee));
+    for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, guarantee));
     const int kills = env_int("BROOK_KAFKA_CHAOS_KILLS", 3);
     for (int kill = 0; kill < kills; ++kill) {
       produce(kChunk);
@@ -82,7 +63,7 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
       instances[victim]->signal(SIGKILL);
       EXPECT_EQ(instances[victim]->wait(std::chrono::seconds(10)), -SIGKILL);
       ++kill_points[phase(victim)];
-      instances[victim] = start_reporting(victim, guarantee);
+      instances[victim] = start(victim, guarantee);
     }
     produce(kChunk);
     wait_for_committed(produced_, std::chrono::seconds(180));

@@ -147,6 +147,7 @@ TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndK
     }
   }
   wait_for_committed(produced_, std::chrono::seconds(300));
+  for (int i = 0; i < kInstances; ++i) wait_until_ran(i, std::chrono::seconds(60));
   for (auto& instance : instances) instance->signal(SIGTERM);
   for (auto& instance : instances) EXPECT_EQ(instance->wait(std::chrono::seconds(60)), 0);
 

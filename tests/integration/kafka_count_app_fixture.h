@@ -8,9 +8,9 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,18 +45,38 @@ class KafkaCountAppFixture : public KafkaFixture {
     producer_ = std::move(*producer);
   }
 
-  // An instance with its state in <scratch>/state-<instance>, reporting its progress to
-  // `progress_dir` if given (progress_files.h).
-  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee,
-                                      std::optional<std::filesystem::path> progress_dir = {}) {
-    std::vector<std::string> args{bootstrap_,
-                                  app_,
-                                  input_,
-                                  output_,
-                                  (dir_.path() / ("state-" + std::to_string(instance))).string(),
-                                  guarantee};
-    if (progress_dir) args.push_back(progress_dir->string());
-    return std::make_unique<ChildProcess>(BROOK_KAFKA_COUNT_APP, args);
+  // An instance with its state in <scratch>/state-<instance>, reporting its phase to
+  // <scratch>/progress-<instance> (progress_files.h).
+  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee) {
+    const auto progress = progress_dir(instance);
+    std::filesystem::create_directories(progress);
+    std::filesystem::remove(progress / "phase");
+    return std::make_unique<ChildProcess>(
+        BROOK_KAFKA_COUNT_APP,
+        std::vector<std::string>{bootstrap_, app_, input_, output_,
+                                 (dir_.path() / ("state-" + std::to_string(instance))).string(),
+                                 guarantee, progress.string()});
+  }
+
+  // The phase the instance last started as `instance` wrote ("starting" before it wrote one).
+  std::string phase(int instance) const {
+    std::ifstream file(progress_dir(instance) / "phase");
+    std::string word;
+    file >> word;
+    return word.empty() ? "starting" : word;
+  }
+
+  // Waits until the instance last started as `instance` has run (its signal handling is then
+  // in place); fails the test if that takes longer than `limit`.
+  void wait_until_ran(int instance, std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    std::string now;
+    while ((now = phase(instance)) != "processing" && now != "rebalancing" &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a file has no notification
+    }
+    ASSERT_TRUE(now == "processing" || now == "rebalancing")
+        << "instance " << instance << " is still " << now;
   }
 
   // Writes `n` more input records: record i has key "key-<i % keys>".
@@ -109,6 +129,10 @@ class KafkaCountAppFixture : public KafkaFixture {
     const auto written = counts_written();
     ASSERT_EQ(written.size(), expected_.size()) << "keys in the output that the input has not";
     for (const auto& [key, n] : expected_) ASSERT_EQ(written.at(key), one_to(n)) << key;
+  }
+
+  std::filesystem::path progress_dir(int instance) const {
+    return dir_.path() / ("progress-" + std::to_string(instance));
   }
 
   ScratchDir dir_;

@@ -12,7 +12,7 @@
 #   scripts/chaos.sh --broker-faults
 #
 # Defaults: 1000 kill points per embedded campaign (about 10 minutes each), 100 per Kafka
-# campaign (about 10 minutes each: a killed instance's group waits out its session timeout),
+# campaign (each kill point waits up to 8 s, and a killed instance's group its session timeout),
 # seed 1; 0 skips that backend's campaigns. --soak runs tests/chaos/kafka_soak_test.cc instead:
 # two instances of a count app on Kafka under exactly_once_v2, a steady input (default 5000
 # records/s), one living throughout while the other is killed and restarted every 60 s;
@@ -20,8 +20,8 @@
 # descriptors per instance, and fails if the long-lived one's grew in the second half or a
 # count is wrong. --broker-faults runs
 # tests/chaos/kafka_broker_fault_test.cc on a three-node cluster it starts: each node killed
-# and started again under a running exactly-once count app, then the whole cluster down for 30 s
-# (about 3 minutes). Builds what is missing in build-test (as
+# and started again under a running exactly-once count app, then the whole cluster down for
+# 30 s. Builds what is missing in build-test (as
 # scripts/test.sh configures it). Installs the missing apt packages first (scripts/lib/common.sh).
 # Exits non-zero if a campaign lost or duplicated anything it must not, or failed.
 set -euo pipefail

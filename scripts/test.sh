@@ -79,7 +79,7 @@ echo "PostgreSQL at $BROOK_POSTGRES_DSN"
 # those of Kafka Streams (a JVM, which the sanitizers do not see), and the examples run under
 # the sanitizers in DemoTest and KafkaExamplesTest. They took 30 % of the sanitizer half's test
 # time, which now goes to fuzzing. Likewise the kill campaigns on Kafka (recovery on a real
-# broker, a minute of waiting out session timeouts): the same recovery runs under the
+# broker, about half a minute each of waiting out session timeouts): the same recovery runs under the
 # sanitizers in KafkaScaleTest, and the embedded log's campaigns run in both halves.
 # The embedded log's kill campaigns run 6 kill points each there (12 in the plain half): under
 # the sanitizers every restart takes several times as long.

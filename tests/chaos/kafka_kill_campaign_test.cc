@@ -16,7 +16,6 @@
 #include <gmock/gmock.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "integration/kafka_count_app_fixture.h"
+#include "test_env.h"
 
 namespace brook::testing {
 namespace {
@@ -35,11 +35,6 @@ constexpr int kChunk = 2'000;  // input records written before each kill point
 constexpr int kInstances = 2;
 constexpr std::chrono::milliseconds kLatestKill(8'000);
 
-int env_int(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
-
 class KafkaKillCampaignTest : public KafkaCountAppFixture {
  protected:
   KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kPartitions, kKeys) {}
@@ -47,10 +42,10 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
   // Runs the campaign; returns the kill points by phase.
   std::map<std::string, int> run_campaign(const char* guarantee) {
     std::map<std::string, int> kill_points;
-    std::mt19937 random(static_cast<unsigned>(env_int("BROOK_CHAOS_SEED", 1)));
+    std::mt19937 random(static_cast<unsigned>(env_or("BROOK_CHAOS_SEED", 1)));
     std::vector<std::unique_ptr<ChildProcess>> instances;
     for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, guarantee));
-    const int kills = env_int("BROOK_KAFKA_CHAOS_KILLS", 3);
+    const auto kills = env_or("BROOK_KAFKA_CHAOS_KILLS", 3);
     for (int kill = 0; kill < kills; ++kill) {
       produce(kChunk);
       const int victim = std::uniform_int_distribution<int>(0, kInstances - 1)(random);

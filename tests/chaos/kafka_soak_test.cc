@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "integration/kafka_count_app_fixture.h"
+#include "test_env.h"
 
 namespace brook::testing {
 namespace {
@@ -39,11 +40,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kPartitions = 4;
 constexpr int kKeys = 10'000;
 constexpr int kInstances = 2;
-
-std::int64_t env_int(const char* name, std::int64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoll(value) : fallback;
-}
 
 // The resident memory of process `pid` in KiB (VmRSS), 0 if it is gone.
 std::int64_t resident_kib(pid_t pid) {
@@ -94,9 +90,9 @@ class KafkaSoakTest : public KafkaCountAppFixture {
 };
 
 TEST_F(KafkaSoakTest, MemoryAndDescriptorsStayBoundedAndCountsExactUnderLoadAndKills) {
-  const auto duration = std::chrono::seconds(env_int("BROOK_SOAK_SECONDS", 1800));
-  const auto kill_every = std::chrono::seconds(env_int("BROOK_SOAK_KILL_SECONDS", 60));
-  const std::int64_t rate = env_int("BROOK_SOAK_RATE", 5000);
+  const auto duration = std::chrono::seconds(env_or("BROOK_SOAK_SECONDS", 1800));
+  const auto kill_every = std::chrono::seconds(env_or("BROOK_SOAK_KILL_SECONDS", 60));
+  const std::int64_t rate = env_or("BROOK_SOAK_RATE", 5000);
   const int total_minutes = static_cast<int>(duration.count() / 60);
   std::vector<std::unique_ptr<ChildProcess>> instances;
   for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, "exactly_once_v2"));

@@ -18,8 +18,6 @@
 #include <gmock/gmock.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <random>
 #include <string>
@@ -29,6 +27,8 @@
 #include "integration/child_process.h"
 #include "integration/count_app_results.h"
 #include "integration/embedded_fixture.h"
+#include "integration/progress_files.h"
+#include "test_env.h"
 
 namespace brook::testing {
 namespace {
@@ -37,11 +37,6 @@ constexpr int kKeys = 997;
 constexpr int kChunk = 10'000;  // input records added before each start
 constexpr int kPartitions = 4;
 constexpr std::int64_t kWindowMs = 10'000;  // crash_app's windowed-count
-
-int env_int(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::atoi(value) : fallback;
-}
 
 std::string key_of(int i) { return "key-" + std::to_string(i % kKeys); }
 
@@ -76,21 +71,16 @@ class KillCampaignTest : public EmbeddedFixture {
                                           "statestore.cache.max.bytes=0"});
   }
 
-  std::string phase() {
-    std::ifstream file(dir_ / "phase");
-    std::string word;
-    file >> word;
-    return word.empty() ? "starting" : word;  // killed before it wrote a phase
-  }
+  std::string phase() const { return read_phase(dir_); }
 
   Campaign run_campaign(const char* guarantee) {
     Campaign campaign;
-    std::mt19937 random(static_cast<unsigned>(env_int("BROOK_CHAOS_SEED", 1)));
+    std::mt19937 random(static_cast<unsigned>(env_or("BROOK_CHAOS_SEED", 1)));
     // Kill moments are drawn up to how long a whole run takes: the last run that was not
     // killed, and 10 % more after each kill before processing (runs that are killed early leave
     // their input to the next, which then restores and processes for longer).
     std::chrono::milliseconds typical(300);
-    const int kills = env_int("BROOK_CHAOS_KILLS", 12);
+    const auto kills = env_or("BROOK_CHAOS_KILLS", 12);
     for (int kill = 0; kill < kills; ++kill) {
       produce_chunk();
       std::filesystem::remove(dir_ / "phase");

@@ -1,10 +1,10 @@
 // A stateful Streams application on Kafka for the scale-out and failover tests, run as a
 // child process until SIGTERM:
-//   kafka_count_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE [PROGRESS_DIR]
+//   kafka_count_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE PROGRESS_DIR
 // Counts the records per key of INPUT in the RocksDB store "counts" (no record cache) and
 // writes every new count to OUTPUT. One stream thread; short session and transaction timeouts so
-// that a killed instance's partitions move within seconds. With PROGRESS_DIR, reports its phase
-// and restorations there (progress_files.h).
+// that a killed instance's partitions move within seconds. Reports its phase and restorations
+// in PROGRESS_DIR (progress_files.h).
 #include <cstdio>
 #include <memory>
 
@@ -13,10 +13,10 @@
 #include "progress_files.h"
 
 int main(int argc, char** argv) {
-  if (argc != 7 && argc != 8) {
+  if (argc != 8) {
     std::fprintf(stderr,
                  "usage: %s BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE "
-                 "[PROGRESS_DIR]\n",
+                 "PROGRESS_DIR\n",
                  argv[0]);
     return 2;
   }
@@ -34,14 +34,11 @@ int main(int argc, char** argv) {
                                         {"consumer.session.timeout.ms", "6000"},
                                         {"consumer.heartbeat.interval.ms", "1000"},
                                         {"producer.transaction.timeout.ms", "6000"}});
-  std::shared_ptr<ProgressFiles> progress;
-  if (argc == 8) {
-    progress = std::make_shared<ProgressFiles>(argv[7]);
-    app.set_restore_listener(progress);
-    app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
-      if (to == brook::Streams::State::kPendingShutdown) progress->closing();
-      progress->state(to);
-    });
-  }
+  auto progress = std::make_shared<ProgressFiles>(argv[7]);
+  app.set_restore_listener(progress);
+  app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {
+    if (to == brook::Streams::State::kPendingShutdown) progress->closing();
+    progress->state(to);
+  });
   return app.run_until_signal();
 }

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +17,7 @@
 #include "brook/serde.h"
 #include "integration/child_process.h"
 #include "integration/count_app_results.h"
+#include "integration/progress_files.h"
 #include "kafka_cluster.h"
 #include "scratch_dir.h"
 #include "topic_reader.h"
@@ -59,12 +59,7 @@ class KafkaCountAppFixture : public KafkaFixture {
   }
 
   // The phase the instance last started as `instance` wrote ("starting" before it wrote one).
-  std::string phase(int instance) const {
-    std::ifstream file(progress_dir(instance) / "phase");
-    std::string word;
-    file >> word;
-    return word.empty() ? "starting" : word;
-  }
+  std::string phase(int instance) const { return read_phase(progress_dir(instance)); }
 
   // Waits until the instance last started as `instance` has run (its signal handling is then
   // in place); fails the test if that takes longer than `limit`.

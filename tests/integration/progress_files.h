@@ -16,6 +16,14 @@
 
 #include "brook/streams.h"
 
+// The phase an app wrote last into `dir`; "starting" if it has written none (killed before).
+inline std::string read_phase(const std::filesystem::path& dir) {
+  std::ifstream file(dir / "phase");
+  std::string word;
+  file >> word;
+  return word.empty() ? "starting" : word;
+}
+
 class ProgressFiles final : public brook::StateRestoreListener {
  public:
   explicit ProgressFiles(const std::filesystem::path& dir)

@@ -10,6 +10,7 @@
 #   scripts/chaos.sh [--kills N] [--kafka-kills N] [--seed S]
 #   scripts/chaos.sh --soak DURATION [--kill-every SECONDS] [--rate RECORDS_PER_SECOND]
 #   scripts/chaos.sh --broker-faults
+#   scripts/chaos.sh --network-faults [--faults N] [--seed S]
 #
 # Defaults: 1000 kill points per embedded campaign (about 10 minutes each), 100 per Kafka
 # campaign (each kill point waits up to 8 s, and a killed instance's group its session timeout),
@@ -21,7 +22,10 @@
 # count is wrong. --broker-faults runs
 # tests/chaos/kafka_broker_fault_test.cc on a three-node cluster it starts: each node killed
 # and started again under a running exactly-once count app, then the whole cluster down for
-# 30 s. Builds what is missing in build-test (as
+# 30 s. --network-faults runs tests/chaos/kafka_network_fault_test.cc on a one-node cluster
+# whose application clients go through the test's own TCP proxy: N (default 12) resets, delays
+# and black holes at random moments under a running exactly-once count app, then a black hole
+# that does not end. Builds what is missing in build-test (as
 # scripts/test.sh configures it). Installs the missing apt packages first (scripts/lib/common.sh).
 # Exits non-zero if a campaign lost or duplicated anything it must not, or failed.
 set -euo pipefail
@@ -31,6 +35,7 @@ usage() {
   echo "usage: $0 [--kills N] [--kafka-kills N] [--seed S]" >&2
   echo "       $0 --soak DURATION [--kill-every SECONDS] [--rate RECORDS_PER_SECOND]" >&2
   echo "       $0 --broker-faults" >&2
+  echo "       $0 --network-faults [--faults N] [--seed S]" >&2
   exit 2
 }
 kills=1000
@@ -38,6 +43,8 @@ kafka_kills=100
 seed=1
 soak_seconds=
 broker_faults=false
+network_faults=false
+faults=12
 kill_every=60
 rate=5000
 number() { [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || usage; }
@@ -49,6 +56,8 @@ while (($#)); do
     --kill-every) number "$@"; kill_every="$2"; shift 2 ;;
     --rate) number "$@"; rate="$2"; shift 2 ;;
     --broker-faults) broker_faults=true; shift ;;
+    --network-faults) network_faults=true; shift ;;
+    --faults) number "$@"; faults="$2"; shift 2 ;;
     --soak)
       [[ $# -ge 2 && "$2" =~ ^([0-9]+)(s|m|h)?$ ]] || usage
       case "${BASH_REMATCH[2]}" in
@@ -80,6 +89,16 @@ if $broker_faults; then
   cmake --build build-test --target brook_kafka_broker_fault_test -j "$BROOK_JOBS"
   start_kafka --brokers 3
   BROOK_LOG_LEVEL=warn build-test/tests/brook_kafka_broker_fault_test
+  exit
+fi
+if $network_faults; then
+  cmake --build build-test --target brook_kafka_network_fault_test -j "$BROOK_JOBS"
+  # The proxy listens on the broker port + 300 and forwards to its proxied listener (+ 200).
+  kafka_port="${BROOK_KAFKA_PORT:-19092}"
+  export BROOK_KAFKA_PROXIED_PORT=$((kafka_port + 300)) BROOK_KAFKA_PROXIED_TARGET=$((kafka_port + 200))
+  start_kafka
+  BROOK_NETWORK_FAULTS="$faults" BROOK_CHAOS_SEED="$seed" BROOK_LOG_LEVEL=warn \
+    build-test/tests/brook_kafka_network_fault_test
   exit
 fi
 cmake --build build-test --target brook_chaos_tests -j "$BROOK_JOBS"

@@ -8,13 +8,18 @@
 #   scripts/kafka.sh status                "running <address>" (exit 0) or "not running" (1)
 #   scripts/kafka.sh kill-node N           SIGKILL to node N of the running cluster (its data
 #                                          stays), for fault tests
-#   scripts/kafka.sh start-node N          starts node N again over its data, waits until it
-#                                          answers
+#   scripts/kafka.sh start-node N [N...]   starts nodes again over their data, all at once (a
+#                                          quorum of controllers needs most of them), waits
+#                                          until each answers
 #
 #   bootstrap=$(scripts/kafka.sh start | tail -1)
 #
 # Each node is a combined broker + controller (node ids 1..N, a quorum of N voters).
 # Broker ports: $BROOK_KAFKA_PORT (19092) and up; controller ports: 100 higher.
+# With BROOK_KAFKA_PROXIED_PORT=P at start, node N also listens on its broker port + 200 and
+# tells the clients that connect there to come back through 127.0.0.1:P+N-1, so that a proxy
+# listening there (tests/chaos/tcp_proxy.h) carries all their traffic; clients of the broker
+# port connect directly as before.
 # Jars: tests/kafka/pom.xml, copied once into ${XDG_CACHE_HOME:-$HOME/.cache}/brook/kafka-3.9.1
 # (again when the pom changes). Configs, data, logs, pid files: $BROOK_KAFKA_DIR
 # ($BROOK_ROOT/build/kafka). Needs java, mvn and kcat (apt: openjdk-17-jdk-headless, maven,
@@ -29,17 +34,20 @@ LIB_DIR="$CACHE_DIR/lib"
 RUN_DIR="${BROOK_KAFKA_DIR:-$BROOK_ROOT/build/kafka}"
 BASE_PORT="${BROOK_KAFKA_PORT:-19092}"
 CONTROLLER_OFFSET=100
+PROXIED_OFFSET=200
+PROXIED_PORT="${BROOK_KAFKA_PROXIED_PORT:-}"
 # Any valid Kafka UUID (base64 of 16 bytes: "brook-test-clust"); the data is fresh each start.
 CLUSTER_ID=YnJvb2stdGVzdC1jbHVzdA
 START_TIMEOUT=90
 STOP_TIMEOUT=30
 
-usage() { echo "usage: $0 start [--brokers N] | stop | status | kill-node N | start-node N" >&2; exit 2; }
+usage() { echo "usage: $0 start [--brokers N] | stop | status | kill-node N | start-node N [N...]" >&2; exit 2; }
 log() { echo "kafka.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 broker_port() { echo $((BASE_PORT + $1 - 1)); }
 controller_port() { echo $((BASE_PORT + CONTROLLER_OFFSET + $1 - 1)); }
+proxied_listener_port() { echo $((BASE_PORT + PROXIED_OFFSET + $1 - 1)); }
 node_dir() { echo "$RUN_DIR/node-$1"; }
 
 # The number of nodes of the cluster in the run dir (0 if none was started).
@@ -107,15 +115,23 @@ write_node_config() {
   dir="$(node_dir "$id")"
   for ((i = 1; i <= n; i++)); do voters+="${voters:+,}$i@127.0.0.1:$(controller_port "$i")"; done
   local replicas=$n min_isr=$((n > 1 ? 2 : 1))
+  local listeners="PLAINTEXT://127.0.0.1:$(broker_port "$id"),CONTROLLER://127.0.0.1:$(controller_port "$id")"
+  local advertised="PLAINTEXT://127.0.0.1:$(broker_port "$id")"
+  local protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [[ -n "$PROXIED_PORT" ]]; then
+    listeners+=",PROXIED://127.0.0.1:$(proxied_listener_port "$id")"
+    advertised+=",PROXIED://127.0.0.1:$((PROXIED_PORT + id - 1))"
+    protocols+=",PROXIED:PLAINTEXT"
+  fi
   mkdir -p "$dir"
   cat >"$dir/server.properties" <<EOF
 # Written by scripts/kafka.sh: node $id of $n, combined broker + controller, loopback only.
 process.roles=broker,controller
 node.id=$id
 controller.quorum.voters=$voters
-listeners=PLAINTEXT://127.0.0.1:$(broker_port "$id"),CONTROLLER://127.0.0.1:$(controller_port "$id")
-advertised.listeners=PLAINTEXT://127.0.0.1:$(broker_port "$id")
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listeners=$listeners
+advertised.listeners=$advertised
+listener.security.protocol.map=$protocols
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 log.dirs=$dir/data
@@ -200,7 +216,8 @@ start() {
   local i
   local port
   for ((i = 1; i <= n; i++)); do
-    for port in "$(broker_port "$i")" "$(controller_port "$i")"; do
+    for port in "$(broker_port "$i")" "$(controller_port "$i")" \
+      ${PROXIED_PORT:+"$(proxied_listener_port "$i")"}; do
       if port_open "$port"; then die "port $port is in use (set BROOK_KAFKA_PORT to move)"; fi
     done
   done
@@ -251,19 +268,24 @@ kill_node() {
   log "node $1 killed"
 }
 
-start_node() {
-  local id="$1" deadline=$((SECONDS + START_TIMEOUT)) marker
-  existing_node "$id"
-  node_alive "$id" && die "node $id is running"
-  marker="$(wc -l <"$(node_dir "$id")/server.log")"  # its earlier runs logged "started" too
-  run_node "$id"
-  until tail -n +"$((marker + 1))" "$(node_dir "$id")/server.log" | grep -q "Kafka Server started" &&
-    port_open "$(broker_port "$id")"; do
-    node_alive "$id" || die "node $id exited while starting; see $(node_dir "$id")/server.log"
-    ((SECONDS < deadline)) || die "node $id did not start within ${START_TIMEOUT} s"
-    sleep 0.5
+start_nodes() {  # start_nodes N [N...]
+  local id deadline=$((SECONDS + START_TIMEOUT))
+  local -A marker
+  for id in "$@"; do
+    existing_node "$id"
+    node_alive "$id" && die "node $id is running"
+    marker[$id]="$(wc -l <"$(node_dir "$id")/server.log")"  # its earlier runs logged "started" too
   done
-  log "node $id started again"
+  for id in "$@"; do run_node "$id"; done
+  for id in "$@"; do
+    until tail -n +"$((marker[$id] + 1))" "$(node_dir "$id")/server.log" | grep -q "Kafka Server started" &&
+      port_open "$(broker_port "$id")"; do
+      node_alive "$id" || die "node $id exited while starting; see $(node_dir "$id")/server.log"
+      ((SECONDS < deadline)) || die "node $id did not start within ${START_TIMEOUT} s"
+      sleep 0.5
+    done
+    log "node $id started again"
+  done
 }
 
 status() {
@@ -277,9 +299,14 @@ status() {
 
 cmd="${1:-}"
 (($#)) && shift
-if [[ "$cmd" == kill-node || "$cmd" == start-node ]]; then
+if [[ "$cmd" == kill-node ]]; then
   (($# == 1)) || usage
-  "${cmd/-/_}" "$1"
+  kill_node "$1"
+  exit
+fi
+if [[ "$cmd" == start-node ]]; then
+  (($# >= 1)) || usage
+  start_nodes "$@"
   exit
 fi
 brokers=1

@@ -66,7 +66,9 @@ class Admin {
   virtual Status create_topic(const NewTopic& topic) = 0;
   virtual Status delete_topic(const std::string& name) = 0;
   virtual Result<std::vector<std::string>> list_topics() = 0;
-  // kNotFound naming the topic if it does not exist.
+  // kNotFound naming the topic if it does not exist. A topic counts as unknown to the Kafka
+  // backend only once its brokers have not known it for a few seconds (kTopicPropagation):
+  // they learn of a new topic one after another, so one created moments before is found.
   virtual Result<TopicDescription> describe_topic(const std::string& name) = 0;
   virtual Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) = 0;
   virtual Status delete_records_before(const TopicPartition& partition, Offset offset) = 0;
@@ -115,7 +117,8 @@ class Producer {
   virtual ~Producer() = default;
   // Queues a record. Without a partition, non-null keys go to murmur2(key) % partitions (as
   // the Java client) and null keys to a partition chosen round-robin. kNotFound for an unknown
-  // topic. Errors of the write itself may surface here or from flush().
+  // topic (as describe_topic() tells it). Errors of the write itself may surface here or from
+  // flush().
   virtual Status send(ProducerRecord record) = 0;
   // The number of partitions of `topic` (cached after the first call), for callers that choose
   // a record's partition themselves; kNotFound for an unknown topic.

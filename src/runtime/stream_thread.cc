@@ -169,7 +169,8 @@ void StreamThread::run() {
   result_ = loop();
   if (!result_.ok()) {
     log(LogLevel::kError, "stream thread {} stopped: {}", index_, result_.to_string());
-    if (config_.exactly_once) (void)producer_->abort_transaction();
+    // No producer if making one anew (rejoin()) failed.
+    if (config_.exactly_once && producer_) (void)producer_->abort_transaction();
     close_tasks();  // dirty: nothing more is committed, the failed records are read again
   }
   if (auto s = consumer_->close(); !s.ok() && result_.ok()) result_ = s;

@@ -223,7 +223,10 @@ struct Streams::Impl {
     auto& admin = backend->admin();
     auto require = [&](const std::string& topic, std::string_view role) {
       if (auto d = admin.describe_topic(topic); !d) {
-        problems.push_back(fmt::format("{} topic '{}' does not exist", role, topic));
+        problems.push_back(
+            d.error().code() == StatusCode::kNotFound
+                ? fmt::format("{} topic '{}' does not exist", role, topic)
+                : fmt::format("{} topic '{}': {}", role, topic, d.error().to_string()));
       }
     };
     for (const auto& topic : topology.source_topics()) require(topic, "source");
@@ -379,7 +382,8 @@ Result<std::unique_ptr<internal::LogBackend>> backend_of(internal::StreamsConfig
   return internal::open_backend({.bootstrap_servers = config.bootstrap_servers,
                                  .common = config.kafka,
                                  .producer = config.kafka_producer,
-                                 .consumer = config.kafka_consumer},
+                                 .consumer = config.kafka_consumer,
+                                 .retry_timeout = config.task_timeout},
                                 {.data_dir = config.data_dir, .fsync = config.fsync});
 }
 

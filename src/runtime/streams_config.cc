@@ -53,6 +53,8 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       commit_interval_set = true;
       integer(key, value, 0,
               [&](auto v) { config.commit_interval = std::chrono::milliseconds(v); });
+    } else if (key == "task.timeout.ms") {
+      integer(key, value, 0, [&](auto v) { config.task_timeout = std::chrono::milliseconds(v); });
     } else if (key == "poll.ms") {
       integer(key, value, 0, [&](auto v) { config.poll = std::chrono::milliseconds(v); });
     } else if (key == "max.poll.records") {

@@ -41,6 +41,8 @@ struct StreamsConfig {
   std::map<std::string, std::string> kafka;           // kafka.* settings, for every client
   std::map<std::string, std::string> kafka_producer;  // producer.*
   std::map<std::string, std::string> kafka_consumer;  // consumer.*
+  // task.timeout.ms: how long a Kafka call failing for a while is tried again (KafkaOptions).
+  std::chrono::milliseconds task_timeout{300'000};
   // application.server: host:port this instance serves interactive queries on (empty: none).
   std::string application_server;
   // topology.optimization, if given: what the topology must have been built with.

@@ -74,5 +74,17 @@ TEST(StreamsConfig, BadTaskIdleAndBufferSettingsAreErrorsNamingTheKeys) {
               HasSubstr("buffered.records.per.partition: '0' is not an integer >= 1"));
 }
 
+TEST(StreamsConfig, KafkaCallsAreTriedAgainForFiveMinutesUnlessTaskTimeoutSaysOtherwise) {
+  auto config = parse_streams_config({{"application.id", "app"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->task_timeout, 5min);  // Kafka Streams' default
+  config = parse_streams_config({{"application.id", "app"}, {"task.timeout.ms", "60000"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->task_timeout, 1min);
+  const auto bad = parse_streams_config({{"application.id", "app"}, {"task.timeout.ms", "-1"}});
+  ASSERT_FALSE(bad);
+  EXPECT_THAT(bad.error().message(), HasSubstr("task.timeout.ms"));
+}
+
 }  // namespace
 }  // namespace brook::internal

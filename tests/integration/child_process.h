@@ -3,6 +3,7 @@
 // still running, so a failing test leaves nothing behind.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,14 +18,23 @@ namespace brook::testing {
 
 class ChildProcess {
  public:
-  // Runs `program` with `args`; its stdout and stderr are the test's.
-  ChildProcess(const std::string& program, const std::vector<std::string>& args) {
+  // Runs `program` with `args`; its stdout and stderr are the test's, or go to the file
+  // `output` (created or truncated) if given.
+  ChildProcess(const std::string& program, const std::vector<std::string>& args,
+               const std::string& output = "") {
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(program.c_str()));
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
+      if (!output.empty()) {
+        const int fd = ::open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) ::_exit(126);
+        ::dup2(fd, STDOUT_FILENO);
+        ::dup2(fd, STDERR_FILENO);
+        ::close(fd);
+      }
       ::execv(program.c_str(), argv.data());
       ::_exit(127);
     }

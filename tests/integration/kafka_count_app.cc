@@ -3,7 +3,8 @@
 //   kafka_count_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR GUARANTEE PROGRESS_DIR
 // Counts the records per key of INPUT in the RocksDB store "counts" (no record cache) and
 // writes every new count to OUTPUT. One stream thread; short session and transaction timeouts so
-// that a killed instance's partitions move within seconds. Reports its phase and restorations
+// that a killed instance's partitions move within seconds, and a cluster out of reach for two
+// minutes (not 5, Kafka Streams' default) stops it. Reports its phase and restorations
 // in PROGRESS_DIR (progress_files.h).
 #include <cstdio>
 #include <memory>
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
                                         {"commit.interval.ms", "100"},
                                         {"consumer.session.timeout.ms", "6000"},
                                         {"consumer.heartbeat.interval.ms", "1000"},
-                                        {"producer.transaction.timeout.ms", "6000"}});
+                                        {"producer.transaction.timeout.ms", "6000"},
+                                        {"task.timeout.ms", "120000"}});
   auto progress = std::make_shared<ProgressFiles>(argv[7]);
   app.set_restore_listener(progress);
   app.set_state_listener([&](brook::Streams::State to, brook::Streams::State) {

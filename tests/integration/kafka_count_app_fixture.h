@@ -46,16 +46,20 @@ class KafkaCountAppFixture : public KafkaFixture {
   }
 
   // An instance with its state in <scratch>/state-<instance>, reporting its phase to
-  // <scratch>/progress-<instance> (progress_files.h).
-  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee) {
+  // <scratch>/progress-<instance> (progress_files.h), connecting to `app_bootstrap_` (the
+  // fixture's broker if empty); its output goes to the file `output` if given.
+  std::unique_ptr<ChildProcess> start(int instance, const char* guarantee,
+                                      const std::string& output = "") {
     const auto progress = progress_dir(instance);
     std::filesystem::create_directories(progress);
     std::filesystem::remove(progress / "phase");
     return std::make_unique<ChildProcess>(
         BROOK_KAFKA_COUNT_APP,
-        std::vector<std::string>{bootstrap_, app_, input_, output_,
+        std::vector<std::string>{app_bootstrap_.empty() ? bootstrap_ : app_bootstrap_, app_, input_,
+                                 output_,
                                  (dir_.path() / ("state-" + std::to_string(instance))).string(),
-                                 guarantee, progress.string()});
+                                 guarantee, progress.string()},
+        output);
   }
 
   // The phase the instance last started as `instance` wrote ("starting" before it wrote one).
@@ -136,6 +140,7 @@ class KafkaCountAppFixture : public KafkaFixture {
   const std::string output_;
   const int partitions_;
   const int keys_;
+  std::string app_bootstrap_;  // where instances connect; empty: the fixture's broker
   std::unique_ptr<internal::Producer> producer_;
   std::int64_t produced_ = 0;
   std::map<std::string, std::int64_t> expected_;  // the input's count per key

@@ -26,7 +26,39 @@ Status topic_result_status(const rd_kafka_topic_result_t* const* results, std::s
   return kafka_status(code, fmt::format("{} ({})", what, message ? message : ""));
 }
 
+constexpr std::chrono::milliseconds kOffsetTry{5'000};
+
 }  // namespace
+
+Result<std::unique_ptr<KafkaAdmin>> KafkaAdmin::open(const KafkaClientSettings& settings) {
+  auto properties = settings.common;
+  properties["client.id"] = "brook-admin";
+  std::unique_ptr<KafkaAdmin> admin(new KafkaAdmin(std::move(properties), settings));
+  auto committed = admin->make_client("read_committed");
+  if (!committed) return error(committed.error());
+  auto uncommitted = admin->make_client("read_uncommitted");
+  if (!uncommitted) return error(uncommitted.error());
+  admin->handle_ = std::shared_ptr<rd_kafka_t>(committed->release(), HandleDeleter());
+  admin->offset_clients_[0] = admin->handle_;
+  admin->offset_clients_[1] = std::shared_ptr<rd_kafka_t>(uncommitted->release(), HandleDeleter());
+  return admin;
+}
+
+std::shared_ptr<rd_kafka_t> KafkaAdmin::offset_client(bool uncommitted) const {
+  std::lock_guard lock(offset_clients_mutex_);
+  return offset_clients_[uncommitted ? 1 : 0];
+}
+
+void KafkaAdmin::replace_offset_client(bool uncommitted, std::shared_ptr<rd_kafka_t> client) {
+  std::lock_guard lock(offset_clients_mutex_);
+  offset_clients_[uncommitted ? 1 : 0] = std::move(client);
+}
+
+Result<KafkaHandle> KafkaAdmin::make_client(const char* isolation) const {
+  auto properties = properties_;
+  properties["isolation.level"] = isolation;
+  return make_handle(RD_KAFKA_CONSUMER, properties);
+}
 
 template <class Send>
 Result<KafkaEvent> KafkaAdmin::run_request(std::string_view what, Send send) {
@@ -226,33 +258,45 @@ Result<TopicDescription> KafkaAdmin::describe_topic(const std::string& name) {
 }
 
 Result<Offset> KafkaAdmin::list_offset(const TopicPartition& partition, OffsetSpec spec) {
-  const auto timeout = static_cast<int>(timeout_.count());
-  const std::string what = "listing offsets of " + partition.to_string();
-  if (spec.kind == OffsetSpec::Kind::kTimestamp) {
-    PartitionList list;
-    const auto code = retry_transient(timeout_, [&] {
-      list = make_offset_list({{partition, Offset(spec.timestamp.value())}});
-      const auto overall = rd_kafka_offsets_for_times(handle_.get(), list.get(), timeout);
-      return overall != RD_KAFKA_RESP_ERR_NO_ERROR ? overall : list->elems[0].err;
-    });
-    if (code != RD_KAFKA_RESP_ERR_NO_ERROR) return error(kafka_status(code, what));
-    if (list->elems[0].offset >= 0) return Offset(list->elems[0].offset);
-    spec.kind = OffsetSpec::Kind::kLatest;  // no record at or after the time
+  // ListOffsets' timestamps for the first offset and the end (the last stable offset to the
+  // read_committed client, the high watermark to the read_uncommitted one).
+  constexpr std::int64_t kEarliest = -2;
+  constexpr std::int64_t kEnd = -1;
+  const std::int64_t timestamp = spec.kind == OffsetSpec::Kind::kTimestamp  ? spec.timestamp.value()
+                                 : spec.kind == OffsetSpec::Kind::kEarliest ? kEarliest
+                                                                            : kEnd;
+  const bool uncommitted = spec.kind == OffsetSpec::Kind::kHighWatermark;
+  // Asked of the partition's leader as the client knows it. After a failure that may pass, the
+  // next try goes through a new client, which then serves the calls that follow: the leader
+  // may have moved or died, and a client that knew it keeps asking it (librdkafka refreshes
+  // its metadata only every few minutes). A try lasts up to 5 s: a leader answers in
+  // milliseconds, and one that died is better asked again through a new client.
+  std::shared_ptr<rd_kafka_t> client = offset_client(uncommitted);
+  bool fresh = false;
+  PartitionList list;
+  const auto code = retry_transient(retry_timeout_, [&] {
+    list = make_offset_list({{partition, Offset(timestamp)}});
+    auto answer = rd_kafka_offsets_for_times(
+        client.get(), list.get(), static_cast<int>(std::min(timeout_, kOffsetTry).count()));
+    if (answer == RD_KAFKA_RESP_ERR_NO_ERROR) answer = list->elems[0].err;
+    if (is_transient(answer)) {
+      if (auto made = make_client(uncommitted ? "read_uncommitted" : "read_committed")) {
+        client = std::shared_ptr<rd_kafka_t>(made->release(), HandleDeleter());
+        fresh = true;
+      }
+    } else if (answer == RD_KAFKA_RESP_ERR_NO_ERROR && fresh) {
+      replace_offset_client(uncommitted, client);
+    }
+    return answer;
+  });
+  if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return error(kafka_status(code, "listing offsets of " + partition.to_string()));
   }
-  std::int64_t low = 0;
-  std::int64_t high = 0;
-  rd_kafka_t* handle =
-      spec.kind == OffsetSpec::Kind::kHighWatermark ? uncommitted_.get() : handle_.get();
-  if (auto code = retry_transient(timeout_,
-                                  [&] {
-                                    return rd_kafka_query_watermark_offsets(
-                                        handle, partition.topic.c_str(),
-                                        partition.partition.value(), &low, &high, timeout);
-                                  });
-      code != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return error(kafka_status(code, what));
+  const std::int64_t offset = list->elems[0].offset;
+  if (offset < 0 && spec.kind == OffsetSpec::Kind::kTimestamp) {  // no record at or after it
+    return list_offset(partition, {.kind = OffsetSpec::Kind::kLatest});
   }
-  return Offset(spec.kind == OffsetSpec::Kind::kEarliest ? low : high);
+  return Offset(offset);
 }
 
 Status KafkaAdmin::delete_records_before(const TopicPartition& partition, Offset offset) {

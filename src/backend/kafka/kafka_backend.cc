@@ -33,24 +33,16 @@ Result<std::unique_ptr<LogBackend>> open_kafka_backend(const KafkaOptions& optio
   KafkaClientSettings settings{.common = options.common,
                                .producer = options.producer,
                                .consumer = options.consumer,
-                               .timeout = options.timeout};
+                               .timeout = options.timeout,
+                               .retry_timeout = options.retry_timeout};
   settings.common["bootstrap.servers"] = options.bootstrap_servers;
-  // The admin reads offsets as read_committed consumers see them (the last stable offset).
-  auto properties = settings.common;
-  properties["client.id"] = "brook-admin";
-  properties["isolation.level"] = "read_committed";
-  auto handle = make_handle(RD_KAFKA_CONSUMER, properties);
-  if (!handle) return error(handle.error());
-  properties["isolation.level"] = "read_uncommitted";
-  auto uncommitted = make_handle(RD_KAFKA_CONSUMER, properties);
-  if (!uncommitted) return error(uncommitted.error());
-  auto admin =
-      std::make_unique<KafkaAdmin>(std::move(*handle), std::move(*uncommitted), options.timeout);
-  if (auto topics = admin->list_topics(); !topics) {
+  auto admin = KafkaAdmin::open(settings);
+  if (!admin) return error(admin.error());
+  if (auto topics = (*admin)->list_topics(); !topics) {
     return error(Status::io_error(fmt::format(
         "cannot reach Kafka at {}: {}", options.bootstrap_servers, topics.error().message())));
   }
-  return std::make_unique<KafkaBackend>(std::move(settings), std::move(admin));
+  return std::make_unique<KafkaBackend>(std::move(settings), std::move(*admin));
 }
 
 }  // namespace brook::internal

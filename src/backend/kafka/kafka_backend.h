@@ -19,6 +19,10 @@ struct KafkaOptions {
   std::map<std::string, std::string> consumer;
   // The longest a blocking call (admin request, flush, transaction step) may take.
   std::chrono::milliseconds timeout{30'000};
+  // How long a call that fails for a while (a coordinator or partition leader moving, a broker
+  // down, the cluster out of reach) is tried again before its error stands: a transaction
+  // step, listing offsets, reading committed offsets. Kafka Streams' task.timeout.ms.
+  std::chrono::milliseconds retry_timeout{300'000};
 };
 
 // Connects and checks that the cluster answers within the timeout: kIoError naming the

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,11 +24,11 @@ struct KafkaGroupMetadata final : GroupMetadata {
 
 // Admin calls on a read_committed consumer handle, whose offset queries answer the last stable
 // offset (as read_committed consumers see the end), and a read_uncommitted one for the high
-// watermark.
+// watermark. Thread-safe.
 class KafkaAdmin final : public Admin {
  public:
-  KafkaAdmin(KafkaHandle handle, KafkaHandle uncommitted, std::chrono::milliseconds timeout)
-      : handle_(std::move(handle)), uncommitted_(std::move(uncommitted)), timeout_(timeout) {}
+  // Admin clients on the cluster of `settings`.
+  static Result<std::unique_ptr<KafkaAdmin>> open(const KafkaClientSettings& settings);
   Status create_topic(const NewTopic& topic) override;
   Status delete_topic(const std::string& name) override;
   Result<std::vector<std::string>> list_topics() override;
@@ -47,10 +49,26 @@ class KafkaAdmin final : public Admin {
   template <class Send>
   Result<KafkaEvent> run_request(std::string_view what, Send send);
   Result<std::map<std::string, std::string>> topic_configs(const std::string& name);
+  // A new client whose offset queries answer what `isolation` ("read_committed" or
+  // "read_uncommitted") readers see as the end.
+  Result<KafkaHandle> make_client(const char* isolation) const;
 
-  KafkaHandle handle_;
-  KafkaHandle uncommitted_;
+  KafkaAdmin(std::map<std::string, std::string> properties, const KafkaClientSettings& settings)
+      : properties_(std::move(properties)),
+        timeout_(settings.timeout),
+        retry_timeout_(settings.retry_timeout) {}
+
+  // The client list_offset() asks for readers of one isolation (0: read_committed, 1:
+  // read_uncommitted), and replaces one that failed by a new one that worked.
+  std::shared_ptr<rd_kafka_t> offset_client(bool uncommitted) const;
+  void replace_offset_client(bool uncommitted, std::shared_ptr<rd_kafka_t> client);
+
+  std::map<std::string, std::string> properties_;  // of every client it makes
+  std::shared_ptr<rd_kafka_t> handle_;             // admin requests and metadata
+  mutable std::mutex offset_clients_mutex_;
+  std::shared_ptr<rd_kafka_t> offset_clients_[2];  // at first handle_, and a read_uncommitted one
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds retry_timeout_;
 };
 
 class KafkaProducer final : public Producer {
@@ -71,13 +89,15 @@ class KafkaProducer final : public Producer {
   Result<std::int32_t> partitions(const std::string& topic) override;
 
  private:
-  KafkaProducer(ProducerConfig config, std::chrono::milliseconds timeout)
-      : config_(std::move(config)), timeout_(timeout) {}
+  KafkaProducer(ProducerConfig config, const KafkaClientSettings& settings)
+      : config_(std::move(config)),
+        timeout_(settings.timeout),
+        retry_timeout_(settings.retry_timeout) {}
   static void on_delivery(rd_kafka_t*, const rd_kafka_message_t* message, void* opaque);
   // The first delivery failure since the last call, as a Status (ok if none).
   Status take_failure();
   // Runs a step of the transaction protocol, `step(timeout_ms)` returning librdkafka's error,
-  // again while it fails with a retriable error, up to the timeout.
+  // again while it fails with a retriable error (timed out included), up to the retry timeout.
   template <class Step>
   Status transaction_step(std::string_view what, Step step);
   // A topic send() has written to: its partition count and librdkafka's handle of it.
@@ -91,6 +111,7 @@ class KafkaProducer final : public Producer {
   KafkaHandle handle_;
   std::map<std::string, KnownTopic, std::less<>> known_topics_;  // destroyed before handle_
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds retry_timeout_;
   Status failure_;         // the first record the cluster refused, until reported
   unsigned unpolled_ = 0;  // records sent since delivery reports were last served
 };
@@ -117,8 +138,10 @@ class KafkaConsumer final : public Consumer {
   Status close() override;
 
  private:
-  KafkaConsumer(ConsumerConfig config, std::chrono::milliseconds timeout)
-      : config_(std::move(config)), timeout_(timeout) {}
+  KafkaConsumer(ConsumerConfig config, const KafkaClientSettings& settings)
+      : config_(std::move(config)),
+        timeout_(settings.timeout),
+        retry_timeout_(settings.retry_timeout) {}
   static void on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t event,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   void rebalance(rd_kafka_resp_err_t event, rd_kafka_topic_partition_list_t* partitions);
@@ -155,6 +178,7 @@ class KafkaConsumer final : public Consumer {
 
   ConsumerConfig config_;
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds retry_timeout_;
   KafkaHandle handle_;
   RebalanceListener* listener_ = nullptr;
   bool subscribed_ = false;

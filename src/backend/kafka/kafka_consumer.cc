@@ -58,7 +58,7 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::open(const KafkaClientSett
   properties["group.id"] = config.group_id.empty() ? "brook-unjoined" : config.group_id;
   if (!config.group_instance_id.empty()) properties["group.instance.id"] = config.group_instance_id;
 
-  std::unique_ptr<KafkaConsumer> consumer(new KafkaConsumer(config, settings.timeout));
+  std::unique_ptr<KafkaConsumer> consumer(new KafkaConsumer(config, settings));
   auto handle = make_handle(
       RD_KAFKA_CONSUMER, properties,
       [](rd_kafka_conf_t* conf, void*) { rd_kafka_conf_set_rebalance_cb(conf, on_rebalance); },
@@ -307,7 +307,7 @@ Result<std::map<TopicPartition, OffsetAndMetadata>> KafkaConsumer::committed_wit
   if (partitions.empty()) return std::map<TopicPartition, OffsetAndMetadata>{};
   PartitionList list = make_partition_list(partitions);
   // A group coordinator still loading or just moved (a broker that has just started) passes.
-  const auto code = retry_transient(timeout_, [&] {
+  const auto code = retry_transient(retry_timeout_, [&] {
     return rd_kafka_committed(handle_.get(), list.get(), static_cast<int>(timeout_.count()));
   });
   if (auto s = kafka_status(code, "reading committed offsets"); !s.ok()) return error(s);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "backend/kafka/kafka_clients.h"
@@ -42,7 +43,7 @@ Result<std::unique_ptr<KafkaProducer>> KafkaProducer::open(const KafkaClientSett
   if (!config.client_id.empty()) properties["client.id"] = config.client_id;
   if (!config.transactional_id.empty()) properties["transactional.id"] = config.transactional_id;
 
-  std::unique_ptr<KafkaProducer> producer(new KafkaProducer(config, settings.timeout));
+  std::unique_ptr<KafkaProducer> producer(new KafkaProducer(config, settings));
   auto handle = make_handle(
       RD_KAFKA_PRODUCER, properties,
       [](rd_kafka_conf_t* conf, void*) { rd_kafka_conf_set_dr_msg_cb(conf, on_delivery); },
@@ -169,12 +170,16 @@ template <class Step>
 Status KafkaProducer::transaction_step(std::string_view what, Step step) {
   // A retriable error (a coordinator loading or moving, a step that timed out) means: call
   // the same step again.
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  const auto deadline = std::chrono::steady_clock::now() + retry_timeout_;
   while (true) {
-    rd_kafka_error_t* error = step(static_cast<int>(timeout_.count()));
-    if (error == nullptr || !rd_kafka_error_is_retriable(error) ||
-        std::chrono::steady_clock::now() >= deadline) {
-      return kafka_status(error, what);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    rd_kafka_error_t* error =
+        step(static_cast<int>(std::clamp(left, std::chrono::milliseconds(1), timeout_).count()));
+    if (error == nullptr || !rd_kafka_error_is_retriable(error)) return kafka_status(error, what);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return kafka_status(error, fmt::format("{} (still failing after {} ms, task.timeout.ms)",
+                                             what, retry_timeout_.count()));
     }
     log(LogLevel::kDebug, "{}: {}; retrying", what, rd_kafka_error_string(error));
     rd_kafka_error_destroy(error);

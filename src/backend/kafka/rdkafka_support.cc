@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -84,7 +85,8 @@ bool is_transient(rd_kafka_resp_err_t error) {
     case RD_KAFKA_RESP_ERR_COORDINATOR_LOAD_IN_PROGRESS:
     case RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE:
     case RD_KAFKA_RESP_ERR_NOT_COORDINATOR:
-    case RD_KAFKA_RESP_ERR__TRANSPORT: return true;
+    case RD_KAFKA_RESP_ERR__TRANSPORT:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT: return true;
     default: return false;
   }
 }
@@ -94,22 +96,30 @@ Status kafka_status(rd_kafka_error_t* error, std::string_view what) {
   Status status = kafka_status(rd_kafka_error_code(error), what);
   if (rd_kafka_error_is_fatal(error) && status.code() != StatusCode::kTaskMigrated) {
     status = Status::io_error(status.message() + " (fatal)");
+  } else if (rd_kafka_error_txn_requires_abort(error)) {
+    // The transaction cannot commit (a step that timed out, say): what it holds is redone.
+    status = Status::task_migrated(status.message() + " (the transaction must be aborted)");
   }
   rd_kafka_error_destroy(error);
   return status;
 }
 
-Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
-                                      std::chrono::milliseconds timeout) {
-  rd_kafka_topic_t* handle = rd_kafka_topic_new(client, topic.c_str(), nullptr);
+namespace {
+
+// The metadata of `topic` as the broker the client picks says now: its partition count, or
+// kNotFound if that broker does not know it.
+Result<std::int32_t> topic_partitions_once(rd_kafka_t* client, const std::string& topic,
+                                           std::chrono::milliseconds timeout) {
+  KafkaTopic handle(rd_kafka_topic_new(client, topic.c_str(), nullptr));
   const rd_kafka_metadata_t* metadata = nullptr;
   const auto code =
-      rd_kafka_metadata(client, 0, handle, &metadata, static_cast<int>(timeout.count()));
-  rd_kafka_topic_destroy(handle);
+      rd_kafka_metadata(client, 0, handle.get(), &metadata, static_cast<int>(timeout.count()));
   if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
     return error(kafka_status(code, "reading metadata of topic " + topic));
   }
-  Result<std::int32_t> result = error(Status::not_found("unknown topic " + topic));
+  Result<std::int32_t> result = error(Status::not_found(
+      fmt::format("unknown topic {} (broker {} does not know it)", topic,
+                  metadata->orig_broker_name ? metadata->orig_broker_name : "?")));
   if (metadata->topic_cnt == 1) {
     const auto& t = metadata->topics[0];
     if (t.err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partition_cnt > 0) {
@@ -121,6 +131,19 @@ Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& top
   }
   rd_kafka_metadata_destroy(metadata);
   return result;
+}
+
+}  // namespace
+
+Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
+                                      std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + std::min(timeout, kTopicPropagation);
+  while (true) {
+    auto partitions = topic_partitions_once(client, topic, timeout);
+    if (partitions || std::chrono::steady_clock::now() >= deadline) return partitions;
+    log(LogLevel::kDebug, "{}; asking again", partitions.error().message());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // metadata has no notification
+  }
 }
 
 Status kafka_status(rd_kafka_t* client, rd_kafka_resp_err_t error, std::string_view what) {

@@ -49,6 +49,7 @@ struct KafkaClientSettings {
   std::map<std::string, std::string> producer;  // producer.* settings
   std::map<std::string, std::string> consumer;  // consumer.* settings
   std::chrono::milliseconds timeout{30'000};
+  std::chrono::milliseconds retry_timeout{300'000};  // KafkaOptions::retry_timeout
 
   // `defaults` overridden by the common settings, then by those of one kind of client.
   std::map<std::string, std::string> layered(std::map<std::string, std::string> defaults,
@@ -71,14 +72,16 @@ Result<KafkaHandle> make_handle(rd_kafka_type_t type,
 // `what` failed with `error`: the Status code that fits (kTaskMigrated for a fenced producer or
 // a member of an old generation, kNotFound for an unknown topic, kIoError otherwise).
 Status kafka_status(rd_kafka_resp_err_t error, std::string_view what);
-// The same for an error object, which it destroys; ok for nullptr.
+// The same for an error object, which it destroys; ok for nullptr. An error that requires
+// aborting the transaction is kTaskMigrated too: the stream thread then aborts it, drops its
+// tasks' uncommitted work and rejoins the group, so the work is done again.
 Status kafka_status(rd_kafka_error_t* error, std::string_view what);
 // The same for an error of `client`; a client's fatal error (ERR__FATAL) is told by its cause,
 // e.g. a fenced producer.
 Status kafka_status(rd_kafka_t* client, rd_kafka_resp_err_t error, std::string_view what);
 
 // Errors that pass by themselves: a partition just created or whose leader moved, a
-// coordinator still loading, a dropped connection.
+// coordinator still loading, a dropped connection, a call that timed out.
 bool is_transient(rd_kafka_resp_err_t error);
 
 // Calls `call` (returning a librdkafka error code) until it succeeds, fails for good, or
@@ -93,7 +96,15 @@ rd_kafka_resp_err_t retry_transient(std::chrono::milliseconds timeout, Call call
   }
 }
 
-// The partition count of `topic` as the cluster's metadata says now; kNotFound if unknown.
+// How long a topic may be unknown to the broker a client asks before it counts as unknown:
+// brokers learn of a new topic one after another, so a topic created moments before (by this
+// process or another) can be unknown to one of them for a while.
+inline constexpr std::chrono::milliseconds kTopicPropagation{10'000};
+
+// The partition count of `topic` in the cluster's metadata; kNotFound if the brokers asked
+// (again and again, whichever one the client picks) did not know it for kTopicPropagation, or
+// for `timeout` if that is shorter. Other errors (a partition without a leader yet) are asked
+// again as long, then returned.
 Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
                                       std::chrono::milliseconds timeout);
 

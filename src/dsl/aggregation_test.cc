@@ -6,21 +6,17 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::TopologyTestDriver;
 using Count = KeyValue<std::string, std::optional<std::int64_t>>;
 using Text = KeyValue<std::string, std::optional<std::string>>;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
 
 TEST(KGroupedStream, CountsPerKeyAndEmitsEveryUpdateWhenTheDriverCommitsEachRecord) {
   StreamsBuilder builder;

@@ -8,20 +8,16 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::TopologyTestDriver;
 using Out = KeyValue<std::string, std::optional<std::string>>;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
 
 // Orders are "<customer>:<amount>"; an order without a ':' has no customer.
 std::optional<std::string> customer_of(const std::string& order) {

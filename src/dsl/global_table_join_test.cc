@@ -7,21 +7,17 @@
 #include "brook/global_ktable.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::TopologyTestDriver;
-using Out = KeyValue<std::string, std::string>;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
+using GlobalJoinOut = KeyValue<std::string, std::string>;
 
 // Orders "<product>:<what>" keyed by order id; products keyed by product id.
 std::string product_of(const std::string&, const std::string& order) {
@@ -92,9 +88,10 @@ TEST(GlobalTableJoin, LeftJoinSeesUpdatesAndDeletesAtOnce) {
   auto plain = driver.key_value_store<std::string, ValueAndTimestamp<std::string>>("products");
   EXPECT_FALSE(plain.get("p1").has_value());
   orders.pipe_input("o4", "p1:d", Timestamp(7));
-  EXPECT_THAT(out.read_key_values_to_list(),
-              ElementsAre(Out{"o1", "p1:a = ?"}, Out{"o2", "p1:b = apple"},
-                          Out{"o3", "p1:c = green apple"}, Out{"o4", "p1:d = ?"}));
+  EXPECT_THAT(
+      out.read_key_values_to_list(),
+      ElementsAre(GlobalJoinOut{"o1", "p1:a = ?"}, GlobalJoinOut{"o2", "p1:b = apple"},
+                  GlobalJoinOut{"o3", "p1:c = green apple"}, GlobalJoinOut{"o4", "p1:d = ?"}));
 }
 
 TEST(GlobalTableJoin, AReKeyedStreamIsNotRepartitioned) {
@@ -120,7 +117,7 @@ TEST(GlobalTableJoin, AReKeyedStreamIsNotRepartitioned) {
   table.pipe_input("p1", "apple", Timestamp(1));
   orders.pipe_input("o1", "p1:x", Timestamp(2));
   auto out = driver.create_output_topic<std::string, std::string>("out");
-  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Out{"by-p1", "p1:x = apple"}));
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(GlobalJoinOut{"by-p1", "p1:x = apple"}));
 }
 
 TEST(GlobalTableJoin, DescribeShowsTheGlobalStoreAsKafkaStreamsDoes) {
@@ -208,9 +205,9 @@ TEST(GlobalTableJoin, AMapperReturningNulloptLooksNothingUpInnerDropsAndLeftEmit
   in.pipe_input("o2", "p1:x", Timestamp(4));
   auto inner = driver.create_output_topic<std::string, std::string>("inner");
   auto left = driver.create_output_topic<std::string, std::string>("left");
-  EXPECT_THAT(inner.read_key_values_to_list(), ElementsAre(Out{"o2", "p1:x = apple"}));
+  EXPECT_THAT(inner.read_key_values_to_list(), ElementsAre(GlobalJoinOut{"o2", "p1:x = apple"}));
   EXPECT_THAT(left.read_key_values_to_list(),
-              ElementsAre(Out{"o1", "gift = ?"}, Out{"o2", "p1:x = apple"}));
+              ElementsAre(GlobalJoinOut{"o1", "gift = ?"}, GlobalJoinOut{"o2", "p1:x = apple"}));
   EXPECT_EQ(driver.metrics().total("dropped-records-total"), 1) << "the inner join's drop";
 }
 
@@ -229,7 +226,7 @@ TEST(GlobalTableJoin, ANullKeyedTableRecordIsDroppedAndCounted) {
   orders.pipe_input("o2", "p1:y", Timestamp(4));
   auto out = driver.create_output_topic<std::string, std::string>("out");
   EXPECT_THAT(out.read_key_values_to_list(),
-              ElementsAre(Out{"o1", ":x = ?"}, Out{"o2", "p1:y = apple"}));
+              ElementsAre(GlobalJoinOut{"o1", ":x = ?"}, GlobalJoinOut{"o2", "p1:y = apple"}));
 }
 
 }  // namespace

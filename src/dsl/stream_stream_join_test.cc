@@ -7,22 +7,18 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing::TopologyTestDriver;
 using ::testing::UnorderedElementsAre;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
 
 std::string pair(const std::string& l, const std::string& r) { return l + "+" + r; }
 std::string left_pair(const std::string& l, const std::optional<std::string>& r) {

@@ -6,27 +6,23 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::TopologyTestDriver;
-using Out = KeyValue<std::string, std::string>;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
+using StreamTableOut = KeyValue<std::string, std::string>;
 
 std::string describe(const std::string& click, const std::optional<std::string>& profile) {
   return click + " by " + profile.value_or("?");
 }
 
-struct App {
-  explicit App(StreamsBuilder& builder)
+struct StreamTableApp {
+  explicit StreamTableApp(StreamsBuilder& builder)
       : driver(build(builder)),
         clicks(driver.create_input_topic<std::string, std::string>("clicks")),
         profiles(driver.create_input_topic<std::string, std::optional<std::string>>("profiles")),
@@ -43,19 +39,20 @@ TEST(StreamTableJoin, InnerJoinEnrichesMatchesAndDropsTheRest) {
   builder.stream<std::string, std::string>("clicks")
       .join(profiles, [](const std::string& c, const std::string& p) { return describe(c, p); })
       .to("out");
-  App run(builder);
+  StreamTableApp run(builder);
   run.clicks.pipe_input("u1", "home", Timestamp(1));  // no profile yet: nothing
   run.profiles.pipe_input("u1", "ann, 34", Timestamp(2));
   run.clicks.pipe_input("u1", "cart", Timestamp(3));
   run.clicks.pipe_input("u2", "home", Timestamp(4));
-  EXPECT_THAT(run.out.read_key_values_to_list(), ElementsAre(Out{"u1", "cart by ann, 34"}));
+  EXPECT_THAT(run.out.read_key_values_to_list(),
+              ElementsAre(StreamTableOut{"u1", "cart by ann, 34"}));
 }
 
 TEST(StreamTableJoin, LeftJoinKeepsUnmatchedRecordsAndTableUpdatesOnlyChangeLaterOnes) {
   StreamsBuilder builder;
   auto profiles = builder.table<std::string, std::string>("profiles");
   builder.stream<std::string, std::string>("clicks").left_join(profiles, describe).to("out");
-  App run(builder);
+  StreamTableApp run(builder);
   run.clicks.pipe_input("u1", "home", Timestamp(1));
   run.profiles.pipe_input("u1", "ann, 34", Timestamp(2));
   run.clicks.pipe_input("u1", "cart", Timestamp(3));
@@ -95,7 +92,7 @@ TEST(StreamTableJoin, AReKeyedStreamIsRepartitionedAndAFilteredTableMaterialised
   clicks.pipe_input("x", "u1:home", Timestamp(3));
   clicks.pipe_input("y", "u2:home", Timestamp(4));  // u2 is filtered out of the table
   auto out = driver.create_output_topic<std::string, std::string>("out");
-  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(Out{"u1", "u1:home by ann"}));
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(StreamTableOut{"u1", "u1:home by ann"}));
 }
 
 // Streams keyed by std::optional<std::string>, joined with a table keyed by std::string.

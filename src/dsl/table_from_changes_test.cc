@@ -47,8 +47,8 @@ std::string event(const std::string& op, const std::string& before, const std::s
 }
 
 // Clicks keyed by profile id (as ProfileKey JSON), enriched with the profile's name.
-struct App {
-  explicit App(testing::TestDriverConfig config = {})
+struct TableFromChangesApp {
+  explicit TableFromChangesApp(testing::TestDriverConfig config = {})
       : driver(build(), std::move(config)),
         clicks(driver.create_input_topic<ProfileKey, std::string>("clicks")),
         out(driver.create_output_topic<std::int64_t, std::string>("out")) {}
@@ -82,10 +82,10 @@ struct App {
   std::int64_t time = 0;
 };
 
-using Out = KeyValue<std::int64_t, std::string>;
+using TableFromChangesOut = KeyValue<std::int64_t, std::string>;
 
 TEST(TableFromChanges, RowsFollowCreatesUpdatesAndDeletesAndEnrichTheClicksAfterThem) {
-  App app;
+  TableFromChangesApp app;
   app.change(key(1), event("r", "null", row(1, "ann")));  // the snapshot
   app.change(key(2), event("c", "null", row(2, "bob")));
   app.click(1, "home");
@@ -96,14 +96,16 @@ TEST(TableFromChanges, RowsFollowCreatesUpdatesAndDeletesAndEnrichTheClicksAfter
   app.change(key(2), event("d", R"({"id":2,"name":null})", "null"));
   app.change(key(2), std::nullopt);  // the tombstone after the delete
   app.click(2, "cart");              // no profile any more: the inner join drops it
-  EXPECT_THAT(app.out.read_key_values_to_list(),
-              ElementsAre(Out{1, "home by ann"}, Out{2, "home by bob"}, Out{1, "cart by anne"}));
+  EXPECT_THAT(
+      app.out.read_key_values_to_list(),
+      ElementsAre(TableFromChangesOut{1, "home by ann"}, TableFromChangesOut{2, "home by bob"},
+                  TableFromChangesOut{1, "cart by anne"}));
   EXPECT_EQ(app.name(1), "anne");
   EXPECT_EQ(app.name(2), std::nullopt);
 }
 
 TEST(TableFromChanges, APrimaryKeyChangeMovesTheRow) {
-  App app;
+  TableFromChangesApp app;
   app.change(key(1), event("c", "null", row(1, "ann")));
   // UPDATE profiles SET id = 3 WHERE id = 1: Debezium writes a delete, a tombstone, a create.
   app.change(key(1), event("d", R"({"id":1,"name":null})", "null"));
@@ -114,7 +116,7 @@ TEST(TableFromChanges, APrimaryKeyChangeMovesTheRow) {
 }
 
 TEST(TableFromChanges, ATruncateHasNoKeyAndIsDroppedAndCounted) {
-  App app;
+  TableFromChangesApp app;
   app.change(key(1), event("c", "null", row(1, "ann")));
   app.change(std::nullopt, event("t", "null", "null"));
   EXPECT_EQ(app.name(1), "ann");
@@ -122,7 +124,7 @@ TEST(TableFromChanges, ATruncateHasNoKeyAndIsDroppedAndCounted) {
 }
 
 TEST(TableFromChanges, AMalformedEventGoesToTheDeserialisationHandler) {
-  App app({.errors = {.on_deserialization_error = ErrorAction::kLogAndContinue}});
+  TableFromChangesApp app({.errors = {.on_deserialization_error = ErrorAction::kLogAndContinue}});
   app.change(key(1), event("c", "null", row(1, "ann")));
   app.change(key(1), event("c", "null", "null"));            // a create without its row
   app.change(key(1), R"({"op":"u","after":{"name":"x"}})");  // a row without its id
@@ -130,7 +132,7 @@ TEST(TableFromChanges, AMalformedEventGoesToTheDeserialisationHandler) {
   EXPECT_EQ(app.name(1), "anne");
   EXPECT_EQ(app.driver.metrics().total("deserialization-errors-total"), 2);
 
-  App failing;
+  TableFromChangesApp failing;
   EXPECT_THROW(failing.change(key(1), event("x", "null", "null")), testing::TaskFailed);
 }
 
@@ -155,8 +157,9 @@ TEST(ChangeEventStream, EveryEventWithItsImagesAndTombstonesAsNullopt) {
   driver.pipe_raw_input("pg.public.profiles", key(1), event("u", row(1, "ann"), row(1, "anne")),
                         Timestamp(2));
   driver.pipe_raw_input("pg.public.profiles", key(1), std::nullopt, Timestamp(3));
-  EXPECT_THAT(out.read_key_values_to_list(),
-              ElementsAre(Out{1, "profiles lsn 100"}, Out{1, "ann -> anne"}, Out{1, "tombstone"}));
+  EXPECT_THAT(out.read_key_values_to_list(), ElementsAre(TableFromChangesOut{1, "profiles lsn 100"},
+                                                         TableFromChangesOut{1, "ann -> anne"},
+                                                         TableFromChangesOut{1, "tombstone"}));
 }
 
 }  // namespace

@@ -6,24 +6,20 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using testing::TopologyTestDriver;
 using Out = KeyValue<std::string, std::optional<std::string>>;
 
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
-
 std::string opt(const std::optional<std::string>& v) { return v.value_or("-"); }
 
-struct App {
-  explicit App(Topology topology)
+struct TableTableApp {
+  explicit TableTableApp(Topology topology)
       : driver(std::move(topology)),
         left(driver.create_input_topic<std::string, std::optional<std::string>>("left")),
         right(driver.create_input_topic<std::string, std::optional<std::string>>("right")),
@@ -53,7 +49,7 @@ TEST(TableTableJoin, InnerJoinBothSidesTriggerAndDeletesOfEitherSideRetract) {
   left.join(right, [](const std::string& l, const std::string& r) { return l + "+" + r; })
       .to_stream()
       .to("out");
-  App run(build(builder));
+  TableTableApp run(build(builder));
   run.left.pipe_input("a", "l1", Timestamp(10));           // no right value: nothing
   run.right.pipe_input("a", "r1", Timestamp(5));           // right triggers
   run.left.pipe_input("a", "l2", Timestamp(20));           // left triggers
@@ -77,7 +73,7 @@ TEST(TableTableJoin, InnerJoinBothSidesTriggerAndDeletesOfEitherSideRetract) {
 }
 
 TEST(TableTableJoin, ANullKeyedRecordOnEitherSideJoinsNothing) {
-  App run(outer_joined());
+  TableTableApp run(outer_joined());
   run.left.pipe_input("a", "l1", Timestamp(1));
   run.left.pipe_value("l0", Timestamp(2));  // read as the empty key, each would emit a row
   run.right.pipe_value("r0", Timestamp(3));
@@ -102,7 +98,7 @@ TEST(TableTableJoin, ChangesCarryTheOldJoinedValue) {
         return std::optional<std::string>(std::to_string(n.value_or(-1)));
       })
       .to("out");
-  App run(build(builder));
+  TableTableApp run(build(builder));
   run.left.pipe_input("a", "x", Timestamp(1));
   run.right.pipe_input("a", "y", Timestamp(2));  // x+y: 1
   run.left.pipe_input("b", "x", Timestamp(3));
@@ -122,7 +118,7 @@ TEST(TableTableJoin, LeftJoinKeepsEveryLeftKeyAndRightDeletesFallBackToNothing) 
                            const std::optional<std::string>& r) { return l + "+" + opt(r); })
       .to_stream()
       .to("out");
-  App run(build(builder));
+  TableTableApp run(build(builder));
   run.left.pipe_input("a", "l1", Timestamp(1));
   run.right.pipe_input("a", "r1", Timestamp(2));
   run.right.pipe_input("b", "rb", Timestamp(3));  // no left: nothing
@@ -135,7 +131,7 @@ TEST(TableTableJoin, LeftJoinKeepsEveryLeftKeyAndRightDeletesFallBackToNothing) 
 }
 
 TEST(TableTableJoin, OuterJoinKeepsEveryKeyOfEitherSide) {
-  App run(outer_joined());
+  TableTableApp run(outer_joined());
   run.right.pipe_input("a", "r1", Timestamp(1));
   run.left.pipe_input("a", "l1", Timestamp(2));
   run.left.pipe_input("a", std::nullopt, Timestamp(3));
@@ -159,7 +155,7 @@ TEST(TableTableJoin, NamedMaterializedResultIsQueryableAndInputsFormACopartition
   auto topology = build(builder);
   ASSERT_EQ(internal::topology_data(topology).copartition_groups.size(), 1u);
   EXPECT_EQ(internal::topology_data(topology).copartition_groups[0].join, "joined");
-  App run(std::move(topology));
+  TableTableApp run(std::move(topology));
   run.left.pipe_input("a", "l", Timestamp(1));
   run.right.pipe_input("a", "r", Timestamp(2));
   run.right.pipe_input("a", "hidden", Timestamp(3));  // filtered: a delete of the right side

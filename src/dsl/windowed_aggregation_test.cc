@@ -6,11 +6,13 @@
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
+#include "built_topology.h"
 
 namespace brook {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -30,12 +32,6 @@ void write(const KTable<Windowed<std::string>, std::int64_t>& table) {
         return KeyValue<std::string, std::optional<std::int64_t>>{label(key), value};
       })
       .to("out");
-}
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
 }
 
 KGroupedStream<std::string, std::string> grouped(StreamsBuilder& builder) {

@@ -161,10 +161,10 @@ TEST(DebeziumSerde, WritesThePayloadItReadsBack) {
   auto bytes = DebeziumSerde<Customer>().serialize(event);
   ASSERT_TRUE(bytes) << bytes.error().to_string();
   EXPECT_EQ(read(*bytes), event);
-  const auto json = nlohmann::json::parse(*bytes);
-  EXPECT_EQ(json["op"], "u");
-  EXPECT_EQ(json["source"]["lsn"], 24023128);
-  EXPECT_EQ(json["after"]["first_name"], "Anne Marie");
+  const auto written = nlohmann::json::parse(*bytes);
+  EXPECT_EQ(written["op"], "u");
+  EXPECT_EQ(written["source"]["lsn"], 24023128);
+  EXPECT_EQ(written["after"]["first_name"], "Anne Marie");
 }
 
 TEST(DebeziumSerde, MalformedEnvelopesAreErrorsNamingWhatIsWrong) {

@@ -37,15 +37,15 @@ struct Line {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Line, sku, qty)
 
-struct Customer {
+struct OrderCustomer {
   std::string name;
   std::uint8_t age = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Customer, name, age)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OrderCustomer, name, age)
 
 struct Order {
   std::string id;
-  Customer customer;
+  OrderCustomer customer;
   std::vector<Line> lines;
   std::vector<std::vector<std::int8_t>> grid;
 };
@@ -63,16 +63,16 @@ struct Sets {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Sets, ids, small, names, seen, pairs)
 
 template <class T>
-Status refusal(const std::string& json) {
-  auto result = JsonSerde<T>().deserialize(json);
-  EXPECT_FALSE(result.has_value()) << json << " was read";
+Status refusal(const std::string& text) {
+  auto result = JsonSerde<T>().deserialize(text);
+  EXPECT_FALSE(result.has_value()) << text << " was read";
   return result.has_value() ? Status::ok_status() : result.error();
 }
 
 template <class T>
-T read(const std::string& json) {
-  auto result = JsonSerde<T>().deserialize(json);
-  EXPECT_TRUE(result.has_value()) << json << ": " << result.error().to_string();
+T read(const std::string& text) {
+  auto result = JsonSerde<T>().deserialize(text);
+  EXPECT_TRUE(result.has_value()) << text << ": " << result.error().to_string();
   return result.has_value() ? *result : T{};
 }
 

@@ -13,6 +13,7 @@
 #include "state/in_memory_store.h"
 #include "state/rocksdb/rocksdb_store.h"
 #include "store_entries.h"
+#include "window_key_helper.h"
 
 namespace brook::internal {
 namespace {
@@ -20,8 +21,9 @@ namespace {
 using namespace std::chrono_literals;
 using testing::Entries;
 using testing::scan_all;
+using testing::wk;
 
-constexpr std::size_t kMemoryBytes = std::size_t{64} << 20;
+constexpr std::size_t kSegmentedMemoryBytes = std::size_t{64} << 20;
 
 // Forwards to a bottom store, counting range deletions.
 class CountingStore final : public KeyValueBytesStore {
@@ -58,10 +60,6 @@ class CountingStore final : public KeyValueBytesStore {
  private:
   std::unique_ptr<KeyValueBytesStore> inner_;
 };
-
-std::string wk(std::string_view key, std::int64_t start, std::uint32_t seq = 0) {
-  return window_key(key, Timestamp(start), seq);
-}
 
 // The segment ids in the bottom store, in order, one per entry.
 std::vector<std::int64_t> segments_of(KeyValueBytesStore& inner) {
@@ -116,7 +114,7 @@ class SegmentedStoreTest : public ::testing::TestWithParam<Bottom> {
   }
 
   brook::testing::ScratchDir dir_{"segmented-store"};
-  std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kMemoryBytes);
+  std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
   CountingStore* counting_ = nullptr;
 };
 
@@ -226,7 +224,7 @@ void write_two_committed_and_one_not(SegmentedStore& store) {
 
 TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
   brook::testing::ScratchDir dir("segmented-memory");
-  auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);
+  auto memory = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
   CountingStore* counting = nullptr;
   auto open = [&]() {
     auto bottom = open_rocksdb_store("w", dir.path(), memory);
@@ -277,7 +275,7 @@ TEST(SegmentedStore, WithAMemoryIndexOverAStoreInMemoryTheIndexIsTheStore) {
 
 TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOnTheNextWrite) {
   brook::testing::ScratchDir dir("segmented-reopen");
-  auto memory = std::make_shared<RocksDbMemory>(kMemoryBytes);
+  auto memory = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
   auto open = [&]() {
     auto bottom = open_rocksdb_store("w", dir.path(), memory);
     EXPECT_TRUE(bottom) << bottom.error().to_string();
@@ -306,7 +304,7 @@ class DeleteRangeTest : public ::testing::TestWithParam<Bottom> {
     return open_bottom(GetParam(), dir_.path(), memory_);
   }
   brook::testing::ScratchDir dir_{"delete-range"};
-  std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kMemoryBytes);
+  std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
 };
 
 TEST_P(DeleteRangeTest, DeletesCommittedAndBufferedKeysAndKeepsLaterWrites) {

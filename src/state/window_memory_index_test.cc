@@ -9,15 +9,13 @@
 #include <vector>
 
 #include "brook/internal/window_keys.h"
+#include "window_key_helper.h"
 
 namespace brook::internal {
 namespace {
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
-
-std::string wk(std::string_view key, std::int64_t start, std::uint32_t seq = 0) {
-  return window_key(key, Timestamp(start), seq);
-}
+using testing::wk;
 
 Entries scan(const WindowMemoryIndex& index, const KeyRange& range, std::int64_t min_time = 0) {
   Entries out;

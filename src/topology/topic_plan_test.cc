@@ -7,19 +7,15 @@
 
 #include "brook/foreign_key_join.h"
 #include "brook/streams_builder.h"
+#include "built_topology.h"
 
 namespace brook::internal {
 namespace {
 
+using testing::build;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using Partitions = std::map<std::string, std::int32_t, std::less<>>;
-
-Topology build(StreamsBuilder& builder) {
-  auto topology = builder.build();
-  EXPECT_TRUE(topology) << topology.error().to_string();
-  return std::move(*topology);
-}
 
 std::string first_letter(const std::string&, const std::string& v) { return v.substr(0, 1); }
 

@@ -29,15 +29,15 @@
 namespace brook::testing {
 namespace {
 
-constexpr int kPartitions = 4;
-constexpr int kKeys = 997;
-constexpr int kChunk = 2'000;  // input records written before each kill point
+constexpr int kKafkaPartitions = 4;
+constexpr int kKafkaKeys = 997;
+constexpr int kKafkaChunk = 2'000;  // input records written before each kill point
 constexpr int kInstances = 2;
 constexpr std::chrono::milliseconds kLatestKill(8'000);
 
 class KafkaKillCampaignTest : public KafkaCountAppFixture {
  protected:
-  KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kPartitions, kKeys) {}
+  KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kKafkaPartitions, kKafkaKeys) {}
 
   // Runs the campaign; returns the kill points by phase.
   std::map<std::string, int> run_campaign(const char* guarantee) {
@@ -47,7 +47,7 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
     for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, guarantee));
     const auto kills = env_or("BROOK_KAFKA_CHAOS_KILLS", 3);
     for (int kill = 0; kill < kills; ++kill) {
-      produce(kChunk);
+      produce(kKafkaChunk);
       const int victim = std::uniform_int_distribution<int>(0, kInstances - 1)(random);
       const std::chrono::milliseconds at(
           std::uniform_int_distribution<int>(0, static_cast<int>(kLatestKill.count()))(random));
@@ -60,7 +60,7 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
       ++kill_points[phase(victim)];
       instances[victim] = start(victim, guarantee);
     }
-    produce(kChunk);
+    produce(kKafkaChunk);
     wait_for_committed(produced_, std::chrono::seconds(180));
     for (auto& instance : instances) instance->signal(SIGTERM);
     for (auto& instance : instances) EXPECT_EQ(instance->wait(std::chrono::seconds(60)), 0);

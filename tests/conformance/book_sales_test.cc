@@ -33,17 +33,17 @@
 namespace brook::testing {
 namespace {
 
-constexpr std::int32_t kPartitions = 4;
-constexpr std::int64_t kStart = 1'767'225'600'000;  // 2026-01-01T00:00Z
+constexpr std::int32_t kBookSalesPartitions = 4;
+constexpr std::int64_t kBookSalesStart = 1'767'225'600'000;  // 2026-01-01T00:00Z
 constexpr std::int64_t kDay = book_sales::kDay.count();
-constexpr std::int64_t kMinute = 60'000;
+constexpr std::int64_t kBookSalesMinute = 60'000;
 const std::string kTombstoned = "tombstoned-book";
 
 const ExampleTopics kBookSales{
     .name = "book_sales",
-    .inputs = {{.name = book_sales::kInputTopic, .partitions = kPartitions}},
+    .inputs = {{.name = book_sales::kInputTopic, .partitions = kBookSalesPartitions}},
     // Not compacted (the example's is): the comparison reads the last record per key.
-    .outputs = {{.name = book_sales::kOutputTopic, .partitions = kPartitions}},
+    .outputs = {{.name = book_sales::kOutputTopic, .partitions = kBookSalesPartitions}},
     .stores = {book_sales::kTotalsStore, book_sales::kDailyStore},
 };
 
@@ -69,7 +69,7 @@ struct Sales {
                        .value = std::move(value)});
   }
   void keyed(const std::string& title, std::int64_t at, std::optional<book_sales::Sale> s) {
-    sale(title, internal::partition_for_key(title, kPartitions).value(), at, s);
+    sale(title, internal::partition_for_key(title, kBookSalesPartitions).value(), at, s);
   }
 };
 
@@ -82,7 +82,7 @@ Sales book_sales_input() {
     return book_sales::Sale{.copies = 1 + static_cast<std::int64_t>(random() % 5),
                             .price = prices[random() % 6]};
   };
-  std::int64_t at = kStart;
+  std::int64_t at = kBookSalesStart;
   for (int i = 0; i < 10'080; ++i) {
     const std::string title = fmt::format("book-{:03}", random() % 300);
     const auto roll = random() % 100;
@@ -92,17 +92,19 @@ Sales book_sales_input() {
     } else if (roll < 8) {
       t = at - at % kDay - 1;  // 1 ms before midnight: the day before, late once it has begun
     } else if (roll < 13) {
-      t = std::max(at - at % kDay, at - static_cast<std::int64_t>(random() % 120) * kMinute);
+      t = std::max(at - at % kDay,
+                   at - static_cast<std::int64_t>(random() % 120) * kBookSalesMinute);
     } else if (roll < 15 && !in.records.empty()) {
       t = in.records.back().timestamp.value();  // the timestamp of the sale before
     } else if (roll < 16) {
       t = at - kDay;  // a day late: dropped from the daily windows
     }
     in.keyed(title, t, any_sale());
-    at += kMinute;
+    at += kBookSalesMinute;
   }
   // Tombstones and sales without a key, at the newest timestamp of their partition.
-  const std::int32_t tombstoned = internal::partition_for_key(kTombstoned, kPartitions).value();
+  const std::int32_t tombstoned =
+      internal::partition_for_key(kTombstoned, kBookSalesPartitions).value();
   in.keyed(kTombstoned, in.newest[tombstoned], book_sales::Sale{.copies = 3, .price = 9.5});
   in.keyed(kTombstoned, in.newest[tombstoned], std::nullopt);
   in.keyed(kTombstoned, in.newest[tombstoned], book_sales::Sale{.copies = 1, .price = 9.5});

@@ -33,14 +33,14 @@
 namespace brook::testing {
 namespace {
 
-constexpr std::int32_t kPartitions = 4;             // both inputs: co-partitioned
+constexpr std::int32_t kClickPartitions = 4;        // both inputs: co-partitioned
 constexpr std::int64_t kStart = 1'767'225'600'000;  // 2026-01-01T00:00Z
 
 const ExampleTopics kClickEnrichment{
     .name = "click_enrichment",
-    .inputs = {{.name = click_enrichment::kClicksTopic, .partitions = kPartitions},
-               {.name = click_enrichment::kProfilesTopic, .partitions = kPartitions}},
-    .outputs = {{.name = click_enrichment::kOutputTopic, .partitions = kPartitions}},
+    .inputs = {{.name = click_enrichment::kClicksTopic, .partitions = kClickPartitions},
+               {.name = click_enrichment::kProfilesTopic, .partitions = kClickPartitions}},
+    .outputs = {{.name = click_enrichment::kOutputTopic, .partitions = kClickPartitions}},
 };
 
 // The records described at the top of this file, each on its key's partition.
@@ -78,10 +78,11 @@ std::vector<ProducerRecord> clicks_and_profiles() {
                          .key = owner,
                          .value = std::nullopt});
     } else if (roll < 16) {  // no key: dropped by the table's source
-      records.push_back({.topic = click_enrichment::kProfilesTopic,
-                         .partition = Partition(static_cast<std::int32_t>(random() % kPartitions)),
-                         .timestamp = Timestamp(slot + 5),
-                         .value = nlohmann::json(click_enrichment::Profile{99, "f"}).dump()});
+      records.push_back(
+          {.topic = click_enrichment::kProfilesTopic,
+           .partition = Partition(static_cast<std::int32_t>(random() % kClickPartitions)),
+           .timestamp = Timestamp(slot + 5),
+           .value = nlohmann::json(click_enrichment::Profile{99, "f"}).dump()});
     } else {
       std::int64_t ts = slot + 1 + static_cast<std::int64_t>(random() % 4);
       const auto when = random() % 20;
@@ -102,7 +103,7 @@ std::vector<ProducerRecord> clicks_and_profiles() {
     }
   }
   for (auto& r : records) {
-    if (r.key) r.partition = internal::partition_for_key(*r.key, kPartitions);
+    if (r.key) r.partition = internal::partition_for_key(*r.key, kClickPartitions);
   }
   return records;
 }

@@ -49,7 +49,7 @@ using iot_late_events::Reading;
 
 constexpr std::int64_t kMinute = 60'000;
 constexpr std::int64_t kHour = 60 * kMinute;
-constexpr std::int64_t kDay = 24 * kHour;
+constexpr std::int64_t kIotDay = 24 * kHour;
 constexpr std::int64_t kWindowEnd = iot_late_events::kWindowSize.count();  // of a window at 0
 constexpr std::int64_t kGrace = iot_late_events::kGrace.count();
 constexpr int kPartitions = 4;
@@ -75,7 +75,7 @@ std::int64_t demo_end() {
   const std::int64_t now =
       duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
   const std::int64_t latest = now - kScenarioSpan;
-  return latest - latest % kDay;
+  return latest - latest % kIotDay;
 }
 
 // `reading` as the device's record (on the partition Kafka's producer gives its key), arrived
@@ -181,8 +181,8 @@ void edge_readings(int partition, const std::string& d, const std::string& e, st
   readings.add(d, end + 10 * kMinute, t + 1.6);
   // Far too late: three weeks, a day; the event time 0 (valid, and late); negative event times
   // (invalid: skipped).
-  readings.add(d, base - 21 * kDay, t + 1.7);
-  readings.add(e, base - kDay, t + 1.8);
+  readings.add(d, base - 21 * kIotDay, t + 1.7);
+  readings.add(e, base - kIotDay, t + 1.8);
   readings.add(d, 0, t + 1.9);
   readings.add(d, -5, t + 2.0);
   readings.add(e, -1, t + 2.1);
@@ -269,7 +269,7 @@ TEST_F(ConformanceTest, IotLateEventsCountsReadingsWithoutAKeyUnderTheEmptyKey) 
     readings.add_without_key(p, end + kGrace, t + 0.3);
     readings.add(d, base + 30 * kMinute, t + 0.4);  // in W, within its grace for d's time
     readings.add_without_key(p, base + 30 * kMinute, t + 0.5);
-    readings.add_without_key(p, base - 21 * kDay, t + 0.6);
+    readings.add_without_key(p, base - 21 * kIotDay, t + 0.6);
     readings.add(d, end + kGrace + kHour, t + 0.7);  // W closes
     readings.add(d, end + kGrace + kHour + kMinute, t + 0.8);
   }

@@ -31,7 +31,7 @@ namespace brook::testing {
 namespace {
 
 constexpr int kKeys = 30'000;
-constexpr int kRecords = 3 * kKeys;
+constexpr int kFullDiskRecords = 3 * kKeys;
 constexpr int kPartitions = 4;
 constexpr std::uintmax_t kMiB = 1 << 20;
 constexpr std::uintmax_t kRoom = 2 * kMiB;  // the distinct keys alone take 3 MB
@@ -53,7 +53,7 @@ std::string key_of(int i) {
 // The count of every key, recomputed from the input.
 std::map<std::string, std::int64_t> expected() {
   std::map<std::string, std::int64_t> counts;
-  for (int i = 0; i < kRecords; ++i) ++counts[key_of(i % kKeys)];
+  for (int i = 0; i < kFullDiskRecords; ++i) ++counts[key_of(i % kKeys)];
   return counts;
 }
 
@@ -122,7 +122,7 @@ class FullDiskTest : public EmbeddedFixture {
   }
 
   // How many of the input's records SetUp() writes to "in" (the others: produce_input()).
-  virtual int first_input_records() const { return kRecords; }
+  virtual int first_input_records() const { return kFullDiskRecords; }
 
   // Records [from, to) of the input to "in".
   void produce_input(int from, int to) {
@@ -259,12 +259,12 @@ TEST_F(FullDiskTest, AtLeastOnceStopsOnAFailingFsyncAndLosesNothing) {
 // on a copy of that state dir with room, restores it and counts the rest.
 class RestorationFullDiskTest : public FullDiskTest {
  protected:
-  int first_input_records() const override { return kRecords / 2; }
+  int first_input_records() const override { return kFullDiskRecords / 2; }
 
   std::map<std::string, std::int64_t> fill_state_dir_while_restoring(const char* guarantee) {
     const auto first = run(count_app(guarantee, dir_, work_.path() / "first-state"));
     EXPECT_EQ(first.exit_code, 0) << first.err;
-    produce_input(kRecords / 2, kRecords);
+    produce_input(kFullDiskRecords / 2, kFullDiskRecords);
     const auto filled = run_on_tmpfs(kRoom, {}, count_app(guarantee, dir_, mount_point_));
     expect_stopped_on_a_full_disk(filled, "RocksDB store 'counts'");
     EXPECT_THAT(filled.err, ::testing::HasSubstr("loading restored writes"));

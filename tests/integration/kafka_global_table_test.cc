@@ -22,7 +22,7 @@
 namespace brook::testing {
 namespace {
 
-constexpr auto kDeadline = std::chrono::seconds(60);
+constexpr auto kGlobalTableDeadline = std::chrono::seconds(60);
 constexpr const char* kStore = "products";
 
 // Orders "<product>:<n>" priced as "<order> = <product value>", or "<order> = none" for a
@@ -176,7 +176,7 @@ TEST_F(KafkaGlobalTableTest, UpdatesWrittenWhileRunningReachTheOrdersReadAfterTh
   produce_products(10);
   auto app = instance("a");
   ASSERT_TRUE(app->start().ok());
-  ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kDeadline).to_string(), "OK");
+  ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kGlobalTableDeadline).to_string(), "OK");
   produce(orders_, {{"o1", "p1:1"}, {"o2", "p2:2"}, {"o3", "p3:3"}, {"o4", "p10:4"}});
   wait_until_idle(*app);
 
@@ -214,7 +214,7 @@ TEST_F(KafkaGlobalTableTest, EveryInstanceHoldsTheWholeTable) {
   ASSERT_TRUE(first->start().ok());
   ASSERT_TRUE(second->start().ok());
   for (auto* app : {first.get(), second.get()}) {
-    ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kDeadline).to_string(),
+    ASSERT_EQ(app->wait_for_state(Streams::State::kRunning, kGlobalTableDeadline).to_string(),
               "OK");  // restored
   }
 

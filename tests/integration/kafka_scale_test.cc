@@ -14,19 +14,19 @@ namespace brook::testing {
 namespace {
 
 constexpr int kPartitions = 6;
-constexpr int kKeys = 600;
+constexpr int kScaleKeys = 600;
 constexpr int kBatch = 20'000;  // records per phase; three phases
-constexpr auto kDeadline = std::chrono::seconds(120);
+constexpr auto kScaleDeadline = std::chrono::seconds(120);
 
 class KafkaScaleTest : public KafkaCountAppFixture {
  protected:
-  KafkaScaleTest() : KafkaCountAppFixture("scale", kPartitions, kKeys) {}
+  KafkaScaleTest() : KafkaCountAppFixture("scale", kPartitions, kScaleKeys) {}
 
   std::unique_ptr<ChildProcess> start_instance(const char* guarantee) {
     return start(instances_++, guarantee);
   }
   void wait_for_committed(std::int64_t records) {
-    KafkaCountAppFixture::wait_for_committed(records, kDeadline);
+    KafkaCountAppFixture::wait_for_committed(records, kScaleDeadline);
   }
 
   // Three instances take the first batch; a fourth joins mid-stream; one is killed with

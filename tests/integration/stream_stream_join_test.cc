@@ -33,7 +33,7 @@ Topology outer_join() {
   return std::move(*builder.build());
 }
 
-struct Input {
+struct StreamJoinInput {
   std::string topic;
   std::string key;
   std::string value;
@@ -42,8 +42,8 @@ struct Input {
 
 // Left records at even times, right records at odd ones, in time order; `part` 0 or 1. The
 // second part ends with a record far ahead, which closes every window.
-std::vector<Input> inputs(int part) {
-  std::vector<Input> out;
+std::vector<StreamJoinInput> inputs(int part) {
+  std::vector<StreamJoinInput> out;
   for (int i = part * 100; i < (part + 1) * 100; ++i) {
     out.push_back({"left", "k" + std::to_string(i * 7 % 10), "l" + std::to_string(i), 10 * i});
     if (i % 3 != 0) {
@@ -57,7 +57,7 @@ std::vector<Input> inputs(int part) {
 
 class StreamStreamJoinTest : public EmbeddedFixture {
  protected:
-  void produce_timed(const std::vector<Input>& records) {
+  void produce_timed(const std::vector<StreamJoinInput>& records) {
     with_log([&](internal::EmbeddedLog& log) {
       auto producer = std::move(*log.make_producer({}));
       for (const auto& r : records) {

@@ -18,14 +18,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int kKeys = 10;
+constexpr int kHttpKeys = 10;
 
 class HttpTest : public EmbeddedFixture {
  protected:
   void SetUp() override {
     create_topics({{"words", 4}, {"counts-out", 4}});
     std::vector<std::pair<std::string, std::string>> records;
-    for (int i = 0; i < 4 * kKeys; ++i) records.emplace_back(key(i % kKeys), "v");
+    for (int i = 0; i < 4 * kHttpKeys; ++i) records.emplace_back(key(i % kHttpKeys), "v");
     produce("words", records);
   }
 
@@ -73,7 +73,7 @@ class HttpTest : public EmbeddedFixture {
 
 TEST_F(HttpTest, AKeysValueIsAnsweredFromItsStoreNamingTheInstance) {
   start();
-  for (int i = 0; i < kKeys; ++i) {
+  for (int i = 0; i < kHttpKeys; ++i) {
     auto answer = get("/v1/stores/counts/keys/" + key(i));
     ASSERT_EQ(answer.status, 200) << answer.body;
     const auto json = answer.json();
@@ -130,7 +130,7 @@ TEST_F(HttpTest, AllEntriesComePageByPageEachOnceWithContinuationTokens) {
     if (json["next"].is_null()) break;
     target = "/v1/stores/counts/all?limit=3&after=" + json["next"].get<std::string>();
   }
-  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kKeys));
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kHttpKeys));
   for (const auto& [k, count] : seen) EXPECT_EQ(count, 4) << k;
 
   auto range = get("/v1/stores/counts?from=key-2&to=key-4&limit=100");

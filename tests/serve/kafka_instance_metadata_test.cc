@@ -13,8 +13,8 @@
 namespace brook::testing {
 namespace {
 
-constexpr int kPartitions = 4;
-constexpr int kKeys = 20;
+constexpr int kMetadataPartitions = 4;
+constexpr int kMetadataKeys = 20;
 constexpr auto kDeadline = std::chrono::seconds(60);
 
 class KafkaInstanceMetadataTest : public KafkaFixture {
@@ -22,10 +22,10 @@ class KafkaInstanceMetadataTest : public KafkaFixture {
   void SetUp() override {
     KafkaFixture::SetUp();
     if (HasFatalFailure()) return;
-    create_topic(input_, kPartitions);
-    create_topic(output_, kPartitions);
+    create_topic(input_, kMetadataPartitions);
+    create_topic(output_, kMetadataPartitions);
     KeyValues records;
-    for (int i = 0; i < 3 * kKeys; ++i) records.emplace_back(key(i % kKeys), "v");
+    for (int i = 0; i < 3 * kMetadataKeys; ++i) records.emplace_back(key(i % kMetadataKeys), "v");
     produce(input_, records);
   }
 
@@ -79,12 +79,12 @@ TEST_F(KafkaInstanceMetadataTest, InstancesAgreeOnTheOwnerOfEveryKeyAndFollowAnI
   wait_for_instances(*b, {a_server, b_server});
 
   std::set<std::string> owners;
-  for (int i = 0; i < kKeys; ++i) {
+  for (int i = 0; i < kMetadataKeys; ++i) {
     auto from_a = a->query_metadata_for_key("counts", key(i));
     auto from_b = b->query_metadata_for_key("counts", key(i));
     ASSERT_TRUE(from_a && from_b);
     EXPECT_EQ(from_a->active_server, from_b->active_server) << key(i);
-    EXPECT_EQ(from_a->partition, internal::partition_for_key(key(i), kPartitions));
+    EXPECT_EQ(from_a->partition, internal::partition_for_key(key(i), kMetadataPartitions));
     EXPECT_NE(from_a->local, from_b->local) << key(i);
     auto& owner = from_a->local ? *a : *b;
     auto count = owner.store<std::string, std::int64_t>("counts")->get(key(i));
@@ -96,7 +96,7 @@ TEST_F(KafkaInstanceMetadataTest, InstancesAgreeOnTheOwnerOfEveryKeyAndFollowAnI
 
   ASSERT_TRUE(b->close().ok());  // its announcement is withdrawn, its partitions move to a
   wait_for_instances(*a, {a_server});
-  for (int i = 0; i < kKeys; ++i) {
+  for (int i = 0; i < kMetadataKeys; ++i) {
     auto where = a->query_metadata_for_key("counts", key(i));
     ASSERT_TRUE(where) << where.error().to_string();
     EXPECT_TRUE(where->local);

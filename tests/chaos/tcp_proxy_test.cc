@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -97,61 +98,62 @@ class Client {
 constexpr milliseconds kPatience(10'000);  // for bytes that must arrive
 constexpr milliseconds kWhile(300);        // for bytes that must not
 
-TEST(TcpProxyTest, ForwardsBothWaysOnEveryConnection) {
-  EchoServer echo;
-  TcpProxy proxy(0, echo.port());
-  Client a(proxy.port());
-  Client b(proxy.port());
+// A proxy in front of an echo server.
+class TcpProxyTest : public ::testing::Test {
+ protected:
+  // A client through the proxy whose first byte has come back.
+  std::unique_ptr<Client> echoing_client() {
+    auto client = std::make_unique<Client>(proxy_.port());
+    client->send("a");
+    EXPECT_EQ(client->receive(1, kPatience), "a");
+    return client;
+  }
+
+  EchoServer echo_;
+  TcpProxy proxy_{0, echo_.port()};
+};
+
+TEST_F(TcpProxyTest, ForwardsBothWaysOnEveryConnection) {
+  Client a(proxy_.port());
+  Client b(proxy_.port());
   ASSERT_TRUE(a.connected() && b.connected());
   a.send("hello");
   b.send("world");
   EXPECT_EQ(a.receive(5, kPatience), "hello");
   EXPECT_EQ(b.receive(5, kPatience), "world");
-  EXPECT_EQ(proxy.connections(), 2);
+  EXPECT_EQ(proxy_.connections(), 2);
 }
 
-TEST(TcpProxyTest, DelaysEachByteBothWays) {
-  EchoServer echo;
-  TcpProxy proxy(0, echo.port());
-  proxy.set_delay(milliseconds(200));
-  Client client(proxy.port());
+TEST_F(TcpProxyTest, DelaysEachByteBothWays) {
+  proxy_.set_delay(milliseconds(200));
+  Client client(proxy_.port());
   const auto sent = std::chrono::steady_clock::now();
   client.send("x");
   EXPECT_EQ(client.receive(1, kPatience), "x");
   EXPECT_GE(std::chrono::steady_clock::now() - sent, milliseconds(400));  // there and back
 }
 
-TEST(TcpProxyTest, ABlackHoleHoldsEverythingUntilItEnds) {
-  EchoServer echo;
-  TcpProxy proxy(0, echo.port());
-  Client before(proxy.port());
-  before.send("a");
-  ASSERT_EQ(before.receive(1, kPatience), "a");
-  proxy.set_black_hole(true);
-  before.send("b");
-  Client during(proxy.port());  // the kernel completes the handshake; the proxy does nothing
+TEST_F(TcpProxyTest, ABlackHoleHoldsEverythingUntilItEnds) {
+  auto before = echoing_client();
+  proxy_.set_black_hole(true);
+  before->send("b");
+  Client during(proxy_.port());  // the kernel completes the handshake; the proxy does nothing
   during.send("c");
-  EXPECT_EQ(before.receive(1, kWhile), "");
+  EXPECT_EQ(before->receive(1, kWhile), "");
   EXPECT_EQ(during.receive(1, kWhile), "");
-  proxy.set_black_hole(false);
-  EXPECT_EQ(before.receive(1, kPatience), "b");
+  proxy_.set_black_hole(false);
+  EXPECT_EQ(before->receive(1, kPatience), "b");
   EXPECT_EQ(during.receive(1, kPatience), "c");
 }
 
-TEST(TcpProxyTest, ADropResetsOpenConnectionsAndLetsNewOnesThrough) {
-  EchoServer echo;
-  TcpProxy proxy(0, echo.port());
-  Client old(proxy.port());
-  old.send("a");
-  ASSERT_EQ(old.receive(1, kPatience), "a");
-  proxy.drop_connections();
-  EXPECT_EQ(old.receive(1, kPatience), std::nullopt);  // reset
-  Client fresh(proxy.port());
-  fresh.send("b");
-  EXPECT_EQ(fresh.receive(1, kPatience), "b");
+TEST_F(TcpProxyTest, ADropResetsOpenConnectionsAndLetsNewOnesThrough) {
+  auto old = echoing_client();
+  proxy_.drop_connections();
+  EXPECT_EQ(old->receive(1, kPatience), std::nullopt);  // reset
+  auto fresh = echoing_client();
 }
 
-TEST(TcpProxyTest, AConnectionToADownTargetIsReset) {
+TEST(TcpProxyDownTargetTest, AConnectionToADownTargetIsReset) {
   int down_port = 0;
   {
     EchoServer gone;

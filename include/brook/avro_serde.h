@@ -19,7 +19,8 @@
 // Writing a union picks the first branch whose type fits the JSON value (null for null, int or
 // long for an integer in range, float or double for any number, string, bytes, or a fixed of
 // that length for a string, an enum whose symbols contain the string, array for an array, map or
-// record for an object).
+// record for an object), preferring a branch that keeps the value whole: ["float", "double"]
+// writes 0.5 as a float and 0.1 as a double.
 // The common nullable field ["null", T] therefore takes null or a T. A record member that is
 // absent from the JSON object is written as null if its type is a union with a null branch and
 // is an error otherwise; members that are not fields of the record are ignored. Reading always

@@ -319,7 +319,23 @@ bool fits(const Node& node, const json& j) {
   }
 }
 
+// Whether the number j is a float exactly (NaN and the infinities included).
+bool exact_in_float(const json& j) {
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) return true;
+  if (std::abs(v) > std::numeric_limits<float>::max()) return false;  // the cast would be UB
+  return static_cast<double>(static_cast<float>(v)) == v;
+}
+
+// The first branch that fits j and keeps it whole (["float", "double"] writes 0.1 as a double
+// and 0.5 as a float), else the first that fits.
 int pick_branch(const Node& node, const json& j) {
+  for (std::size_t i = 0; i < node.branches.size(); ++i) {
+    const Node& branch = *node.branches[i];
+    if (fits(branch, j) && (branch.type != AVRO_FLOAT || exact_in_float(j))) {
+      return static_cast<int>(i);
+    }
+  }
   for (std::size_t i = 0; i < node.branches.size(); ++i) {
     if (fits(*node.branches[i], j)) return static_cast<int>(i);
   }

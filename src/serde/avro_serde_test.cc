@@ -261,6 +261,17 @@ TEST(AvroSerde, UnionPicksTheFirstBranchThatFits) {
   }
 }
 
+TEST(AvroSerde, AUnionOfFloatAndDoubleKeepsEveryDoubleWhole) {
+  auto serde = make_serde(R"(["float", "double"])");
+  ASSERT_NE(serde, nullptr);
+  EXPECT_EQ(serde->serialize(0.5)->front(), '\x00');  // a float holds it exactly
+  EXPECT_EQ(serde->serialize(0.1)->front(), '\x02');  // a float would not
+  EXPECT_EQ(serde->serialize(1e300)->front(), '\x02');
+  for (const json& v : {json(0.5), json(0.1), json(1e300), json(-3)}) {
+    EXPECT_EQ(round_trip(*serde, v), v) << v;
+  }
+}
+
 TEST(AvroSerde, RepeatedUseStartsFromACleanValue) {
   auto serde = make_serde(kAllTypesSchema);
   ASSERT_NE(serde, nullptr);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <thread>
 
 #include "backend/kafka/kafka_clients.h"
 
@@ -102,18 +101,14 @@ Status KafkaAdmin::create_topic(const NewTopic& topic) {
       rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event->get()), &count);
   const Status created = topic_result_status(results, count, what);
   if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
-  // Created (now, or by another client) on the controller: wait until metadata, what clients
-  // see, has it too, so a describe_topic() that follows finds it.
-  const auto deadline = std::chrono::steady_clock::now() + timeout_;
-  while (true) {
-    auto partitions = partition_count(topic.name);
-    if (partitions) return created;
-    if (partitions.error().code() != StatusCode::kNotFound) return partitions.error();
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return created.ok() ? partitions.error() : created;  // one being deleted, say
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // metadata has no notification
+  // Created (now, or by another client) on the controller: wait, up to the timeout, until
+  // metadata, what clients see, has it too, so a describe_topic() that follows finds it.
+  auto partitions = topic_partitions(handle_.get(), topic.name, timeout_, timeout_);
+  if (partitions) return created;
+  if (partitions.error().code() != StatusCode::kNotFound || created.ok()) {
+    return partitions.error();
   }
+  return created;  // it existed, and is gone or going: one being deleted, say
 }
 
 Status KafkaAdmin::delete_topic(const std::string& name) {
@@ -271,8 +266,8 @@ Result<Offset> KafkaAdmin::list_offset(const TopicPartition& partition, OffsetSp
   // may have moved or died, and a client that knew it keeps asking it (librdkafka refreshes
   // its metadata only every few minutes). A try lasts up to 5 s: a leader answers in
   // milliseconds, and one that died is better asked again through a new client.
-  std::shared_ptr<rd_kafka_t> client = offset_client(uncommitted);
-  bool fresh = false;
+  const std::shared_ptr<rd_kafka_t> known = offset_client(uncommitted);
+  std::shared_ptr<rd_kafka_t> client = known;
   PartitionList list;
   const auto code = retry_transient(retry_timeout_, [&] {
     list = make_offset_list({{partition, Offset(timestamp)}});
@@ -282,9 +277,8 @@ Result<Offset> KafkaAdmin::list_offset(const TopicPartition& partition, OffsetSp
     if (is_transient(answer)) {
       if (auto made = make_client(uncommitted ? "read_uncommitted" : "read_committed")) {
         client = std::shared_ptr<rd_kafka_t>(made->release(), HandleDeleter());
-        fresh = true;
       }
-    } else if (answer == RD_KAFKA_RESP_ERR_NO_ERROR && fresh) {
+    } else if (answer == RD_KAFKA_RESP_ERR_NO_ERROR && client != known) {
       replace_offset_client(uncommitted, client);
     }
     return answer;

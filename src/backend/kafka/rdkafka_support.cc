@@ -136,8 +136,9 @@ Result<std::int32_t> topic_partitions_once(rd_kafka_t* client, const std::string
 }  // namespace
 
 Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
-                                      std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + std::min(timeout, kTopicPropagation);
+                                      std::chrono::milliseconds timeout,
+                                      std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + std::min(timeout, wait);
   while (true) {
     auto partitions = topic_partitions_once(client, topic, timeout);
     if (partitions || std::chrono::steady_clock::now() >= deadline) return partitions;

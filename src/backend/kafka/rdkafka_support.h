@@ -102,11 +102,12 @@ rd_kafka_resp_err_t retry_transient(std::chrono::milliseconds timeout, Call call
 inline constexpr std::chrono::milliseconds kTopicPropagation{10'000};
 
 // The partition count of `topic` in the cluster's metadata; kNotFound if the brokers asked
-// (again and again, whichever one the client picks) did not know it for kTopicPropagation, or
-// for `timeout` if that is shorter. Other errors (a partition without a leader yet) are asked
+// (again and again, whichever one the client picks) did not know it for `wait`, or for
+// `timeout` if that is shorter. Other errors (a partition without a leader yet) are asked
 // again as long, then returned.
 Result<std::int32_t> topic_partitions(rd_kafka_t* client, const std::string& topic,
-                                      std::chrono::milliseconds timeout);
+                                      std::chrono::milliseconds timeout,
+                                      std::chrono::milliseconds wait = kTopicPropagation);
 
 PartitionList make_partition_list(const std::vector<TopicPartition>& partitions);
 PartitionList make_offset_list(const std::map<TopicPartition, Offset>& offsets);

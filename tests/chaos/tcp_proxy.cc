@@ -52,18 +52,17 @@ struct Flow {
     return !pending.empty() && pending.front().due <= now;
   }
 
-  // Reads what `from` has; false if the connection failed.
-  bool read(Clock::time_point due) {
-    std::string buffer(kReadSize, '\0');
-    const ssize_t n = ::read(from, buffer.data(), buffer.size());
+  // Reads what `from` has through `scratch`, keeping only the bytes read (pending_bytes counts
+  // the memory held); false if the connection failed.
+  bool read(Clock::time_point due, std::vector<char>& scratch) {
+    const ssize_t n = ::read(from, scratch.data(), scratch.size());
     if (n < 0) return errno == EAGAIN || errno == EINTR;
     if (n == 0) {
       ended = true;
       return true;
     }
-    buffer.resize(static_cast<std::size_t>(n));
-    pending_bytes += buffer.size();
-    pending.push_back({due, std::move(buffer)});
+    pending.push_back({due, std::string(scratch.data(), static_cast<std::size_t>(n))});
+    pending_bytes += pending.back().bytes.size();
     return true;
   }
 
@@ -137,6 +136,7 @@ void TcpProxy::run() {
     reset(c.up.to);
   };
   std::vector<pollfd> fds;
+  std::vector<char> scratch(kReadSize);
   while (!stop_.load()) {
     if (drop_.exchange(false)) {
       for (auto& c : open) close_connection(c);
@@ -166,8 +166,8 @@ void TcpProxy::run() {
       const bool client_ready = fds[i].revents != 0;
       const bool server_ready = fds[i + 1].revents != 0;
       bool ok = true;
-      if (client_ready && c.up.wants_read()) ok = c.up.read(due);
-      if (ok && server_ready && c.down.wants_read()) ok = c.down.read(due);
+      if (client_ready && c.up.wants_read()) ok = c.up.read(due, scratch);
+      if (ok && server_ready && c.down.wants_read()) ok = c.down.read(due, scratch);
       ok = ok && c.up.write(arrived) && c.down.write(arrived);
       if (!ok || c.done()) {
         if (ok) {

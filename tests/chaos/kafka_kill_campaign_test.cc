@@ -1,17 +1,20 @@
-// Random kill -9 campaigns on a Kafka broker. Two instances of integration/kafka_count_app (a
-// count per key in RocksDB, no record cache, every new count written to the output) share a
-// 4-partition input. Before each kill point a chunk of input is written; then one instance,
-// drawn at random, is killed with SIGKILL at a random moment up to 8 s later and started again
-// over the same state dir, so its tasks come back to it from a store written up to the kill,
-// or go to the other instance and are restored there. After the last kill point both run until
-// the application has committed every input record, then stop on SIGTERM. Checked from the
-// output topic (read_committed): under exactly_once_v2 each key's counts are 1, 2, ..., n,
-// each once and in order; under at_least_once each key's last count is at least n (nothing
-// lost; what lies beyond n was counted twice).
-// BROOK_KAFKA_CHAOS_KILLS sets the number of kill points (default 3, the test command's short
-// campaign; scripts/chaos.sh --kafka runs long ones), BROOK_CHAOS_SEED the random seed. Each
-// campaign prints a table: kill points by the phase the killed instance was in
-// (integration/progress_files.h), what was lost and what was counted twice.
+// Random kill -9 campaigns on a Kafka broker. Two instances of integration/kafka_count_app share
+// a 4-partition input; the app runs three stateful patterns over it, each in RocksDB without a
+// record cache: a count per key, a count per key and 10 s window, and a join of the input with a
+// second one holding each record's twin (every new count, every join result written out). One
+// instance, drawn at random, is killed with SIGKILL at a random moment up to 8 s after the last
+// kill point, while a chunk of input is written in slices up to that moment (records flow when
+// it dies), and started again over the same state dir, so its
+// tasks come back to it from a store written up to the kill, or go to the other instance and are
+// restored there. After the last kill point both run until the application has committed every
+// input record, then stop on SIGTERM. Checked from the output topics (read_committed): under
+// exactly_once_v2 each key's and each window's counts are 1, 2, ..., n, each once and in order, and
+// each record joined its twin once; under at_least_once each key's and window's last count is at
+// least n and each record joined its twin (nothing lost; what lies beyond n was counted twice, join
+// results beyond one written twice). BROOK_KAFKA_CHAOS_KILLS sets the number of kill points
+// (default 3, the test command's short campaign; scripts/chaos.sh --kafka runs long ones),
+// BROOK_CHAOS_SEED the random seed. Each campaign prints a table: kill points by the phase the
+// killed instance was in (integration/progress_files.h), what was lost and what was counted twice.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
@@ -31,13 +34,15 @@ namespace {
 
 constexpr int kKafkaPartitions = 4;
 constexpr int kKafkaKeys = 997;
-constexpr int kKafkaChunk = 2'000;  // input records written before each kill point
+constexpr int kKafkaChunk = 2'000;  // input records written up to each kill point
 constexpr int kInstances = 2;
 constexpr std::chrono::milliseconds kLatestKill(8'000);
+constexpr std::chrono::milliseconds kSlice(100);  // the chunk goes out a slice each this often
 
 class KafkaKillCampaignTest : public KafkaCountAppFixture {
  protected:
-  KafkaKillCampaignTest() : KafkaCountAppFixture("kill-campaign", kKafkaPartitions, kKafkaKeys) {}
+  KafkaKillCampaignTest()
+      : KafkaCountAppFixture("kill-campaign", kKafkaPartitions, kKafkaKeys, /*patterns=*/true) {}
 
   // Runs the campaign; returns the kill points by phase.
   std::map<std::string, int> run_campaign(const char* guarantee) {
@@ -47,13 +52,17 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
     for (int i = 0; i < kInstances; ++i) instances.push_back(start(i, guarantee));
     const auto kills = env_or("BROOK_KAFKA_CHAOS_KILLS", 3);
     for (int kill = 0; kill < kills; ++kill) {
-      produce(kKafkaChunk);
       const int victim = std::uniform_int_distribution<int>(0, kInstances - 1)(random);
       const std::chrono::milliseconds at(
           std::uniform_int_distribution<int>(0, static_cast<int>(kLatestKill.count()))(random));
-      if (const auto ended = instances[victim]->wait(at)) {
-        ADD_FAILURE() << "instance " << victim << " ended on its own with " << *ended;
-        return kill_points;
+      // The chunk is written in slices up to the kill, so that it lands while records flow.
+      const int slices = std::max<int>(1, static_cast<int>(at / kSlice));
+      for (int slice = 0; slice < slices; ++slice) {
+        produce(kKafkaChunk / slices + (slice < kKafkaChunk % slices ? 1 : 0));
+        if (const auto ended = instances[victim]->wait(at / slices)) {
+          ADD_FAILURE() << "instance " << victim << " ended on its own with " << *ended;
+          return kill_points;
+        }
       }
       instances[victim]->signal(SIGKILL);
       EXPECT_EQ(instances[victim]->wait(std::chrono::seconds(10)), -SIGKILL);
@@ -67,19 +76,43 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
     return kill_points;
   }
 
-  // Prints the campaign's table; returns the counts lost and the counts made twice, judged by
-  // each key's last count in the output.
-  std::pair<std::int64_t, std::int64_t> report(
-      const char* guarantee, const std::map<std::string, int>& kill_points,
-      const std::map<std::string, std::vector<std::int64_t>>& written) const {
+  // What was lost and what was made twice, summed over the three patterns.
+  struct Tally {
     std::int64_t lost = 0;
     std::int64_t twice = 0;
-    for (const auto& [key, n] : expected_) {
+  };
+
+  // Counts below and above `expected` in the last count `written` holds per key or window.
+  static Tally tally(const std::map<std::string, std::int64_t>& expected,
+                     const std::map<std::string, std::vector<std::int64_t>>& written) {
+    Tally t;
+    for (const auto& [key, n] : expected) {
       const auto it = written.find(key);
       const std::int64_t last = it == written.end() ? 0 : it->second.back();
-      lost += std::max<std::int64_t>(0, n - last);
-      twice += std::max<std::int64_t>(0, last - n);
+      t.lost += std::max<std::int64_t>(0, n - last);
+      t.twice += std::max<std::int64_t>(0, last - n);
     }
+    return t;
+  }
+
+  // Join results missing from `written`, and the copies beyond one.
+  static Tally tally_pairs(const std::map<std::string, std::int64_t>& expected,
+                           const std::map<std::string, std::int64_t>& written) {
+    Tally t;
+    for (const auto& [pair, n] : expected) {
+      const auto it = written.find(pair);
+      const std::int64_t got = it == written.end() ? 0 : it->second;
+      t.lost += std::max<std::int64_t>(0, n - got);
+      t.twice += std::max<std::int64_t>(0, got - n);
+    }
+    return t;
+  }
+
+  // Prints the campaign's table; returns what was lost and made twice over the three patterns.
+  Tally report(const char* guarantee, const std::map<std::string, int>& kill_points) {
+    const Tally counts = tally(expected_, counts_written());
+    const Tally windows = tally(expected_windows_, counts_written(window_output_));
+    const Tally pairs = tally_pairs(expected_pairs(), pairs_written());
     int kills = 0;
     std::string rows;
     for (const auto& [phase, n] : kill_points) {
@@ -87,25 +120,28 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
       rows += fmt::format("  | {:<11} | {:>11} |\n", phase, n);
     }
     fmt::print(
-        "kill campaign on Kafka, count app, {} instances, {}: {} kill points\n"
-        "  | phase       | kill points |\n  |---|---:|\n{}  lost counts: {}, counted twice: {}\n",
-        kInstances, guarantee, kills, rows, lost, twice);
-    return {lost, twice};
+        "kill campaign on Kafka, count, windowed count and join, {} instances, {}: {} kill "
+        "points\n  | phase       | kill points |\n  |---|---:|\n{}"
+        "  lost counts: {}, counted twice: {}\n"
+        "  lost window counts: {}, counted twice: {}\n"
+        "  lost join results: {}, written twice: {}\n",
+        kInstances, guarantee, kills, rows, counts.lost, counts.twice, windows.lost, windows.twice,
+        pairs.lost, pairs.twice);
+    return {counts.lost + windows.lost + pairs.lost, counts.twice + windows.twice + pairs.twice};
   }
 };
 
-TEST_F(KafkaKillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
+TEST_F(KafkaKillCampaignTest, ExactlyOnceResultsAreExactAcrossRandomKills) {
   const auto kill_points = run_campaign("exactly_once_v2");
-  const auto [lost, twice] = report("exactly_once_v2", kill_points, counts_written());
-  EXPECT_EQ(lost, 0);
-  EXPECT_EQ(twice, 0);
+  const Tally t = report("exactly_once_v2", kill_points);
+  EXPECT_EQ(t.lost, 0);
+  EXPECT_EQ(t.twice, 0);
   expect_exact_counts();
 }
 
-TEST_F(KafkaKillCampaignTest, AtLeastOnceCountsLoseNothingAcrossRandomKills) {
+TEST_F(KafkaKillCampaignTest, AtLeastOnceResultsLoseNothingAcrossRandomKills) {
   const auto kill_points = run_campaign("at_least_once");
-  const std::int64_t lost = report("at_least_once", kill_points, counts_written()).first;
-  EXPECT_EQ(lost, 0);
+  EXPECT_EQ(report("at_least_once", kill_points).lost, 0);
 }
 
 }  // namespace

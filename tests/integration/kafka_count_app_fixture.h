@@ -1,6 +1,7 @@
 // A test that runs instances of the Kafka count app (kafka_count_app.cc) as child processes
 // over an input it writes itself, and checks what they wrote: topics of its own, the input's
-// count per key, the offsets the application's group committed, the counts in the output.
+// count per key, the offsets the application's group committed, the counts in the output; with
+// `patterns`, also the app's windowed counts and join results.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -26,20 +27,30 @@ namespace brook::testing {
 
 class KafkaCountAppFixture : public KafkaFixture {
  protected:
-  // Input and output of `partitions` partitions; input keys "key-0" .. "key-<keys - 1>".
-  KafkaCountAppFixture(std::string name, int partitions, int keys)
+  // Input and output of `partitions` partitions; input keys "key-0" .. "key-<keys - 1>". With
+  // `patterns` the app also runs its windowed count and its join, each over topics of its own.
+  KafkaCountAppFixture(std::string name, int partitions, int keys, bool patterns = false)
       : dir_(name),
         app_(unique_name(name + "-app")),
         input_(unique_name(name + "-in")),
         output_(unique_name(name + "-out")),
         partitions_(partitions),
-        keys_(keys) {}
+        keys_(keys),
+        patterns_(patterns),
+        window_output_(unique_name(name + "-windows")),
+        join_input_(unique_name(name + "-in2")),
+        join_output_(unique_name(name + "-joins")) {}
 
   void SetUp() override {
     KafkaFixture::SetUp();
     if (HasFatalFailure()) return;
     create_topic(input_, partitions_);
     create_topic(output_, partitions_);
+    if (patterns_) {
+      for (const auto& topic : {window_output_, join_input_, join_output_}) {
+        create_topic(topic, partitions_);
+      }
+    }
     auto producer = kafka_->make_producer({.client_id = app_});
     ASSERT_TRUE(producer) << producer.error().to_string();
     producer_ = std::move(*producer);
@@ -53,13 +64,15 @@ class KafkaCountAppFixture : public KafkaFixture {
     const auto progress = progress_dir(instance);
     std::filesystem::create_directories(progress);
     std::filesystem::remove(progress / "phase");
-    return std::make_unique<ChildProcess>(
-        BROOK_KAFKA_COUNT_APP,
-        std::vector<std::string>{app_bootstrap_.empty() ? bootstrap_ : app_bootstrap_, app_, input_,
-                                 output_,
-                                 (dir_.path() / ("state-" + std::to_string(instance))).string(),
-                                 guarantee, progress.string()},
-        output);
+    std::vector<std::string> args{app_bootstrap_.empty() ? bootstrap_ : app_bootstrap_,
+                                  app_,
+                                  input_,
+                                  output_,
+                                  (dir_.path() / ("state-" + std::to_string(instance))).string(),
+                                  guarantee,
+                                  progress.string()};
+    if (patterns_) args.insert(args.end(), {window_output_, join_input_, join_output_});
+    return std::make_unique<ChildProcess>(BROOK_KAFKA_COUNT_APP, args, output);
   }
 
   // The phase the instance last started as `instance` wrote ("starting" before it wrote one).
@@ -78,12 +91,25 @@ class KafkaCountAppFixture : public KafkaFixture {
         << "instance " << instance << " is still " << now;
   }
 
-  // Writes `n` more input records: record i has key "key-<i % keys>".
+  // Writes `n` more input records: record i has key "key-<i % keys>", value "<i>" and a
+  // timestamp i ms after the fixture was made; with `patterns` its twin (the same record) goes
+  // to the join's input, so that it joins only with its twin (the same key recurs `keys` ms
+  // later, beyond the join's 100 ms).
   void produce(std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i, ++produced_) {
       const std::string key = "key-" + std::to_string(produced_ % keys_);
-      ASSERT_TRUE(producer_->send({.topic = input_, .key = key, .value = "v"}).ok());
+      const ProducerRecord record{.topic = input_,
+                                  .timestamp = Timestamp(first_timestamp_ + produced_),
+                                  .key = key,
+                                  .value = std::to_string(produced_)};
+      ASSERT_TRUE(producer_->send(ProducerRecord(record)).ok());
       ++expected_[key];
+      if (!patterns_) continue;
+      ProducerRecord twin = record;
+      twin.topic = join_input_;
+      ASSERT_TRUE(producer_->send(std::move(twin)).ok());
+      const std::int64_t time = record.timestamp.value();
+      ++expected_windows_[key + "@" + std::to_string(time - time % kWindowMs)];
     }
     ASSERT_TRUE(producer_->flush().ok());
   }
@@ -113,21 +139,56 @@ class KafkaCountAppFixture : public KafkaFixture {
     ASSERT_GE(now, records) << "the application stopped making progress";
   }
 
-  // Every count written per key, in the order written (read_committed).
-  std::map<std::string, std::vector<std::int64_t>> counts_written() {
+  // Every count written per key to `topic` (the output, or the windowed counts' output keyed
+  // "<key>@<window start>"), in the order written (read_committed).
+  std::map<std::string, std::vector<std::int64_t>> counts_written(const std::string& topic) {
     std::map<std::string, std::vector<std::int64_t>> out;
     const Int64Serde serde;
-    for (const auto& [partition, records] : read_topic(*kafka_, output_)) {
+    for (const auto& [partition, records] : read_topic(*kafka_, topic)) {
       for (const auto& r : records) out[*r.key].push_back(*serde.deserialize(*r.value));
     }
     return out;
   }
+  std::map<std::string, std::vector<std::int64_t>> counts_written() {
+    return counts_written(output_);
+  }
 
-  // Fails the test unless every key's counts in the output are 1, 2, ..., n.
+  // How often the join's output holds each result (read_committed).
+  std::map<std::string, std::int64_t> pairs_written() {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& [partition, records] : read_topic(*kafka_, join_output_)) {
+      for (const auto& r : records) ++out[r.value.value_or("")];
+    }
+    return out;
+  }
+
+  // The join results the input makes, each once: "<i>+<i>".
+  std::map<std::string, std::int64_t> expected_pairs() const {
+    std::map<std::string, std::int64_t> out;
+    for (std::int64_t i = 0; i < produced_; ++i)
+      out[std::to_string(i) + "+" + std::to_string(i)] = 1;
+    return out;
+  }
+
+  // Fails the test unless every key's counts in the output are 1, 2, ..., n; with `patterns`,
+  // also every window's counts, and unless the join wrote each of its results exactly once.
   void expect_exact_counts() {
-    const auto written = counts_written();
-    ASSERT_EQ(written.size(), expected_.size()) << "keys in the output that the input has not";
-    for (const auto& [key, n] : expected_) ASSERT_EQ(written.at(key), one_to(n)) << key;
+    expect_exact(counts_written(), expected_, "key");
+    if (!patterns_) return;
+    expect_exact(counts_written(window_output_), expected_windows_, "window");
+    EXPECT_EQ(pairs_written(), expected_pairs()) << "the join's results";
+  }
+
+  static constexpr std::int64_t kWindowMs = 10'000;  // kafka_count_app.cc's windows
+
+  // Fails the test unless `written` holds 1, 2, ..., n for every key of `expected` and no
+  // other key.
+  static void expect_exact(const std::map<std::string, std::vector<std::int64_t>>& written,
+                           const std::map<std::string, std::int64_t>& expected, const char* what) {
+    ASSERT_EQ(written.size(), expected.size())
+        << what << "s in the output that the input has not, or missing";
+    for (const auto& [key, n] : expected)
+      ASSERT_EQ(written.at(key), one_to(n)) << what << " " << key;
   }
 
   std::filesystem::path progress_dir(int instance) const {
@@ -140,10 +201,19 @@ class KafkaCountAppFixture : public KafkaFixture {
   const std::string output_;
   const int partitions_;
   const int keys_;
+  const bool patterns_;
+  const std::string window_output_;
+  const std::string join_input_;
+  const std::string join_output_;
+  // The first input record's timestamp: when the fixture was made, in ms.
+  const std::int64_t first_timestamp_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count();
   std::string app_bootstrap_;  // where instances connect; empty: the fixture's broker
   std::unique_ptr<internal::Producer> producer_;
   std::int64_t produced_ = 0;
-  std::map<std::string, std::int64_t> expected_;  // the input's count per key
+  std::map<std::string, std::int64_t> expected_;          // the input's count per key
+  std::map<std::string, std::int64_t> expected_windows_;  // per "<key>@<window start>"
 };
 
 }  // namespace brook::testing

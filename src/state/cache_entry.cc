@@ -90,7 +90,7 @@ void write(char* block, std::uint8_t flags, std::string_view key,
 constexpr std::size_t kBookkeeping = sizeof(std::size_t);
 
 // Blocks this much larger than their content are shrunk.
-constexpr std::size_t kShrinkSlack = 64;
+constexpr std::size_t kShrinkSlack = CacheEntry::kCleanSlack;
 
 char* shrink(char* block, std::size_t size) {
   auto* smaller = static_cast<char*>(std::realloc(block, size));
@@ -156,6 +156,16 @@ char* CacheEntry::rewrite(char* block, KnownBelow below, std::optional<std::stri
 
 void CacheEntry::destroy(char* block) { std::free(block); }
 
+bool CacheEntry::mark_clean(char* block) {
+  const View v = view(block);
+  const std::size_t unread = (flags(block) & kBelowKnown) != 0 && *v.below
+                                 ? (*v.below)->size() + v.headers.size()
+                                 : v.headers.size();
+  if (unread >= kCleanSlack) return false;
+  *block = static_cast<char>(flags(block) & kPinned);
+  return true;
+}
+
 std::size_t CacheEntry::estimate(std::string_view key, KnownBelow below,
                                  std::optional<std::string_view> value, std::string_view headers,
                                  bool dirty) {
@@ -183,13 +193,13 @@ CacheEntry::View CacheEntry::view(const char* block) {
     v.value = std::string_view(p, value_code - 1);
     p += value_code - 1;
   }
-  v.headers = std::string_view(p, headers_size);
   const std::uint8_t f = flags(block);
   if ((f & kDirty) == 0) {
-    v.below = v.value;
-  } else if ((f & kBelowKnown) != 0) {
-    v.below = below;
+    v.below = v.value;  // a block made clean in place may still store a below and headers
+    return v;
   }
+  v.headers = std::string_view(p, headers_size);
+  if ((f & kBelowKnown) != 0) v.below = below;
   return v;
 }
 

@@ -39,6 +39,11 @@ class CacheEntry {
   static char* rewrite(char* block, KnownBelow below, std::optional<std::string_view> value,
                        std::string_view headers, bool dirty);
   static void destroy(char* block);
+  // Makes a dirty entry clean, keeping its value, in place: the value below and the headers it
+  // stores stay in the block, unread, if they take fewer than kCleanSlack bytes (then true);
+  // else it changes nothing and returns false (rewrite() it, which gives that room back).
+  static bool mark_clean(char* block);
+  static constexpr std::size_t kCleanSlack = 64;
 
   // The bytes the block costs: its allocation and the allocator's bookkeeping.
   static std::size_t charge(const char* block);
@@ -59,7 +64,7 @@ class CacheEntry {
     std::string_view key;
     KnownBelow below;  // clean: the value itself
     std::optional<std::string_view> value;
-    std::string_view headers;
+    std::string_view headers;  // clean: none
   };
   static View view(const char* block);
   static std::string_view key(const char* block);

@@ -205,10 +205,14 @@ Status CachingStore::flush() {
     std::vector<Dirty> dirty;
     dirty.reserve(dirty_);
     for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
-      if (!table_.has(slot, CacheTable::kDirty)) continue;
-      char* block = table_.block(slot);
-      const std::string_view key = CacheEntry::key(block);
-      dirty.push_back({SortPrefix::of(key), key, block, slot});
+      if (table_.has(slot, CacheTable::kDirty)) dirty.push_back({{}, {}, table_.block(slot), slot});
+    }
+    // The keys, read with the blocks a few entries ahead already on their way.
+    constexpr std::size_t kReadAhead = 16;
+    for (std::size_t i = 0; i < dirty.size(); ++i) {
+      if (i + kReadAhead < dirty.size()) __builtin_prefetch(dirty[i + kReadAhead].block);
+      dirty[i].key = CacheEntry::key(dirty[i].block);
+      dirty[i].prefix = SortPrefix::of(dirty[i].key);
     }
     // In key order, as the stores below like it: a session's merged-away predecessors (ending
     // earlier) go before it. Most comparisons end in the prefixes, without reading the blocks.
@@ -235,6 +239,8 @@ Status CachingStore::flush() {
       const auto value = CacheEntry::view(entry.block).value;
       if (!value) {  // absent below now, like a key never read
         erase(slot);
+      } else if (CacheEntry::mark_clean(entry.block)) {
+        table_.mark(slot, CacheTable::kDirty, false);
       } else {
         rewrite(slot, std::nullopt, value, {}, false);
       }

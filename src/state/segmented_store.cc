@@ -14,6 +14,8 @@ namespace brook::internal {
 namespace {
 
 constexpr std::size_t kMergeChunk = 256;  // entries read per seek when merging segments
+// The key hashes a store keeps of its fresh segments' writes: 256 Ki, 2 to 4 MiB.
+constexpr std::size_t kMaxFreshKeys = std::size_t{1} << 18;
 
 std::string segment_prefix(std::int64_t segment) {
   std::string out;
@@ -51,7 +53,8 @@ SegmentedStore::SegmentedStore(std::unique_ptr<KeyValueBytesStore> inner, StoreK
     : inner_(std::move(inner)),
       kind_(kind),
       retention_(std::max<std::int64_t>(retention.count(), 0)),
-      interval_(std::max<std::int64_t>(segment_interval.count(), 1)) {
+      interval_(std::max<std::int64_t>(segment_interval.count(), 1)),
+      fresh_(kMaxFreshKeys) {
   if (memory_index) {
     memory_.emplace(kind == StoreKind::kSession ? kSessionKeySuffix : kWindowKeySuffix);
   }
@@ -99,6 +102,7 @@ Status SegmentedStore::recover() {
   };
   auto oldest = first_at_or_after(0);
   if (!oldest) return oldest.error();
+  std::int64_t first_empty = 0;  // segments from here on hold no key
   if (*oldest) {
     std::int64_t lo = **oldest;  // a key exists at or after lo
     std::int64_t hi = std::numeric_limits<std::int64_t>::max() / interval_ + 1;  // none after
@@ -110,7 +114,9 @@ Status SegmentedStore::recover() {
     }
     dropped_below_ = **oldest;
     observed_ = std::max(observed_, lo * interval_);
+    first_empty = lo + 1;
   }
+  if (!memory_ && inner_->persistent()) fresh_.start_at(first_empty);
   if (memory_) {  // what the inner store held at open, once
     auto s = inner_->scan({}, [&](std::string_view k, std::string_view v) {
       memory_->put(k.substr(kSegmentIdBytes), v, retained_from());
@@ -134,6 +140,7 @@ Status SegmentedStore::observe(std::int64_t time) {
     }
   }
   dropped_below_ = live;
+  fresh_.drop_below(live);
   if (memory_) memory_->drop_below(min_live_time());
   return {};
 }
@@ -153,6 +160,7 @@ Result<std::optional<std::string>> SegmentedStore::get(std::string_view key) {
     auto value = memory_->get(key, min_live_time());
     return value ? std::optional<std::string>(*value) : std::nullopt;
   }
+  if (fresh_.never_written(segment, key)) return std::optional<std::string>();
   return inner_->get(inner_key(segment, key));
 }
 
@@ -165,6 +173,7 @@ Status SegmentedStore::write(std::string_view key, std::optional<std::string_vie
   if (auto s = observe(*time); !s.ok()) return s;
   const std::int64_t segment = segment_of(*time);
   if (segment < min_live_segment()) return {};  // expired: ignored
+  fresh_.written(segment, key);
   if (!index_only()) {
     if (auto s = inner_write(inner_key(segment, key), value); !s.ok()) return s;
   }
@@ -176,6 +185,11 @@ Status SegmentedStore::put(std::string_view key, std::optional<std::string_view>
   return write(key, value, [&](std::string_view k, std::optional<std::string_view> v) {
     return inner_->put(k, v);
   });
+}
+
+void SegmentedStore::prefetch(std::string_view key, PrefetchStep step) const {
+  if (step != PrefetchStep::kSlot) return;
+  if (auto time = time_of(key)) fresh_.prefetch(segment_of(*time), key);
 }
 
 Status SegmentedStore::restore(std::string_view key, std::optional<std::string_view> value) {

@@ -14,6 +14,10 @@
 // expiry drops whole segments, never single keys: a key stays until its whole segment expires,
 // and retention is a lower bound on how long a key is kept (as in Kafka Streams).
 //
+// Reads of keys in segments that held no key at open skip the inner store when the key was
+// never written since (state/fresh_segment_keys.h; persistent inner stores without a memory
+// index only): most windows a windowed aggregation reads are new.
+//
 // Reopening a RocksDB store: observed time is not stored; the first call sets it to the start
 // of the newest segment on disk (found with a binary search of seeks), a lower bound of the
 // real one.
@@ -42,6 +46,7 @@
 
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/store_spec.h"
+#include "state/fresh_segment_keys.h"
 #include "state/window_memory_index.h"
 
 namespace brook::internal {
@@ -64,6 +69,8 @@ class SegmentedStore final : public KeyValueBytesStore {
   // A key too short for the store's kind is kInvalidArgument.
   Result<std::optional<std::string>> get(std::string_view key) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
+  // kSlot: where the key's segment keeps its written keys (state/fresh_segment_keys.h).
+  void prefetch(std::string_view key, PrefetchStep step) const override;
   Status restore(std::string_view key, std::optional<std::string_view> value) override;
   void reserve_for_restore(std::int64_t records) override { inner_->reserve_for_restore(records); }
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
@@ -106,6 +113,7 @@ class SegmentedStore final : public KeyValueBytesStore {
   std::int64_t dropped_below_ = 0;           // every segment below this was deleted from inner_
   bool recovered_ = false;                   // recover() ran (lazily: restoration may come first)
   std::optional<WindowMemoryIndex> memory_;  // keys as given, not as stored below
+  FreshSegmentKeys fresh_;                   // tracking from recover() on, unless memory_
 };
 
 }  // namespace brook::internal

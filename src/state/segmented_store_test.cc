@@ -291,6 +291,52 @@ TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOn
   EXPECT_EQ(segments_of(store->inner()), (std::vector<std::int64_t>{2, 4}));
 }
 
+TEST(SegmentedStore, ReadsOfKeysNeverWrittenToSegmentsEmptyAtOpenDoNotReachTheStoreBelow) {
+  brook::testing::ScratchDir dir("segmented-fresh");
+  auto memory = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
+  CountingStore* counting = nullptr;
+  auto open = [&]() {
+    auto bottom = open_rocksdb_store("w", dir.path(), memory);
+    EXPECT_TRUE(bottom) << bottom.error().to_string();
+    auto counted = std::make_unique<CountingStore>(std::move(*bottom));
+    counting = counted.get();
+    return std::make_unique<SegmentedStore>(std::move(counted), StoreKind::kWindow, 20ms, 10ms);
+  };
+  write_two_committed_and_one_not(*open());  // k@5 (segment 0), k@25 (2); k@26 uncommitted
+  auto store = open();
+  EXPECT_EQ(store->get(wk("j", 21)).value(), std::nullopt);  // finds the segments first
+  const int opened = counting->reads;
+  // Segment 2 held keys at open: its reads go below.
+  EXPECT_EQ(store->get(wk("k", 25)).value(), "25");
+  EXPECT_EQ(store->get(wk("k", 26)).value(), std::nullopt);
+  EXPECT_EQ(counting->reads, opened + 2);
+  // Segment 3 did not: only its written keys are read below.
+  EXPECT_EQ(store->get(wk("k", 31)).value(), std::nullopt);
+  ASSERT_TRUE(store->put(wk("k", 32), "32").ok());
+  ASSERT_TRUE(store->put(wk("j", 33), std::nullopt).ok());
+  EXPECT_EQ(store->get(wk("k", 31)).value(), std::nullopt);
+  EXPECT_EQ(counting->reads, opened + 2);
+  EXPECT_EQ(store->get(wk("k", 32)).value(), "32");
+  EXPECT_EQ(store->get(wk("j", 33)).value(), std::nullopt);
+  EXPECT_EQ(counting->reads, opened + 4);
+}
+
+TEST(SegmentedStore, KeysRestoredIntoAnEmptyStoreAreReadBelow) {
+  brook::testing::ScratchDir dir("segmented-fresh-restored");
+  auto bottom =
+      open_rocksdb_store("w", dir.path(), std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes));
+  ASSERT_TRUE(bottom) << bottom.error().to_string();
+  auto counted = std::make_unique<CountingStore>(std::move(*bottom));
+  CountingStore& below = *counted;
+  SegmentedStore store(std::move(counted), StoreKind::kWindow, 20ms, 10ms);
+  ASSERT_TRUE(store.restore(wk("r", 44), "44").ok());
+  ASSERT_TRUE(store.commit(Offset(1)).ok());
+  const int restored = below.reads;
+  EXPECT_EQ(store.get(wk("r", 44)).value(), "44");
+  EXPECT_EQ(store.get(wk("s", 44)).value(), std::nullopt);
+  EXPECT_EQ(below.reads, restored + 1);
+}
+
 TEST(SegmentedStore, SegmentIntervalIsHalfTheRetentionAndAtLeastAMinute) {
   EXPECT_EQ(segment_interval_for(24h), 12h);
   EXPECT_EQ(segment_interval_for(10s), 60s);

@@ -50,19 +50,21 @@ class WindowStore {
   // the earlier ones.
   void put(const K& key, const V& value, Timestamp window_start) {
     auto bytes = internal::value_or_throw(value_serde_->serialize(value), name());
-    std::string window_key = internal::window_key(key_bytes(key), window_start, 0);
-    if (retain_duplicates_) {
-      window_key.resize(window_key.size() - 4);
-      // A run of values of one key and window (a burst within a millisecond) does not probe
-      // the sequences it has just used again.
-      const std::string_view last = last_duplicate_;
-      const std::uint32_t from = !last.empty() && last.substr(0, last.size() - 4) == window_key
-                                     ? internal::window_key_sequence(last) + 1
-                                     : 0;
-      window_key = internal::value_or_throw(
-          internal::unused_sequence_key(*store_, std::move(window_key), from), name());
-      last_duplicate_ = window_key;
+    if (!retain_duplicates_) {
+      internal::ok_or_throw(store_->put(window_key_of(key, window_start), bytes), name());
+      return;
     }
+    std::string window_key = internal::window_key(key_bytes(key), window_start, 0);
+    window_key.resize(window_key.size() - 4);
+    // A run of values of one key and window (a burst within a millisecond) does not probe the
+    // sequences it has just used again.
+    const std::string_view last = last_duplicate_;
+    const std::uint32_t from = !last.empty() && last.substr(0, last.size() - 4) == window_key
+                                   ? internal::window_key_sequence(last) + 1
+                                   : 0;
+    window_key = internal::value_or_throw(
+        internal::unused_sequence_key(*store_, std::move(window_key), from), name());
+    last_duplicate_ = window_key;
     internal::ok_or_throw(store_->put(window_key, bytes), name());
   }
   // Deletes the value of `key` in the window starting at `window_start` (with retain_duplicates:
@@ -87,8 +89,7 @@ class WindowStore {
   // The value of `key` in the window starting at `window_start` (with retain_duplicates: the
   // first one put), or nullopt.
   std::optional<V> fetch(const K& key, Timestamp window_start) {
-    auto bytes = internal::value_or_throw(
-        store_->get(internal::window_key(key_bytes(key), window_start, 0)), name());
+    auto bytes = internal::value_or_throw(store_->get(window_key_of(key, window_start)), name());
     if (!bytes) return std::nullopt;
     return decode_value(*bytes);
   }
@@ -122,6 +123,14 @@ class WindowStore {
   std::string key_bytes(const K& key) {
     return internal::value_or_throw(key_serde_->serialize(key), name());
   }
+  // `key`'s window key at `window_start` (sequence 0), in a buffer each call reuses: no
+  // allocation per window read or written.
+  std::string_view window_key_of(const K& key, Timestamp window_start) {
+    const std::string bytes = key_bytes(key);
+    window_key_.assign(bytes);  // into the buffer's own room
+    internal::append_window_key_suffix(window_key_, window_start, 0);
+    return window_key_;
+  }
   V decode_value(std::string_view bytes) {
     return internal::value_or_throw(value_serde_->deserialize(bytes), name());
   }
@@ -150,6 +159,7 @@ class WindowStore {
   std::chrono::milliseconds window_size_;
   bool retain_duplicates_;
   std::string last_duplicate_;  // with retain_duplicates: the window key of the last put
+  std::string window_key_;      // window_key_of()'s buffer
 };
 
 template <class K, class V>

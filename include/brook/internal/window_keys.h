@@ -39,12 +39,16 @@ inline Timestamp read_time(std::string_view bytes) {
 
 // ---- window store keys ----
 
+// Appends what follows the key in a window key: its window start and sequence number.
+inline void append_window_key_suffix(std::string& out, Timestamp start, std::uint32_t seq) {
+  append_big_endian(out, key_time(start), 8);
+  append_big_endian(out, seq, 4);
+}
 inline std::string window_key(std::string_view key, Timestamp start, std::uint32_t seq) {
   std::string out;
   out.reserve(key.size() + kWindowKeySuffix);
   out.append(key);
-  append_big_endian(out, key_time(start), 8);
-  append_big_endian(out, seq, 4);
+  append_window_key_suffix(out, start, seq);
   return out;
 }
 // The parts of a window key. The key must have at least kWindowKeySuffix bytes.

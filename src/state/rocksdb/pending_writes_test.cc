@@ -1,7 +1,10 @@
 #include "state/rocksdb/pending_writes.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,41 @@ TEST(PendingWrites, ARangeDeletionErasesTheEntriesItCoversAndHidesTheDatabasesKe
   EXPECT_TRUE(pending.ranges().empty());
   pending.clear();
   EXPECT_TRUE(pending.empty());
+}
+
+TEST(PendingWrites, WritesInAnyOrderKeepKeyOrderAndTheNewestValue) {
+  PendingWrites pending;
+  std::map<std::string, std::optional<std::string>> expected;
+  std::mt19937 random(5);
+  auto write = [&](const std::string& key, std::optional<std::string> value) {
+    pending.put(key, value);
+    expected[key] = std::move(value);
+  };
+  for (int round = 0; round < 50; ++round) {
+    // A sorted run (a commit's write-downs), with keys in it that are there already, then
+    // random keys (evictions), then now and then a range deletion or a clear.
+    for (int i = 0; i < 40; ++i) write(fmt::format("k{:04}", i * 7 + round % 7), "run");
+    for (int i = 0; i < 20; ++i) {
+      const auto key = fmt::format("k{:04}", random() % 400);
+      write(key, random() % 4 == 0 ? std::nullopt : std::optional<std::string>(key));
+    }
+    if (round % 10 == 9) {
+      const auto from = fmt::format("k{:04}", random() % 400);
+      pending.delete_range(from, from + "5");
+      expected.erase(expected.lower_bound(from), expected.lower_bound(from + "5"));
+    }
+    if (round == 30) {
+      pending.clear();
+      expected.clear();
+    }
+    ASSERT_EQ(pending.entries().size(), expected.size()) << round;
+    auto it = expected.begin();
+    for (const auto& [key, value] : pending.entries()) {
+      ASSERT_EQ(key, it->first);
+      ASSERT_EQ(value, it->second) << key;
+      ++it;
+    }
+  }
 }
 
 }  // namespace

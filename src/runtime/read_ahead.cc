@@ -30,8 +30,7 @@ void ReadAhead::hint(const ConsumedRecord& record, KeyValueBytesStore::PrefetchS
     for (std::int64_t start = first - first % s.window_advance; start <= t;
          start += s.window_advance) {
       window_key_.assign(key);
-      append_big_endian(window_key_, static_cast<std::uint64_t>(start), 8);
-      append_big_endian(window_key_, 0, 4);
+      append_window_key_suffix(window_key_, Timestamp(start), 0);
       s.store->prefetch(window_key_, step);
     }
   }

@@ -222,20 +222,34 @@ void write_two_committed_and_one_not(SegmentedStore& store) {
   ASSERT_TRUE(store.put(wk("k", 26), "uncommitted").ok());
 }
 
-TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
-  brook::testing::ScratchDir dir("segmented-memory");
-  auto memory = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
-  CountingStore* counting = nullptr;
-  auto open = [&]() {
-    auto bottom = open_rocksdb_store("w", dir.path(), memory);
+// Opens window stores (20 ms retention, 10 ms segments) over one RocksDB store in a scratch
+// dir, counting the reads that reach it.
+class CountedReopens {
+ public:
+  CountedReopens(const char* name, bool memory_index) : dir_(name), memory_index_(memory_index) {}
+
+  std::unique_ptr<SegmentedStore> open() {
+    auto bottom = open_rocksdb_store("w", dir_.path(), memory_);
     EXPECT_TRUE(bottom) << bottom.error().to_string();
     auto counted = std::make_unique<CountingStore>(std::move(*bottom));
     counting = counted.get();
     return std::make_unique<SegmentedStore>(std::move(counted), StoreKind::kWindow, 20ms, 10ms,
-                                            true);
-  };
-  write_two_committed_and_one_not(*open());
-  auto store = open();
+                                            memory_index_);
+  }
+
+  CountingStore* counting = nullptr;  // below the store open() made last
+
+ private:
+  brook::testing::ScratchDir dir_;
+  std::shared_ptr<RocksDbMemory> memory_ = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
+  bool memory_index_;
+};
+
+TEST(SegmentedStore, WithAMemoryIndexReadsNeverReachTheStoreBelowAfterItsContentIsLoaded) {
+  CountedReopens reopens("segmented-memory", /*memory_index=*/true);
+  write_two_committed_and_one_not(*reopens.open());
+  auto store = reopens.open();
+  CountingStore* counting = reopens.counting;
   EXPECT_EQ(scan_all(*store), (Entries{{wk("k", 5), "5"}, {wk("k", 25), "25"}}));
   const int loading = counting->reads;  // finding the segments and loading them
   EXPECT_EQ(store->get(wk("k", 25)).value(), "25");
@@ -292,18 +306,11 @@ TEST(SegmentedStore, ReopenedRocksDbStoreKeepsItsDataOffsetAndDropsOldSegmentsOn
 }
 
 TEST(SegmentedStore, ReadsOfKeysNeverWrittenToSegmentsEmptyAtOpenDoNotReachTheStoreBelow) {
-  brook::testing::ScratchDir dir("segmented-fresh");
-  auto memory = std::make_shared<RocksDbMemory>(kSegmentedMemoryBytes);
-  CountingStore* counting = nullptr;
-  auto open = [&]() {
-    auto bottom = open_rocksdb_store("w", dir.path(), memory);
-    EXPECT_TRUE(bottom) << bottom.error().to_string();
-    auto counted = std::make_unique<CountingStore>(std::move(*bottom));
-    counting = counted.get();
-    return std::make_unique<SegmentedStore>(std::move(counted), StoreKind::kWindow, 20ms, 10ms);
-  };
-  write_two_committed_and_one_not(*open());  // k@5 (segment 0), k@25 (2); k@26 uncommitted
-  auto store = open();
+  CountedReopens reopens("segmented-fresh", /*memory_index=*/false);
+  write_two_committed_and_one_not(
+      *reopens.open());  // k@5 (segment 0), k@25 (2); k@26 not committed
+  auto store = reopens.open();
+  CountingStore* counting = reopens.counting;
   EXPECT_EQ(store->get(wk("j", 21)).value(), std::nullopt);  // finds the segments first
   const int opened = counting->reads;
   // Segment 2 held keys at open: its reads go below.

@@ -42,13 +42,18 @@ class TimeWindows {
   // The windows containing `t` (t >= 0), earliest first.
   std::vector<Window> windows_for(Timestamp t) const {
     std::vector<Window> out;
+    for_each_window(t, [&](const Window& w) { out.push_back(w); });
+    return out;
+  }
+  // Calls `f(window)` for each of windows_for(t), without building the vector.
+  template <class F>
+  void for_each_window(Timestamp t, F&& f) const {
     const std::int64_t size = size_.count();
     const std::int64_t advance = advance_.count();
     const std::int64_t first = std::max<std::int64_t>(0, t.value() - size + advance);
     for (std::int64_t start = first - first % advance; start <= t.value(); start += advance) {
-      out.push_back({Timestamp(start), Timestamp(start + size)});
+      f(Window{Timestamp(start), Timestamp(start + size)});
     }
-    return out;
   }
 
   // A non-ok Status naming what is wrong: size, advance or grace out of range.

@@ -130,10 +130,10 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
     observed_ = std::max(observed_, this->context().current_stream_time());
     const Timestamp close = close_time(observed_, windows_.grace());
     const auto record = changes_.writing_for(r.headers);
-    for (const Window& window : windows_.windows_for(r.timestamp)) {
+    windows_.for_each_window(r.timestamp, [&](const Window& window) {
       if (window.end <= close) {  // too late for this window: dropped from it, and counted
         this->context().drop_record(too_late_for(r.timestamp, window, close, observed_));
-        continue;
+        return;
       }
       auto old = store_->fetch(r.key, window.start);
       VA next = f_(r.key, r.value, old ? &old->value : nullptr);
@@ -142,7 +142,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
       std::optional<VA> old_value;
       if (old) old_value = std::move(old->value);
       changes_.written({r.key, window}, std::move(next), std::move(old_value), ts, r.headers);
-    }
+    });
   }
 
  private:

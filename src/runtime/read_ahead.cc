@@ -1,7 +1,5 @@
 #include "runtime/read_ahead.h"
 
-#include <algorithm>
-
 #include "brook/internal/window_keys.h"
 
 namespace brook::internal {
@@ -12,7 +10,9 @@ void ReadAhead::add(const StoreSpec& spec, const KeyValueBytesStore& store) {
       (spec.window_advance.count() <= 0 || spec.window_size < spec.window_advance)) {
     return;
   }
-  stores_.push_back({&store, spec.read_by, spec.window_size.count(), spec.window_advance.count()});
+  stores_.push_back(
+      {&store, spec.read_by,
+       TimeWindows::of_size_with_no_grace(spec.window_size).advance_by(spec.window_advance)});
 }
 
 void ReadAhead::hint(const ConsumedRecord& record, KeyValueBytesStore::PrefetchStep step) {
@@ -23,16 +23,12 @@ void ReadAhead::hint(const ConsumedRecord& record, KeyValueBytesStore::PrefetchS
       s.store->prefetch(key, step);
       continue;
     }
-    // The windows holding the timestamp, as TimeWindows::windows_for() finds them.
-    const std::int64_t t = record.timestamp.value();
-    if (t < 0) continue;
-    const std::int64_t first = std::max<std::int64_t>(0, t - s.window_size + s.window_advance);
-    for (std::int64_t start = first - first % s.window_advance; start <= t;
-         start += s.window_advance) {
+    if (record.timestamp.value() < 0) continue;
+    s.windows.for_each_window(record.timestamp, [&](const Window& window) {
       window_key_.assign(key);
-      append_window_key_suffix(window_key_, Timestamp(start), 0);
+      append_window_key_suffix(window_key_, window.start, 0);
       s.store->prefetch(window_key_, step);
-    }
+    });
   }
 }
 

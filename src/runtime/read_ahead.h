@@ -12,6 +12,7 @@
 #include "backend/record_batch.h"
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/store_spec.h"
+#include "brook/windows.h"
 
 namespace brook::internal {
 
@@ -31,8 +32,7 @@ class ReadAhead {
   struct Store {
     const KeyValueBytesStore* store;
     StoreSpec::ReadBy read_by;
-    std::int64_t window_size;  // kTimeWindows: ms
-    std::int64_t window_advance;
+    TimeWindows windows;  // kTimeWindows: those of the aggregation (grace does not matter)
   };
   std::vector<Store> stores_;
   std::string window_key_;  // reused: a window key built for a hint

@@ -330,15 +330,14 @@ bool exact_in_float(const json& j) {
 // The first branch that fits j and keeps it whole (["float", "double"] writes 0.1 as a double
 // and 0.5 as a float), else the first that fits.
 int pick_branch(const Node& node, const json& j) {
+  int first_fit = -1;
   for (std::size_t i = 0; i < node.branches.size(); ++i) {
     const Node& branch = *node.branches[i];
-    if (fits(branch, j) && (branch.type != AVRO_FLOAT || exact_in_float(j))) {
-      return static_cast<int>(i);
-    }
+    if (!fits(branch, j)) continue;
+    if (branch.type != AVRO_FLOAT || exact_in_float(j)) return static_cast<int>(i);
+    if (first_fit < 0) first_fit = static_cast<int>(i);
   }
-  for (std::size_t i = 0; i < node.branches.size(); ++i) {
-    if (fits(*node.branches[i], j)) return static_cast<int>(i);
-  }
+  if (first_fit >= 0) return first_fit;
   // Nothing fits. With a single non-null branch, let that branch explain the mismatch.
   if (j.is_null()) return -1;
   int only = -1;

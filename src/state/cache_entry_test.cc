@@ -40,7 +40,7 @@ TEST(CacheEntry, ADirtyEntryStoringMuchMoreThanItsValueIsNotMadeCleanInPlace) {
   CacheEntry::destroy(block);
 }
 
-TEST(CacheEntry, ADirtyTombstoneWithUnknownBelowKeepsItsHeadersUntilClean) {
+TEST(CacheEntry, ADirtyTombstoneWithUnknownBelowReadsItsHeaders) {
   char* block = CacheEntry::make("key", std::nullopt, std::nullopt, "headers", true);
   const auto v = CacheEntry::view(block);
   EXPECT_EQ(v.below, std::nullopt);  // unknown

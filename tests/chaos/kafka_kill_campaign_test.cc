@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "chaos/campaign_tally.h"
 #include "integration/kafka_count_app_fixture.h"
 #include "test_env.h"
 
@@ -76,56 +77,21 @@ class KafkaKillCampaignTest : public KafkaCountAppFixture {
     return kill_points;
   }
 
-  // What was lost and what was made twice, summed over the three patterns.
-  struct Tally {
-    std::int64_t lost = 0;
-    std::int64_t twice = 0;
-  };
-
-  // Counts below and above `expected` in the last count `written` holds per key or window.
-  static Tally tally(const std::map<std::string, std::int64_t>& expected,
-                     const std::map<std::string, std::vector<std::int64_t>>& written) {
-    Tally t;
-    for (const auto& [key, n] : expected) {
-      const auto it = written.find(key);
-      const std::int64_t last = it == written.end() ? 0 : it->second.back();
-      t.lost += std::max<std::int64_t>(0, n - last);
-      t.twice += std::max<std::int64_t>(0, last - n);
-    }
-    return t;
-  }
-
-  // Join results missing from `written`, and the copies beyond one.
-  static Tally tally_pairs(const std::map<std::string, std::int64_t>& expected,
-                           const std::map<std::string, std::int64_t>& written) {
-    Tally t;
-    for (const auto& [pair, n] : expected) {
-      const auto it = written.find(pair);
-      const std::int64_t got = it == written.end() ? 0 : it->second;
-      t.lost += std::max<std::int64_t>(0, n - got);
-      t.twice += std::max<std::int64_t>(0, got - n);
-    }
-    return t;
-  }
-
   // Prints the campaign's table; returns what was lost and made twice over the three patterns.
   Tally report(const char* guarantee, const std::map<std::string, int>& kill_points) {
-    const Tally counts = tally(expected_, counts_written());
-    const Tally windows = tally(expected_windows_, counts_written(window_output_));
-    const Tally pairs = tally_pairs(expected_pairs(), pairs_written());
+    Tally counts, windows, pairs;
+    tally(expected_, last_counts(counts_written()), counts);
+    tally(expected_windows_, last_counts(counts_written(window_output_)), windows);
+    tally(twin_pairs(produced_), pairs_written(), pairs);
     int kills = 0;
-    std::string rows;
-    for (const auto& [phase, n] : kill_points) {
-      kills += n;
-      rows += fmt::format("  | {:<11} | {:>11} |\n", phase, n);
-    }
+    const std::string table = phase_table(kill_points, kills);
     fmt::print(
         "kill campaign on Kafka, count, windowed count and join, {} instances, {}: {} kill "
-        "points\n  | phase       | kill points |\n  |---|---:|\n{}"
+        "points\n{}"
         "  lost counts: {}, counted twice: {}\n"
         "  lost window counts: {}, counted twice: {}\n"
         "  lost join results: {}, written twice: {}\n",
-        kInstances, guarantee, kills, rows, counts.lost, counts.twice, windows.lost, windows.twice,
+        kInstances, guarantee, kills, table, counts.lost, counts.twice, windows.lost, windows.twice,
         pairs.lost, pairs.twice);
     return {counts.lost + windows.lost + pairs.lost, counts.twice + windows.twice + pairs.twice};
   }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "brook/serde.h"
+#include "chaos/campaign_tally.h"
 #include "integration/child_process.h"
 #include "integration/count_app_results.h"
 #include "integration/embedded_fixture.h"
@@ -40,11 +41,9 @@ constexpr std::int64_t kWindowMs = 10'000;  // crash_app's windowed-count
 
 std::string key_of(int i) { return "key-" + std::to_string(i % kKeys); }
 
-struct Campaign {
+struct Campaign : Tally {
   std::map<std::string, int> kill_points;  // by phase
   int finished_before_the_kill = 0;        // runs that ended by themselves first
-  std::int64_t lost = 0;                   // counts (or join pairs) missing, summed
-  std::int64_t duplicated = 0;             // counts (or join pairs) made twice, summed
 };
 
 class KillCampaignTest : public EmbeddedFixture {
@@ -137,49 +136,15 @@ class KillCampaignTest : public EmbeddedFixture {
     return out;
   }
 
-  // Counts below and above the input's in `counts` (a store's, or the last in "out"), into
-  // `campaign`.
-  void tally(const std::map<std::string, std::int64_t>& counts, Campaign& campaign) {
-    for (const auto& [key, n] : expected()) {
-      const auto it = counts.find(key);
-      const std::int64_t got = it == counts.end() ? 0 : it->second;
-      campaign.lost += std::max<std::int64_t>(0, n - got);
-      campaign.duplicated += std::max<std::int64_t>(0, got - n);
-    }
-  }
-
-  // Join results missing from `pairs`, and the copies beyond one, into `campaign`.
-  void tally_pairs(const std::map<std::string, std::int64_t>& pairs, Campaign& campaign) {
-    for (int i = 0; i < produced_; ++i) {
-      const auto it = pairs.find(std::to_string(i) + "+" + std::to_string(i));
-      const std::int64_t got = it == pairs.end() ? 0 : it->second;
-      campaign.lost += got == 0 ? 1 : 0;
-      campaign.duplicated += std::max<std::int64_t>(0, got - 1);
-    }
-  }
-
-  // The last count "out" holds per key.
-  static std::map<std::string, std::int64_t> last_counts(
-      const std::map<std::string, std::vector<std::int64_t>>& out) {
-    std::map<std::string, std::int64_t> last;
-    for (const auto& [key, counts] : out) last[key] = counts.back();
-    return last;
-  }
-
   void print(const char* guarantee, const Campaign& campaign) const {
     int kills = 0;
-    std::string rows;
-    for (const auto& [phase, n] : campaign.kill_points) {
-      kills += n;
-      rows += fmt::format("  | {:<11} | {:>11} |\n", phase, n);
-    }
+    const std::string table = phase_table(campaign.kill_points, kills);
     fmt::print(
         "kill campaign, {} app, {}: {} kill points ({} runs ended before their kill moment)\n"
-        "  | phase       | kill points |\n  |---|---:|\n{}"
-        "  lost {}: {}, {} twice: {}\n",
-        app_, guarantee, kills, campaign.finished_before_the_kill, rows,
+        "{}  lost {}: {}, {} twice: {}\n",
+        app_, guarantee, kills, campaign.finished_before_the_kill, table,
         app_ == "join" ? "pairs" : "counts", campaign.lost,
-        app_ == "join" ? "pairs written" : "counted", campaign.duplicated);
+        app_ == "join" ? "pairs written" : "counted", campaign.twice);
   }
 
   // Runs a campaign of the count app, tallies the stores' counts against the input into it
@@ -188,7 +153,7 @@ class KillCampaignTest : public EmbeddedFixture {
                                                          Campaign& campaign) {
     campaign = run_campaign(guarantee);
     auto stores = counts_on_disk(dir_ / "state", kPartitions);
-    tally(stores, campaign);
+    tally(expected(), stores, campaign);
     print(guarantee, campaign);
     return stores;
   }
@@ -201,7 +166,7 @@ TEST_F(KillCampaignTest, ExactlyOnceCountsAreExactAcrossRandomKills) {
   Campaign campaign;
   const auto stores = run_count_campaign("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
-  EXPECT_EQ(campaign.duplicated, 0);
+  EXPECT_EQ(campaign.twice, 0);
   EXPECT_EQ(stores, expected());
   const auto out = out_counts();
   for (const auto& [key, n] : expected()) {
@@ -227,10 +192,10 @@ TEST_F(KillCampaignTest, ExactlyOnceWindowedCountsAreExactAcrossRandomKills) {
   app_ = "windowed-count";
   Campaign campaign = run_campaign("exactly_once_v2");
   const auto out = out_counts();
-  tally(last_counts(out), campaign);
+  tally(expected(), last_counts(out), campaign);
   print("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
-  EXPECT_EQ(campaign.duplicated, 0);
+  EXPECT_EQ(campaign.twice, 0);
   EXPECT_EQ(out.size(), expected().size()) << "windows in out that the input has not";
   for (const auto& [window, n] : expected()) {
     const auto it = out.find(window);
@@ -242,7 +207,7 @@ TEST_F(KillCampaignTest, ExactlyOnceWindowedCountsAreExactAcrossRandomKills) {
 TEST_F(KillCampaignTest, AtLeastOnceWindowedCountsLoseNothingAcrossRandomKills) {
   app_ = "windowed-count";
   Campaign campaign = run_campaign("at_least_once");
-  tally(last_counts(out_counts()), campaign);
+  tally(expected(), last_counts(out_counts()), campaign);
   print("at_least_once", campaign);
   EXPECT_EQ(campaign.lost, 0);
 }
@@ -251,17 +216,17 @@ TEST_F(KillCampaignTest, ExactlyOnceJoinWritesEachPairOnceAcrossRandomKills) {
   app_ = "join";
   Campaign campaign = run_campaign("exactly_once_v2");
   const auto pairs = out_pairs();
-  tally_pairs(pairs, campaign);
+  tally(twin_pairs(produced_), pairs, campaign);
   print("exactly_once_v2", campaign);
   EXPECT_EQ(campaign.lost, 0);
-  EXPECT_EQ(campaign.duplicated, 0);
+  EXPECT_EQ(campaign.twice, 0);
   EXPECT_EQ(pairs.size(), static_cast<std::size_t>(produced_)) << "pairs the input has not";
 }
 
 TEST_F(KillCampaignTest, AtLeastOnceJoinLosesNoPairAcrossRandomKills) {
   app_ = "join";
   Campaign campaign = run_campaign("at_least_once");
-  tally_pairs(out_pairs(), campaign);
+  tally(twin_pairs(produced_), out_pairs(), campaign);
   print("at_least_once", campaign);
   EXPECT_EQ(campaign.lost, 0);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "brook/serde.h"
+#include "chaos/campaign_tally.h"
 #include "integration/child_process.h"
 #include "integration/count_app_results.h"
 #include "integration/progress_files.h"
@@ -162,21 +163,13 @@ class KafkaCountAppFixture : public KafkaFixture {
     return out;
   }
 
-  // The join results the input makes, each once: "<i>+<i>".
-  std::map<std::string, std::int64_t> expected_pairs() const {
-    std::map<std::string, std::int64_t> out;
-    for (std::int64_t i = 0; i < produced_; ++i)
-      out[std::to_string(i) + "+" + std::to_string(i)] = 1;
-    return out;
-  }
-
   // Fails the test unless every key's counts in the output are 1, 2, ..., n; with `patterns`,
   // also every window's counts, and unless the join wrote each of its results exactly once.
   void expect_exact_counts() {
     expect_exact(counts_written(), expected_, "key");
     if (!patterns_) return;
     expect_exact(counts_written(window_output_), expected_windows_, "window");
-    EXPECT_EQ(pairs_written(), expected_pairs()) << "the join's results";
+    EXPECT_EQ(pairs_written(), twin_pairs(produced_)) << "the join's results";
   }
 
   static constexpr std::int64_t kWindowMs = 10'000;  // kafka_count_app.cc's windows

@@ -278,8 +278,7 @@ class KStream {
 
   // Writes every record to `topic`.
   void to(std::string topic, Produced<K, V> produced = {}) const {
-    auto fixed = [topic](const Record<K, V>&) { return topic; };
-    add_sink(std::move(produced), {std::move(topic)}, "", std::move(fixed));
+    add_sink(std::move(produced), {std::move(topic)}, "", {});
   }
 
   // Writes each record to the topic `extractor(key, value)` names.
@@ -361,23 +360,25 @@ class KStream {
                                internal::Repartitioning::kForKeyChange));
   }
 
+  // A sink writing `topics`' one topic, or each record to the topic `topic_of` names if set.
   void add_sink(Produced<K, V> produced, std::vector<std::string> topics, std::string extractor,
                 internal::TopicNameExtractor<K, V> topic_of) const {
+    std::string topic = topic_of ? std::string() : topics.front();
     auto name = graph_->name_for(produced.name, "KSTREAM-SINK");
     auto key_serde =
         internal::serde_or_default<K>(*graph_, produced.key_serde, name, "sink", "key", "Produced");
     auto value_serde = internal::serde_or_default<V>(*graph_, produced.value_serde, name, "sink",
                                                      "value", "Produced");
-    graph_->add(
-        {.name = name,
-         .kind = internal::NodeKind::kSink,
-         .parents = {node_},
-         .topics = std::move(topics),
-         .topic_extractor = std::move(extractor),
-         .factory = [name, topic_of, key_serde, value_serde] -> std::unique_ptr<internal::Node> {
-           return std::make_unique<internal::SinkNode<K, V>>(name, topic_of, key_serde,
-                                                             value_serde);
-         }});
+    graph_->add({.name = name,
+                 .kind = internal::NodeKind::kSink,
+                 .parents = {node_},
+                 .topics = std::move(topics),
+                 .topic_extractor = std::move(extractor),
+                 .factory = [name, topic, topic_of, key_serde,
+                             value_serde] -> std::unique_ptr<internal::Node> {
+                   return std::make_unique<internal::SinkNode<K, V>>(name, topic, topic_of,
+                                                                     key_serde, value_serde);
+                 }});
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "brook/headers.h"
 #include "brook/types.h"
@@ -65,5 +66,35 @@ struct ProducerRecord {
   std::optional<std::string> value;
   Headers headers;
 };
+
+// A record on its way to a topic, viewing bytes that its sender keeps until the call taking it
+// returns: sinks and changelogs hand these to the producer, which copies what it keeps, so a
+// record costs no string per field on the way out.
+struct OutgoingRecord {
+  std::optional<Partition> partition;  // none: the backend's partitioner chooses
+  Timestamp timestamp{0};
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  const Headers* headers = nullptr;  // none if null
+};
+
+// A view of `record`, valid while it is.
+inline OutgoingRecord outgoing(const ProducerRecord& record) {
+  return {.partition = record.partition,
+          .timestamp = record.timestamp,
+          .key = record.key ? std::optional<std::string_view>(*record.key) : std::nullopt,
+          .value = record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+          .headers = &record.headers};
+}
+
+// An owned copy of `record`, for `topic`.
+inline ProducerRecord to_producer_record(std::string topic, const OutgoingRecord& record) {
+  return {.topic = std::move(topic),
+          .partition = record.partition,
+          .timestamp = record.timestamp,
+          .key = record.key ? std::optional<std::string>(*record.key) : std::nullopt,
+          .value = record.value ? std::optional<std::string>(*record.value) : std::nullopt,
+          .headers = record.headers ? *record.headers : Headers()};
+}
 
 }  // namespace brook

@@ -115,11 +115,12 @@ class GroupMetadata {
 class Producer {
  public:
   virtual ~Producer() = default;
-  // Queues a record. Without a partition, non-null keys go to murmur2(key) % partitions (as
-  // the Java client) and null keys to a partition chosen round-robin. kNotFound for an unknown
-  // topic (as describe_topic() tells it). Errors of the write itself may surface here or from
-  // flush().
-  virtual Status send(ProducerRecord record) = 0;
+  // Queues a record for `topic`, copying its bytes. Without a partition, non-null keys go to
+  // murmur2(key) % partitions (as the Java client) and null keys to a partition chosen
+  // round-robin. kNotFound for an unknown topic (as describe_topic() tells it). Errors of the
+  // write itself may surface here or from flush().
+  virtual Status send(const std::string& topic, const OutgoingRecord& record) = 0;
+  Status send(const ProducerRecord& record) { return send(record.topic, outgoing(record)); }
   // The number of partitions of `topic` (cached after the first call), for callers that choose
   // a record's partition themselves; kNotFound for an unknown topic.
   virtual Result<std::int32_t> partitions(const std::string& topic) = 0;

@@ -179,7 +179,7 @@ void GlobalStateUpdater::drop_record(std::string_view node, std::string_view rea
   boundary_.drop_record(node, reason);
 }
 
-void GlobalStateUpdater::send(ProducerRecord&&) {
+void GlobalStateUpdater::send(const std::string&, const OutgoingRecord&) {
   throw std::invalid_argument("a global store's nodes cannot write to topics");
 }
 

@@ -75,7 +75,7 @@ class GlobalStateUpdater final : public TaskContext {
   std::optional<Timestamp> accept_timestamp(Timestamp timestamp,
                                             InvalidTimestamp on_invalid) override;
   void drop_record(std::string_view node, std::string_view reason) override;
-  void send(ProducerRecord&& record) override;
+  void send(const std::string& topic, const OutgoingRecord& record) override;
   Result<std::int32_t> partitions(const std::string& topic) override;
   StoreAccess state_store(std::string_view node, std::string_view store) override;
 

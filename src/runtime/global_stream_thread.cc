@@ -103,9 +103,9 @@ Status GlobalStreamThread::join() {
   return result_;
 }
 
-void GlobalStreamThread::send(ProducerRecord&& record) {
+void GlobalStreamThread::send(const std::string& topic, const OutgoingRecord& record) {
   if (!fatal_.ok()) return;
-  if (auto s = producer_->send(std::move(record)); !s.ok()) fatal_ = s;
+  if (auto s = producer_->send(topic, record); !s.ok()) fatal_ = s;
 }
 
 void GlobalStreamThread::run() {

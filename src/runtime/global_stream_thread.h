@@ -61,7 +61,7 @@ class GlobalStreamThread final : public RecordCollector {
   Status join();
 
   // RecordCollector: dead-lettered records.
-  void send(ProducerRecord&& record) override;
+  void send(const std::string& topic, const OutgoingRecord& record) override;
   Result<std::int32_t> partitions(const std::string& topic) override {
     return producer_->partitions(topic);
   }

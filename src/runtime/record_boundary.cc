@@ -155,7 +155,7 @@ Status RecordBoundary::handle_error(std::string_view kind, ErrorAction action,
     dead.headers.add(std::string(kErrorTopicHeader), std::string(record->topic));
     dead.headers.add(std::string(kErrorPartitionHeader), std::to_string(record->partition.value()));
     dead.headers.add(std::string(kErrorOffsetHeader), std::to_string(record->offset.value()));
-    dead_letters_->send(std::move(dead));
+    dead_letters_->send(dead.topic, outgoing(dead));
     ++dead_lettered_;
   } else {
     ++dropped_;

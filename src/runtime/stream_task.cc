@@ -88,7 +88,9 @@ Status StreamTask::init() {
   if (auto s = validate(boundary_.errors()); !s.ok()) return s;
   auto opened = stores_.open(
       *topology_, config_.application_id,
-      [this](ProducerRecord&& record) { collector_.send(std::move(record)); },
+      [this](const std::string& topic, const OutgoingRecord& record) {
+        collector_.send(topic, record);
+      },
       [this] {
         if (boundary_.current() != nullptr) return current_timestamp_;
         return stream_time_ == Timestamp::min() ? Timestamp(0) : stream_time_;

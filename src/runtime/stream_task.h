@@ -31,7 +31,8 @@ namespace brook::internal {
 class RecordCollector {
  public:
   virtual ~RecordCollector() = default;
-  virtual void send(ProducerRecord&& record) = 0;
+  // Copies the record's bytes before it returns.
+  virtual void send(const std::string& topic, const OutgoingRecord& record) = 0;
   // The partition count of `topic`, for sinks that choose partitions themselves.
   virtual Result<std::int32_t> partitions(const std::string& topic) = 0;
 };
@@ -146,7 +147,9 @@ class StreamTask final : public TaskContext {
   Cancellable schedule(std::string_view node, std::chrono::milliseconds interval,
                        PunctuationType type, Punctuator punctuator) override;
   void drop_record(std::string_view node, std::string_view reason) override;
-  void send(ProducerRecord&& record) override { collector_.send(std::move(record)); }
+  void send(const std::string& topic, const OutgoingRecord& record) override {
+    collector_.send(topic, record);
+  }
   Result<std::int32_t> partitions(const std::string& topic) override {
     return collector_.partitions(topic);
   }

@@ -14,7 +14,9 @@ using ::testing::HasSubstr;
 
 struct Collected final : RecordCollector {
   std::vector<ProducerRecord> records;
-  void send(ProducerRecord&& r) override { records.push_back(std::move(r)); }
+  void send(const std::string& topic, const OutgoingRecord& r) override {
+    records.push_back(to_producer_record(topic, r));
+  }
   Result<std::int32_t> partitions(const std::string&) override { return 1; }
   std::vector<std::string> values() const {
     std::vector<std::string> out;

@@ -424,9 +424,9 @@ void StreamThread::on_partitions_assigned(const std::vector<TopicPartition>& par
   if (!tasks_->restoring()) set_phase(Phase::kRunning);
 }
 
-void StreamThread::send(ProducerRecord&& record) {
+void StreamThread::send(const std::string& topic, const OutgoingRecord& record) {
   if (!fatal_.ok()) return;
-  if (auto s = producer_->send(std::move(record)); !s.ok()) fatal_ = s;
+  if (auto s = producer_->send(topic, record); !s.ok()) fatal_ = s;
 }
 
 }  // namespace brook::internal

@@ -54,7 +54,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override;
   void on_partitions_lost(const std::vector<TopicPartition>& partitions) override;
   // RecordCollector: sink output of this thread's tasks.
-  void send(ProducerRecord&& record) override;
+  void send(const std::string& topic, const OutgoingRecord& record) override;
   Result<std::int32_t> partitions(const std::string& topic) override {
     return producer_->partitions(topic);
   }

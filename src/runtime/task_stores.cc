@@ -35,17 +35,14 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
             [topic = changelog ? changelog->topic : "", partition = Partition(task_.partition),
              timestamped = spec->timestamped, send,
              now](std::string_view key, std::optional<std::string_view> value) {
-              ProducerRecord record{.topic = topic,
-                                    .partition = partition,
-                                    .timestamp = now(),
-                                    .key = std::string(key)};
+              OutgoingRecord record{.partition = partition, .timestamp = now(), .key = key};
               if (value && timestamped) {
                 // TimestampedSerde always writes the 8 bytes
                 record.timestamp = Timestamp(get_big_endian<std::int64_t>(value->data()));
                 value->remove_prefix(8);
               }
-              if (value) record.value = std::string(*value);
-              send(std::move(record));
+              record.value = value;
+              send(topic, record);
             },
         .metrics = config_.metrics,
         .metric_tags = {{"thread-id", config_.thread_id}, {"task-id", task_.to_string()}},

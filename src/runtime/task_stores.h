@@ -38,7 +38,7 @@ struct StateConfig {
 class TaskStores {
  public:
   // Sends one changelog record (to the task's collector).
-  using Send = std::function<void(ProducerRecord&&)>;
+  using Send = std::function<void(const std::string& topic, const OutgoingRecord& record)>;
 
   TaskStores(TaskId task, StateConfig config) : task_(task), config_(std::move(config)) {}
   ~TaskStores() { close(); }

@@ -53,14 +53,15 @@ struct TopologyTestDriver::Impl final : internal::RecordCollector {
     return task_of_topic.contains(topic) || global_topics.contains(topic);
   }
 
-  void send(ProducerRecord&& record) override {
-    if (reads(record.topic)) {
+  void send(const std::string& topic, const OutgoingRecord& sent) override {
+    ProducerRecord record = to_producer_record(topic, sent);
+    if (reads(topic)) {
       pending.push_back(
-          to_input(record.topic, record.key, record.value, record.timestamp, record.headers));
+          to_input(topic, record.key, record.value, record.timestamp, record.headers));
     } else {
-      ++next_offset[record.topic];  // where changelog restoration would resume
+      ++next_offset[topic];  // where changelog restoration would resume
     }
-    outputs[record.topic].push_back(std::move(record));
+    outputs[topic].push_back(std::move(record));
   }
 
   // Every topic of the driver has one partition.

@@ -156,6 +156,37 @@ TEST_P(BackendContractTest, RecordsRoundTripWithNullsHeadersAndTimestamps) {
   EXPECT_EQ(records[2].value, "");
 }
 
+TEST_P(BackendContractTest, ARecordSentAsViewsIsCopiedBeforeSendReturns) {
+  const auto topic = create("views", 1);
+  auto p = producer();
+  std::string key = "key-0";
+  std::string value = "value-0";
+  Headers headers;
+  headers.add("h", "0");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        p->send(topic, {.timestamp = Timestamp(i), .key = key, .value = value, .headers = &headers})
+            .ok());
+    // The sender reuses its buffers at once, as a sink does.
+    key.back() = value.back() = static_cast<char>('1' + i);
+    headers = Headers{{.key = "h", .value = std::string(1, static_cast<char>('1' + i))}};
+  }
+  ASSERT_TRUE(p->send(topic, {.timestamp = Timestamp(3)}).ok());  // no key, value or headers
+  ASSERT_TRUE(p->flush().ok());
+  auto records = read_partition(*log_, {topic, Partition(0)});
+  ASSERT_EQ(records.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    const std::string digit(1, static_cast<char>('0' + i));
+    EXPECT_EQ(records[i].key, "key-" + digit);
+    EXPECT_EQ(records[i].value, "value-" + digit);
+    EXPECT_EQ(records[i].timestamp, Timestamp(i));
+    EXPECT_EQ(records[i].headers, (Headers{{.key = "h", .value = digit}}));
+  }
+  EXPECT_EQ(records[3].key, std::nullopt);
+  EXPECT_EQ(records[3].value, std::nullopt);
+  EXPECT_TRUE(records[3].headers.empty());
+}
+
 TEST_P(BackendContractTest, KeysGoToTheJavaClientsPartitionAndAGivenPartitionIsKept) {
   const auto topic = create("murmur", 6);
   auto p = producer();

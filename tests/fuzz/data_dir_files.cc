@@ -68,10 +68,11 @@ bool same_entry(const TransactionEntry& a, const TransactionEntry& b) {
       return false;
     }
     for (std::size_t r = 0; r < i->second.records.size(); ++r) {
-      const StoredRecord& x = i->second.records[r];
-      const StoredRecord& y = j->second.records[r];
+      const RecordToAppend& x = i->second.records.records()[r];
+      const RecordToAppend& y = j->second.records.records()[r];
+      const Headers none;
       if (x.timestamp != y.timestamp || x.key != y.key || x.value != y.value ||
-          x.headers != y.headers) {
+          *(x.headers ? x.headers : &none) != *(y.headers ? y.headers : &none)) {
         return false;
       }
     }

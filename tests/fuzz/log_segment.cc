@@ -56,7 +56,7 @@ void check_body(std::string_view body) {
   if (!view) return;
   const StoredRecord record = to_stored_record(*view);
   ByteBuffer frame;
-  encode_record(record, view->offset, encoded_size(record), frame);
+  encode_record(to_append(record), view->offset, encoded_size(to_append(record)), frame);
   const auto header = decode_frame_header(frame.data());
   FUZZ_CHECK(header.has_value() && header->frame_bytes() == frame.size());
   const char* again = frame.data() + kFrameHeaderBytes;

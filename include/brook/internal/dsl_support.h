@@ -215,7 +215,8 @@ std::string add_internal_topic(GraphBuilder& graph, std::vector<std::string> par
        .topics = {topic},
        .internal_topics = true,
        .factory = [sink, topic, key_serde, value_serde, partition_of] -> std::unique_ptr<Node> {
-         return std::make_unique<SinkNode<K, V>>(sink, topic, key_serde, value_serde, partition_of);
+         return std::make_unique<SinkNode<K, V>>(sink, InternalTopic{topic}, key_serde, value_serde,
+                                                 partition_of);
        }});
   graph.add_repartition_topic({.name = topic, .partitions = partitions});
   return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);

@@ -51,8 +51,9 @@ class TaskContext {
   // Counts the record being processed as dropped by `node` on purpose (dropped-records) and
   // logs `reason`, rate-limited.
   virtual void drop_record(std::string_view node, std::string_view reason) = 0;
-  // Hands a serialised record to the task's record collector (sink nodes).
-  virtual void send(ProducerRecord&& record) = 0;
+  // Hands a serialised record for `topic` to the task's record collector (sink nodes); its
+  // bytes are copied before this returns.
+  virtual void send(const std::string& topic, const OutgoingRecord& record) = 0;
   // The partition count of `topic` (sink nodes that choose a record's partition); kNotFound
   // for an unknown topic.
   virtual Result<std::int32_t> partitions(const std::string& topic) = 0;
@@ -291,51 +292,61 @@ using TopicNameExtractor = std::function<std::string(const Record<K, V>&)>;
 template <class K, class V>
 using RecordPartitioner = std::function<Partition(const Record<K, V>&)>;
 
+// The name of an internal topic of the application: a sink writes <application.id>-<name>.
+struct InternalTopic {
+  std::string name;
+};
+
 // The exit of a sub-topology: serialises records and hands them to the task's collector.
 template <class K, class V>
 class SinkNode final : public InputNode<K, V> {
  public:
-  SinkNode(std::string name, TopicNameExtractor<K, V> topic, SerdePtr<SerdeTargetT<K>> key_serde,
-           SerdePtr<SerdeTargetT<V>> value_serde)
+  // A sink writing each record to `topic`, or to the topic `extract_topic` names if it is set.
+  SinkNode(std::string name, std::string topic, TopicNameExtractor<K, V> extract_topic,
+           SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde)
       : InputNode<K, V>(std::move(name)),
         topic_(std::move(topic)),
+        extract_topic_(std::move(extract_topic)),
         key_serde_(std::move(key_serde)),
         value_serde_(std::move(value_serde)),
         windowed_(windowed_key_serde(*key_serde_)) {}
-  // A sink writing the internal topic <application.id>-<internal_topic>, each record to the
-  // partition `partition_of` picks (if given).
-  SinkNode(std::string name, std::string internal_topic, SerdePtr<SerdeTargetT<K>> key_serde,
+  // A sink writing an internal topic, each record to the partition `partition_of` picks (if
+  // given).
+  SinkNode(std::string name, InternalTopic topic, SerdePtr<SerdeTargetT<K>> key_serde,
            SerdePtr<SerdeTargetT<V>> value_serde, RecordPartitioner<K, V> partition_of = {})
-      : SinkNode(std::move(name), TopicNameExtractor<K, V>(), std::move(key_serde),
+      : SinkNode(std::move(name), std::string(), TopicNameExtractor<K, V>(), std::move(key_serde),
                  std::move(value_serde)) {
-    internal_topic_ = std::move(internal_topic);
+    internal_topic_ = std::move(topic.name);
     partition_of_ = std::move(partition_of);
   }
 
   void init(TaskContext& task) override {
     Node::init(task);
-    if (internal_topic_.empty()) return;
-    topic_ = [topic = std::string(task.application_id()) + "-" +
-                      internal_topic_](const Record<K, V>&) { return topic; };
+    if (!internal_topic_.empty()) {
+      topic_ = std::string(task.application_id()) + "-" + internal_topic_;
+    }
   }
 
   void process(Record<K, V>&& record) override {
-    ProducerRecord out;
-    run_in_node(this->name(), [&] { out.topic = topic_(record); });
-    if (out.topic.empty()) fail("the topic name extractor returned an empty topic");
-    if (partition_of_) out.partition = partition_of_(record);
-    auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
-    if (!key) fail("cannot serialize key", &key.error());
-    auto value = encode<V>(*value_serde_, record.value);
-    if (!value) fail("cannot serialize value", &value.error());
-    out.key = std::move(*key);
-    out.value = std::move(*value);
-    if constexpr (!std::is_null_pointer_v<WindowedKeySerde>) {
-      if (windowed_ != nullptr && out.key) partition_by_base_key(out);
+    const std::string* topic = &topic_;
+    std::string extracted;
+    if (extract_topic_) {
+      run_in_node(this->name(), [&] { extracted = extract_topic_(record); });
+      if (extracted.empty()) fail("the topic name extractor returned an empty topic");
+      topic = &extracted;
     }
-    out.timestamp = record.timestamp;
-    out.headers = std::move(record.headers);
-    this->task().send(std::move(out));
+    OutgoingRecord out{.timestamp = record.timestamp, .headers = &record.headers};
+    if (partition_of_) out.partition = partition_of_(record);
+    const auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
+    if (!key) fail("cannot serialize key", &key.error());
+    const auto value = encode<V>(*value_serde_, record.value);
+    if (!value) fail("cannot serialize value", &value.error());
+    if (*key) out.key = **key;
+    if (*value) out.value = **value;
+    if constexpr (!std::is_null_pointer_v<WindowedKeySerde>) {
+      if (windowed_ != nullptr && out.key) partition_by_base_key(*topic, out);
+    }
+    this->task().send(*topic, out);
   }
 
  private:
@@ -344,13 +355,14 @@ class SinkNode final : public InputNode<K, V> {
   }
   // The partition the default partitioner gives the windowed key's own key. An unknown topic
   // is left to the send, which reports it.
-  void partition_by_base_key(ProducerRecord& out) {
-    auto partitions = this->task().partitions(out.topic);
+  void partition_by_base_key(const std::string& topic, OutgoingRecord& out) {
+    auto partitions = this->task().partitions(topic);
     if (!partitions) return;
     out.partition = partition_for_key(windowed_->base_key(*out.key), *partitions);
   }
 
-  TopicNameExtractor<K, V> topic_;
+  std::string topic_;  // fixed, or the internal topic's full name once initialised
+  TopicNameExtractor<K, V> extract_topic_;
   std::string internal_topic_;
   RecordPartitioner<K, V> partition_of_;
   SerdePtr<SerdeTargetT<K>> key_serde_;

@@ -91,7 +91,8 @@ class EmbeddedProducer final : public Producer {
   EmbeddedProducer(EmbeddedState& state, ProducerConfig config, std::uint64_t epoch)
       : state_(state), config_(std::move(config)), epoch_(epoch) {}
   ~EmbeddedProducer() override;
-  Status send(ProducerRecord record) override;
+  using Producer::send;
+  Status send(const std::string& topic, const OutgoingRecord& record) override;
   Result<std::int32_t> partitions(const std::string& topic) override;
   Status flush() override;
   Status dispatch() override { return flush(); }  // an append does not wait for anyone

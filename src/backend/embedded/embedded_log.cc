@@ -154,8 +154,7 @@ Status EmbeddedState::finish(const TransactionEntry& entry,
           "partition {} ends at offset {} but the interrupted transaction wrote offsets {}..{}",
           tp.to_string(), end, base, base + count - 1));
     }
-    std::span<const StoredRecord> missing(batch.records.data() + (end - base),
-                                          static_cast<std::size_t>(base + count - end));
+    auto missing = batch.records.records().subspan(static_cast<std::size_t>(end - base));
     if (!missing.empty()) {
       if (auto appended = log.append(missing); !appended) return appended.error();
     }
@@ -265,12 +264,12 @@ Result<std::int32_t> EmbeddedProducer::partitions(const std::string& topic) {
   return (*buffer)->second.partitions;
 }
 
-Status EmbeddedProducer::send(ProducerRecord record) {
+Status EmbeddedProducer::send(const std::string& topic_name, const OutgoingRecord& record) {
   if (transactional() && !in_transaction_) {
     return Status::failed_precondition(
         fmt::format("producer {}: send() outside a transaction", config_.transactional_id));
   }
-  auto buffer = buffer_of(record.topic);
+  auto buffer = buffer_of(topic_name);
   if (!buffer) return refuse(config_, buffer.error());
   TopicBuffer& topic = (*buffer)->second;
   Partition partition;
@@ -279,7 +278,7 @@ Status EmbeddedProducer::send(ProducerRecord record) {
     if (partition.value() < 0 || partition.value() >= topic.partitions) {
       return refuse(config_, Status::invalid_argument(
                                  fmt::format("topic '{}' has no partition {} (it has {})",
-                                             record.topic, partition.value(), topic.partitions)));
+                                             topic_name, partition.value(), topic.partitions)));
     }
   } else if (record.key) {
     partition = partition_for_key(*record.key, topic.partitions);
@@ -289,12 +288,8 @@ Status EmbeddedProducer::send(ProducerRecord record) {
   pending_bytes_ +=
       (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
   auto*& batch = topic.batches[partition.value()];
-  if (batch == nullptr) batch = &pending_.batches[{std::move(record.topic), partition}];
-  batch->records.push_back({.offset = Offset(0),
-                            .timestamp = record.timestamp,
-                            .key = std::move(record.key),
-                            .value = std::move(record.value),
-                            .headers = std::move(record.headers)});
+  if (batch == nullptr) batch = &pending_.batches[{topic_name, partition}];
+  batch->records.add(record.timestamp, record.key, record.value, record.headers);
   const bool full = ++pending_records_ >= kAutoFlushRecords || pending_bytes_ >= kAutoFlushBytes;
   if (full && !transactional()) return flush();
   return {};
@@ -315,7 +310,9 @@ Status EmbeddedProducer::flush() {
       result = s;
       continue;
     }
-    if (auto appended = (*slot)->log->append(batch.records); !appended) result = appended.error();
+    if (auto appended = (*slot)->log->append(batch.records.records()); !appended) {
+      result = appended.error();
+    }
     if (auto s = (*slot)->log->flush(); !s.ok()) result = s;
   }
   clear_pending();

@@ -22,6 +22,13 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
+// A transaction's batch of records with these values, the first getting offset `base`.
+TransactionEntry::Batch batch_of(Offset base, const std::vector<std::string>& values) {
+  TransactionEntry::Batch batch{.base = base};
+  for (const auto& value : values) batch.records.add(Timestamp(0), std::nullopt, value, nullptr);
+  return batch;
+}
+
 class EmbeddedLogTest : public ::testing::Test {
  protected:
   void SetUp() override { reopen(); }
@@ -238,8 +245,7 @@ TEST_F(EmbeddedLogTest, OpeningCompletesATransactionInterruptedBeforeItWasApplie
     // What a crash right after writing the transaction log leaves behind.
     auto wal = std::move(*TransactionLog::open(dir_, false));
     TransactionEntry entry;
-    entry.batches[{"out", Partition(0)}] = {.base = Offset(1),
-                                            .records = {{.value = "x"}, {.value = "y"}}};
+    entry.batches[{"out", Partition(0)}] = batch_of(Offset(1), {"x", "y"});
     entry.offsets["g"][{"out", Partition(0)}] = {Offset(3), "three"};
     ASSERT_TRUE(wal->write(entry).ok());
   }
@@ -487,7 +493,7 @@ TEST_F(EmbeddedLogTest, ADamagedTransactionLogEntryFailsTheOpenNamingTheFile) {
   {
     auto wal = std::move(*TransactionLog::open(dir_, false));
     TransactionEntry entry{.transactional_id = "app-0"};
-    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.batches[{"out", Partition(0)}] = batch_of(Offset(0), {"x"});
     entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(100)};
     ASSERT_TRUE(wal->write(entry).ok());
   }
@@ -518,12 +524,11 @@ TEST_F(EmbeddedLogTest, WhatATornEntryLeftDoesNotSpoilTheNextEntry) {
   const auto file = dir_ / "transactions.wal";
   auto wal = std::move(*TransactionLog::open(dir_, false));
   TransactionEntry entry;
-  entry.batches[{"out", Partition(0)}] = {.base = Offset(0),
-                                          .records = {{.value = std::string(500, 'a')}}};
+  entry.batches[{"out", Partition(0)}] = batch_of(Offset(0), {std::string(500, 'a')});
   ASSERT_TRUE(wal->write(entry).ok());
   std::filesystem::resize_file(file, std::filesystem::file_size(file) - 100);  // torn
   // A crash after the next entry (shorter) was written.
-  entry.batches[{"out", Partition(0)}].records = {{.value = "b"}};
+  entry.batches[{"out", Partition(0)}] = batch_of(Offset(0), {"b"});
   ASSERT_TRUE(wal->write(entry).ok());
   wal.reset();
   reopen();
@@ -537,7 +542,7 @@ TEST_F(EmbeddedLogTest, ATornTransactionLogEntryIsDiscardedWithAWarning) {
   {
     auto wal = std::move(*TransactionLog::open(dir_, false));
     TransactionEntry entry{.transactional_id = "app-0"};
-    entry.batches[{"out", Partition(0)}] = {.base = Offset(0), .records = {{.value = "x"}}};
+    entry.batches[{"out", Partition(0)}] = batch_of(Offset(0), {"x"});
     entry.offsets["g"][{"out", Partition(0)}] = {.offset = Offset(1)};
     ASSERT_TRUE(wal->write(entry).ok());
   }

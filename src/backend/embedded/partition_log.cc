@@ -142,11 +142,25 @@ Status PartitionLogImpl::load() {
 
 // ---- Writing ----
 
-Result<Offset> PartitionLogImpl::append(std::span<const StoredRecord> records) {
+RecordToAppend to_append(const StoredRecord& record) {
+  return {.timestamp = record.timestamp,
+          .key = record.key ? std::optional<std::string_view>(*record.key) : std::nullopt,
+          .value = record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+          .headers = &record.headers};
+}
+
+Result<Offset> PartitionLog::append(std::span<const StoredRecord> records) {
+  std::vector<RecordToAppend> views;
+  views.reserve(records.size());
+  for (const StoredRecord& record : records) views.push_back(to_append(record));
+  return append(std::span<const RecordToAppend>(views));
+}
+
+Result<Offset> PartitionLogImpl::append(std::span<const RecordToAppend> records) {
   if (!failed_.ok()) return error(failed_);
   const std::int64_t first = end_offset_.load();
   if (records.empty()) return Offset(first);
-  for (const StoredRecord& record : records) {
+  for (const RecordToAppend& record : records) {
     if (encoded_size(record) - kFrameHeaderBytes > kMaxBodyBytes) {
       return error(Status::invalid_argument(
           "record too large for the embedded log: " + std::to_string(encoded_size(record)) +
@@ -160,7 +174,7 @@ Result<Offset> PartitionLogImpl::append(std::span<const StoredRecord> records) {
   std::int64_t next = first;
   std::int64_t batch_records = 0;
   std::int64_t batch_max_timestamp = kNoTimestamp;
-  for (const StoredRecord& record : records) {
+  for (const RecordToAppend& record : records) {
     const std::size_t size = encoded_size(record);
     std::int64_t position = active->layout().size + static_cast<std::int64_t>(write_buffer_.size());
     if (position > 0 && position + static_cast<std::int64_t>(size) > config_.segment_bytes) {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/record_batch.h"
@@ -51,6 +52,17 @@ struct StoredRecord {
   Headers headers;
 };
 
+// A record to append, viewing bytes that stay valid during the append.
+struct RecordToAppend {
+  Timestamp timestamp;
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;
+  const Headers* headers = nullptr;  // none if null
+};
+
+// A view of `record`, valid while it is.
+RecordToAppend to_append(const StoredRecord& record);
+
 class PartitionLog {
  public:
   // Opens (creating if needed) the log in `dir`, scanning and checking every segment. Truncates a
@@ -66,7 +78,9 @@ class PartitionLog {
   // killed process); flush() makes it durable against power loss if fsync_on_flush.
   // kInvalidArgument (nothing written) for a record over 256 MiB encoded; kIoError if a write
   // fails: the records of this call may then be appended up to a segment roll, not beyond.
-  virtual Result<Offset> append(std::span<const StoredRecord> records) = 0;
+  virtual Result<Offset> append(std::span<const RecordToAppend> records) = 0;
+  // append() of views of `records`.
+  Result<Offset> append(std::span<const StoredRecord> records);
   // fsyncs what append() wrote if fsync_on_flush, else does nothing. After a failed fsync the
   // log takes nothing more (appends and flushes fail with that error) until it is reopened.
   virtual Status flush() = 0;

@@ -36,7 +36,8 @@ class PartitionLogImpl final : public PartitionLog {
   // Loads the segments of dir_ (PartitionLog::open's work).
   Status load();
 
-  Result<Offset> append(std::span<const StoredRecord> records) override;
+  using PartitionLog::append;
+  Result<Offset> append(std::span<const RecordToAppend> records) override;
   Status flush() override;
   Result<RecordBatch> read(Offset from, std::size_t max_bytes) const override;
   Offset start_offset() const override { return Offset(start_offset_.load()); }

@@ -194,7 +194,7 @@ TEST_F(PartitionLogTest, AppendAssignsConsecutiveOffsetsAndReturnsTheFirst) {
   batch[1].offset = Offset(999);  // ignored
   EXPECT_EQ(log->append(batch), Offset(0));
   EXPECT_EQ(log->append(batch), Offset(3));
-  EXPECT_EQ(log->append({}), Offset(6));
+  EXPECT_EQ(log->append(std::vector<StoredRecord>()), Offset(6));
   EXPECT_EQ(offsets(read_all(*log)), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
 }
 

@@ -43,15 +43,19 @@ Status malformed(std::string_view what) {
 
 }  // namespace
 
-std::size_t encoded_size(const StoredRecord& record) {
+std::size_t encoded_size(const RecordToAppend& record) {
   std::size_t size = kFrameHeaderBytes + kMinBodyBytes;
   if (record.key) size += record.key->size();
   if (record.value) size += record.value->size();
-  for (const Header& h : record.headers) size += 8 + h.key.size() + (h.value ? h.value->size() : 0);
+  if (record.headers != nullptr) {
+    for (const Header& h : *record.headers) {
+      size += 8 + h.key.size() + (h.value ? h.value->size() : 0);
+    }
+  }
   return size;
 }
 
-void encode_record(const StoredRecord& record, std::int64_t offset, std::size_t size,
+void encode_record(const RecordToAppend& record, std::int64_t offset, std::size_t size,
                    ByteBuffer& out) {
   char* const frame = out.extend(size);
   char* const body = frame + kFrameHeaderBytes;
@@ -62,20 +66,22 @@ void encode_record(const StoredRecord& record, std::int64_t offset, std::size_t 
                                    (record.value ? 0 : kNullValueBit)));
   p = put_little_endian<std::int64_t>(p, offset);
   p = put_little_endian<std::int64_t>(p, record.timestamp.value());
-  const std::string_view key = record.key ? std::string_view(*record.key) : std::string_view();
+  const std::string_view key = record.key.value_or(std::string_view());
   p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(key.size()));
   p = put_bytes(p, key);
-  const std::string_view value =
-      record.value ? std::string_view(*record.value) : std::string_view();
+  const std::string_view value = record.value.value_or(std::string_view());
   p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(value.size()));
   p = put_bytes(p, value);
-  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(record.headers.size()));
-  for (const Header& h : record.headers) {
-    p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(h.key.size()));
-    p = put_bytes(p, h.key);
-    p = put_little_endian<std::int32_t>(p,
-                                        h.value ? static_cast<std::int32_t>(h.value->size()) : -1);
-    if (h.value) p = put_bytes(p, *h.value);
+  const std::size_t header_count = record.headers != nullptr ? record.headers->size() : 0;
+  p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(header_count));
+  if (record.headers != nullptr) {
+    for (const Header& h : *record.headers) {
+      p = put_little_endian<std::uint32_t>(p, static_cast<std::uint32_t>(h.key.size()));
+      p = put_bytes(p, h.key);
+      p = put_little_endian<std::int32_t>(
+          p, h.value ? static_cast<std::int32_t>(h.value->size()) : -1);
+      if (h.value) p = put_bytes(p, *h.value);
+    }
   }
   const auto body_bytes = static_cast<std::uint32_t>(p - body);
   char* h = put_little_endian<std::uint32_t>(frame, body_bytes);

@@ -32,11 +32,11 @@ inline constexpr std::uint8_t kNullKeyBit = 1;
 inline constexpr std::uint8_t kNullValueBit = 2;
 
 // The encoded size of `record`: frame header plus body.
-std::size_t encoded_size(const StoredRecord& record);
+std::size_t encoded_size(const RecordToAppend& record);
 
-// Appends the frame of `record` stored at `offset` to `out` (record.offset is ignored).
-// `size` must be encoded_size(record).
-void encode_record(const StoredRecord& record, std::int64_t offset, std::size_t size,
+// Appends the frame of `record` stored at `offset` to `out`. `size` must be
+// encoded_size(record).
+void encode_record(const RecordToAppend& record, std::int64_t offset, std::size_t size,
                    ByteBuffer& out);
 
 struct FrameHeader {

@@ -18,8 +18,8 @@ StoredRecord sample() {
 TEST(RecordFormat, EncodesAndDecodesEveryField) {
   const StoredRecord record = sample();
   ByteBuffer buffer;
-  encode_record(record, 42, encoded_size(record), buffer);
-  ASSERT_EQ(buffer.size(), encoded_size(record));
+  encode_record(to_append(record), 42, encoded_size(to_append(record)), buffer);
+  ASSERT_EQ(buffer.size(), encoded_size(to_append(record)));
   const auto header = decode_frame_header(buffer.data());
   ASSERT_TRUE(header.has_value());
   ASSERT_EQ(header->frame_bytes(), buffer.size());
@@ -43,7 +43,7 @@ TEST(RecordFormat, NullKeyAndValueAreDistinctFromEmptyOnes) {
                             {"", std::nullopt}}) {
     StoredRecord record{.key = key, .value = value};
     ByteBuffer buffer;
-    encode_record(record, 0, encoded_size(record), buffer);
+    encode_record(to_append(record), 0, encoded_size(to_append(record)), buffer);
     auto view = decode_body({buffer.data() + kFrameHeaderBytes, buffer.size() - kFrameHeaderBytes});
     ASSERT_TRUE(view.has_value());
     RecordArena arena(64);
@@ -56,7 +56,7 @@ TEST(RecordFormat, NullKeyAndValueAreDistinctFromEmptyOnes) {
 TEST(RecordFormat, AnyFlippedByteIsDetectedByAChecksum) {
   const StoredRecord record = sample();
   ByteBuffer buffer;
-  encode_record(record, 7, encoded_size(record), buffer);
+  encode_record(to_append(record), 7, encoded_size(to_append(record)), buffer);
   for (std::size_t i = 0; i < buffer.size(); ++i) {
     std::string bytes(buffer.data(), buffer.size());
     bytes[i] = static_cast<char>(bytes[i] ^ 0x10);
@@ -71,7 +71,7 @@ TEST(RecordFormat, DecodingGarbageFailsCleanly) {
   std::mt19937 rng(11);
   const StoredRecord record = sample();
   ByteBuffer buffer;
-  encode_record(record, 7, encoded_size(record), buffer);
+  encode_record(to_append(record), 7, encoded_size(to_append(record)), buffer);
   const std::string body(buffer.data() + kFrameHeaderBytes, buffer.size() - kFrameHeaderBytes);
   for (int round = 0; round < 2000; ++round) {
     std::string bytes = body.substr(0, rng() % (body.size() + 1));

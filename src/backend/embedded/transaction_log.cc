@@ -109,7 +109,9 @@ Result<TransactionEntry> decode_transaction_payload(std::string_view payload,
     auto& batch = entry.batches[tp];
     batch.base = Offset(base);
     for (std::uint32_t r = 0; r < count; ++r) {  // `count` is not trusted to size anything
-      if (!in.get_record(batch.records.emplace_back())) return corrupt();
+      StoredRecord record;
+      if (!in.get_record(record)) return corrupt();
+      batch.records.add(record);
     }
   }
   std::uint32_t groups = 0;
@@ -214,7 +216,7 @@ Status TransactionLog::write(const TransactionEntry& entry) {
     put(out, batch.base.value());
     put(out, static_cast<std::uint32_t>(batch.records.size()));
     std::int64_t offset = batch.base.value();
-    for (const auto& record : batch.records) {
+    for (const RecordToAppend& record : batch.records.records()) {
       encode_record(record, offset++, encoded_size(record), out);
     }
   }

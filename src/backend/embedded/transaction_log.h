@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backend/embedded/partition_log.h"
+#include "backend/embedded/pending_records.h"
 #include "backend/log_backend.h"
 
 namespace brook::internal {
@@ -27,7 +28,7 @@ struct TransactionEntry {
   std::string transactional_id;  // of the producer that commits it, for what is logged
   struct Batch {
     Offset base;  // the offset the first record gets
-    std::vector<StoredRecord> records;
+    PendingRecords records;
   };
   std::map<TopicPartition, Batch> batches;
   std::map<std::string, std::map<TopicPartition, OffsetAndMetadata>> offsets;  // per group

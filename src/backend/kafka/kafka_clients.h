@@ -76,7 +76,8 @@ class KafkaProducer final : public Producer {
   static Result<std::unique_ptr<KafkaProducer>> open(const KafkaClientSettings& settings,
                                                      const ProducerConfig& config);
   ~KafkaProducer() override;
-  Status send(ProducerRecord record) override;
+  using Producer::send;
+  Status send(const std::string& topic, const OutgoingRecord& record) override;
   Status flush() override;
   Status dispatch() override;
   Status begin_transaction() override;

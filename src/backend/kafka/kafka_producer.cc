@@ -11,10 +11,10 @@ namespace {
 
 constexpr unsigned kRecordsPerPoll = 256;
 
-rd_kafka_headers_t* to_kafka_headers(const Headers& headers) {
-  if (headers.empty()) return nullptr;
-  rd_kafka_headers_t* out = rd_kafka_headers_new(headers.size());
-  for (const auto& header : headers) {
+rd_kafka_headers_t* to_kafka_headers(const Headers* headers) {
+  if (headers == nullptr || headers->empty()) return nullptr;
+  rd_kafka_headers_t* out = rd_kafka_headers_new(headers->size());
+  for (const auto& header : *headers) {
     const auto& value = header.value;
     (void)rd_kafka_header_add(out, header.key.data(), static_cast<ssize_t>(header.key.size()),
                               value ? value->data() : nullptr,
@@ -111,8 +111,8 @@ Result<std::int32_t> KafkaProducer::partitions(const std::string& topic) {
   return (*known)->partitions;
 }
 
-Status KafkaProducer::send(ProducerRecord record) {
-  auto known = known_topic(record.topic);
+Status KafkaProducer::send(const std::string& topic, const OutgoingRecord& record) {
+  auto known = known_topic(topic);
   if (!known) {
     const Status& s = known.error();
     return s.code() == StatusCode::kNotFound ? refuse(config_, s) : s;
@@ -123,7 +123,8 @@ Status KafkaProducer::send(ProducerRecord record) {
       record.partition ? record.partition->value() : RD_KAFKA_PARTITION_UA;
   const void* key = record.key ? record.key->data() : nullptr;
   const std::size_t key_size = record.key ? record.key->size() : 0;
-  void* value = record.value ? record.value->data() : nullptr;
+  // F_COPY: librdkafka copies the value before returning, so the cast drops nothing.
+  void* value = record.value ? const_cast<char*>(record.value->data()) : nullptr;
   const std::size_t value_size = record.value ? record.value->size() : 0;
   const std::int64_t timestamp = record.timestamp.value();
   while (true) {
@@ -138,7 +139,7 @@ Status KafkaProducer::send(ProducerRecord record) {
     }
     if (code != RD_KAFKA_RESP_ERR_NO_ERROR) {
       if (headers != nullptr) rd_kafka_headers_destroy(headers);  // still ours
-      const Status s = kafka_status(handle_.get(), code, "sending a record to " + record.topic);
+      const Status s = kafka_status(handle_.get(), code, "sending a record to " + topic);
       // Refused up front (too large, no such partition) or the client itself failed.
       return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound
                  ? refuse(config_, s)

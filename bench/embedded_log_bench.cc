@@ -10,6 +10,11 @@
 //                   with one write() to a file opened O_APPEND: the least any log must do.
 //   LogAppendFsync  The same, with PartitionLog::flush() (fsync_on_flush) / fsync() per batch:
 //                   the disk's real write rate rather than the page cache's.
+//   ProducerSend    Brook: Producer::send of kBatch records, each as views of its key and value
+//                   (as a sink sends them), then dispatch() (as a stream thread does after a
+//                   poll): the producer's copy into its buffer, the partitioner and the append.
+//                   Baseline: PartitionLog::append of the same records built beforehand (as
+//                   LogAppend): what the producer adds to the log's own append.
 //   LogRead         Brook: PartitionLog::read of about 1 MiB from a log of kReadRecords records,
 //                   every record checked and decoded, its key and value copied into the
 //                   batch's memory. Baseline: pread() of the same
@@ -28,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/embedded/embedded_log.h"
 #include "backend/embedded/partition_log.h"
 #include "compare.h"
 
@@ -139,6 +145,31 @@ void BM_BaselineLogAppend(benchmark::State& state) { baseline_append(state, fals
 void BM_BrookLogAppendFsync(benchmark::State& state) { brook_append(state, true); }
 void BM_BaselineLogAppendFsync(benchmark::State& state) { baseline_append(state, true); }
 
+void BM_BrookProducerSend(benchmark::State& state) {
+  ScratchDir dir("brook-producer");
+  auto log = brook::internal::open_embedded_log({.data_dir = dir.path()});
+  if (!log) return state.SkipWithError(log.error().to_string().c_str());
+  if (auto s = (*log)->admin().create_topic({"t", 1}); !s.ok()) {
+    return state.SkipWithError(s.to_string().c_str());
+  }
+  auto producer = (*log)->make_producer({});
+  if (!producer) return state.SkipWithError(producer.error().to_string().c_str());
+  const std::vector<StoredRecord> batch = make_batch(kBatch, 0);
+  const std::string topic = "t";
+  for (auto _ : state) {
+    for (const StoredRecord& r : batch) {
+      const brook::OutgoingRecord out{.timestamp = r.timestamp, .key = *r.key, .value = *r.value};
+      if (auto s = (*producer)->send(topic, out); !s.ok()) {
+        return state.SkipWithError(s.to_string().c_str());
+      }
+    }
+    if (auto s = (*producer)->dispatch(); !s.ok())
+      return state.SkipWithError(s.to_string().c_str());
+  }
+  set_rates(state, static_cast<std::int64_t>(state.iterations() * kBatch));
+}
+void BM_BaselineProducerSend(benchmark::State& state) { brook_append(state, false); }
+
 void BM_BrookLogRead(benchmark::State& state) {
   ScratchDir dir("brook-read");
   auto log = PartitionLog::open(dir.path(), {});
@@ -199,6 +230,8 @@ BENCHMARK(BM_BrookLogAppend)->UseRealTime();
 BENCHMARK(BM_BaselineLogAppend)->UseRealTime();
 BENCHMARK(BM_BrookLogAppendFsync)->UseRealTime();
 BENCHMARK(BM_BaselineLogAppendFsync)->UseRealTime();
+BENCHMARK(BM_BrookProducerSend)->UseRealTime();
+BENCHMARK(BM_BaselineProducerSend)->UseRealTime();
 BENCHMARK(BM_BrookLogRead)->UseRealTime();
 BENCHMARK(BM_BaselineLogRead)->UseRealTime();
 

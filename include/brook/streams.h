@@ -38,6 +38,10 @@
 //                             instance's transactional producers
 //   kafka.<name>              Kafka: a librdkafka setting for every client (security.protocol...)
 //   producer.<name>, consumer.<name>   Kafka: a librdkafka setting for producers / consumers only
+//   producer.batch.size, producer.linger.ms  also the embedded log's: a partition's output is
+//                             appended once it holds this many bytes as the log encodes them
+//                             (default 1048576), and all of it once the oldest record has
+//                             waited this long, checked after each poll (default 0: every poll)
 //   application.server        host:port this instance answers interactive queries on: it is
 //                             announced to the other instances (brook/streams_metadata.h) and
 //                             brook::serve() listens there (brook/serve.h)

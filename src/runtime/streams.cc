@@ -379,12 +379,13 @@ Result<std::unique_ptr<internal::LogBackend>> backend_of(internal::StreamsConfig
           fmt::format("{:016x}", std::random_device()() * 0x100000000ULL ^ std::random_device()());
     }
   }
-  return internal::open_backend({.bootstrap_servers = config.bootstrap_servers,
-                                 .common = config.kafka,
-                                 .producer = config.kafka_producer,
-                                 .consumer = config.kafka_consumer,
-                                 .retry_timeout = config.task_timeout},
-                                {.data_dir = config.data_dir, .fsync = config.fsync});
+  return internal::open_backend(
+      {.bootstrap_servers = config.bootstrap_servers,
+       .common = config.kafka,
+       .producer = config.kafka_producer,
+       .consumer = config.kafka_consumer,
+       .retry_timeout = config.task_timeout},
+      {.data_dir = config.data_dir, .fsync = config.fsync, .batching = config.batching});
 }
 
 }  // namespace

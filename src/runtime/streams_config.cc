@@ -131,6 +131,12 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       config.kafka[key.substr(6)] = value;
     } else if (key.starts_with("producer.")) {
       config.kafka_producer[key.substr(9)] = value;
+      if (key == "producer.batch.size") {
+        integer(key, value, 1, [&](auto v) { config.batching.batch_bytes = v; });
+      } else if (key == "producer.linger.ms") {
+        integer(key, value, 0,
+                [&](auto v) { config.batching.linger = std::chrono::milliseconds(v); });
+      }
     } else if (key.starts_with("consumer.")) {
       config.kafka_consumer[key.substr(9)] = value;
     } else {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "backend/embedded/embedded_log.h"
 #include "brook/error_handling.h"
 #include "brook/internal/topology_data.h"
 #include "brook/status.h"
@@ -40,6 +41,9 @@ struct StreamsConfig {
   std::string group_instance_id;                      // static membership; also names producers
   std::map<std::string, std::string> kafka;           // kafka.* settings, for every client
   std::map<std::string, std::string> kafka_producer;  // producer.*
+  // producer.batch.size and producer.linger.ms, for the embedded log's producers (Kafka's take
+  // them from kafka_producer).
+  ProducerBatching batching;
   std::map<std::string, std::string> kafka_consumer;  // consumer.*
   // task.timeout.ms: how long a Kafka call failing for a while is tried again (KafkaOptions).
   std::chrono::milliseconds task_timeout{300'000};

@@ -30,6 +30,28 @@ TEST(StreamsConfig, ANegativeOrNonNumericIdleAdvanceIsAnErrorNamingTheKey) {
   }
 }
 
+TEST(StreamsConfig, ProducerBatchingGoesToTheEmbeddedLogAndToKafkasProducers) {
+  auto config = parse_streams_config({{"application.id", "app"}});
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->batching.batch_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(config->batching.linger, 0ms);
+  config = parse_streams_config(
+      {{"application.id", "app"}, {"producer.batch.size", "16384"}, {"producer.linger.ms", "5"}});
+  ASSERT_TRUE(config) << config.error().to_string();
+  EXPECT_EQ(config->batching.batch_bytes, 16384u);
+  EXPECT_EQ(config->batching.linger, 5ms);
+  EXPECT_EQ(config->kafka_producer.at("batch.size"), "16384");
+  EXPECT_EQ(config->kafka_producer.at("linger.ms"), "5");
+
+  config = parse_streams_config(
+      {{"application.id", "app"}, {"producer.batch.size", "0"}, {"producer.linger.ms", "-1"}});
+  ASSERT_FALSE(config);
+  EXPECT_THAT(config.error().message(),
+              HasSubstr("producer.batch.size: '0' is not an integer >= 1"));
+  EXPECT_THAT(config.error().message(),
+              HasSubstr("producer.linger.ms: '-1' is not an integer >= 0"));
+}
+
 TEST(StreamsConfig, WindowChangelogsKeepADayLongerByDefaultAndNeverANegativeTime) {
   auto config = parse_streams_config({{"application.id", "app"}});
   ASSERT_TRUE(config);

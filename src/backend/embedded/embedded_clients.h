@@ -25,6 +25,7 @@ namespace brook::internal {
 // What producers, consumers and the admin of one data dir share.
 struct EmbeddedState {
   std::filesystem::path data_dir;
+  ProducerBatching batching;
   std::optional<DirLock> lock;
   std::unique_ptr<TopicStore> topics;
   std::unique_ptr<OffsetStore> offsets;
@@ -95,7 +96,7 @@ class EmbeddedProducer final : public Producer {
   Status send(const std::string& topic, const OutgoingRecord& record) override;
   Result<std::int32_t> partitions(const std::string& topic) override;
   Status flush() override;
-  Status dispatch() override { return flush(); }  // an append does not wait for anyone
+  Status dispatch() override;
   Status begin_transaction() override;
   Status send_offsets_to_transaction(const std::map<TopicPartition, OffsetAndMetadata>& offsets,
                                      const GroupMetadata& group) override;
@@ -114,6 +115,10 @@ class EmbeddedProducer final : public Producer {
   bool transactional() const { return !config_.transactional_id.empty(); }
   Status check_transaction(std::string_view call) const;
   Result<TopicBuffers::iterator> buffer_of(const std::string& topic);
+  // Appends `records` to partition `tp` and flushes it (fsyncs it with the log's fsync).
+  Status append(const TopicPartition& tp, const PendingRecords& records);
+  // Appends the buffered records of `partition` of `topic` alone (send(), at batch.size).
+  Status append_batch(TopicBuffers::iterator topic, Partition partition);
   void clear_pending();
 
   EmbeddedState& state_;
@@ -123,8 +128,8 @@ class EmbeddedProducer final : public Producer {
   TopicBuffers::iterator last_topic_ = topics_.end();  // where the previous send went
   std::uint32_t round_robin_ = 0;
   TransactionEntry pending_;  // buffered records (and, in a transaction, offsets)
-  std::size_t pending_records_ = 0;
-  std::size_t pending_bytes_ = 0;  // of their keys and values
+  // When the oldest record buffered outside a transaction was sent (for linger.ms).
+  std::optional<std::chrono::steady_clock::time_point> oldest_;
   bool in_transaction_ = false;
 };
 

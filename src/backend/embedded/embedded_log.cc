@@ -10,11 +10,6 @@
 namespace brook::internal {
 namespace {
 
-// A non-transactional producer appends its buffered records once they are this many, or hold
-// this many key and value bytes.
-constexpr std::size_t kAutoFlushRecords = 16384;
-constexpr std::size_t kAutoFlushBytes = std::size_t{4} << 20;
-
 Timestamp wall_clock() {
   return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
@@ -71,6 +66,7 @@ class EmbeddedLogImpl final : public EmbeddedLog {
 Result<std::unique_ptr<EmbeddedLog>> open_embedded_log(const EmbeddedLogOptions& options) {
   auto state = std::make_unique<EmbeddedState>();
   state->data_dir = options.data_dir;
+  state->batching = options.batching;
   auto lock = DirLock::acquire(options.data_dir);
   if (!lock) return error(lock.error());
   state->lock.emplace(std::move(*lock));
@@ -252,8 +248,7 @@ Result<EmbeddedProducer::TopicBuffers::iterator> EmbeddedProducer::buffer_of(
 
 void EmbeddedProducer::clear_pending() {
   pending_ = {};
-  pending_records_ = 0;
-  pending_bytes_ = 0;
+  oldest_.reset();
   for (auto& [topic, buffer] : topics_)
     std::fill(buffer.batches.begin(), buffer.batches.end(), nullptr);
 }
@@ -285,39 +280,57 @@ Status EmbeddedProducer::send(const std::string& topic_name, const OutgoingRecor
   } else {
     partition = Partition(static_cast<std::int32_t>(round_robin_++ % topic.partitions));
   }
-  pending_bytes_ +=
-      (record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0);
   auto*& batch = topic.batches[partition.value()];
   if (batch == nullptr) batch = &pending_.batches[{topic_name, partition}];
   batch->records.add(record.timestamp, record.key, record.value, record.headers);
-  const bool full = ++pending_records_ >= kAutoFlushRecords || pending_bytes_ >= kAutoFlushBytes;
-  if (full && !transactional()) return flush();
+  if (transactional()) return {};  // lands at commit_transaction()
+  if (!oldest_) oldest_ = std::chrono::steady_clock::now();
+  if (batch->records.bytes() >= state_.batching.batch_bytes) {
+    return append_batch(*buffer, partition);
+  }
   return {};
+}
+
+Status EmbeddedProducer::append(const TopicPartition& tp, const PendingRecords& records) {
+  auto slot = state_.topics->partition(tp);
+  if (!slot) return slot.error();
+  std::lock_guard lock((*slot)->write_mutex);
+  if (auto s = state_.check_writable(); !s.ok()) return s;
+  if (auto appended = (*slot)->log->append(records.records()); !appended) {
+    return appended.error();
+  }
+  return (*slot)->log->flush();
+}
+
+Status EmbeddedProducer::append_batch(TopicBuffers::iterator topic, Partition partition) {
+  auto*& batch = topic->second.batches[partition.value()];
+  const TopicPartition tp{topic->first, partition};
+  Status result = append(tp, batch->records);
+  pending_.batches.erase(tp);
+  batch = nullptr;
+  if (pending_.batches.empty()) oldest_.reset();
+  state_.topics->notify_appended();
+  return result;
 }
 
 Status EmbeddedProducer::flush() {
   // Transactional records land at commit_transaction().
   if (transactional() || pending_.batches.empty()) return {};
   Status result;
-  for (auto& [tp, batch] : pending_.batches) {
-    auto slot = state_.topics->partition(tp);
-    if (!slot) {
-      result = slot.error();
-      continue;
-    }
-    std::lock_guard lock((*slot)->write_mutex);
-    if (auto s = state_.check_writable(); !s.ok()) {
-      result = s;
-      continue;
-    }
-    if (auto appended = (*slot)->log->append(batch.records.records()); !appended) {
-      result = appended.error();
-    }
-    if (auto s = (*slot)->log->flush(); !s.ok()) result = s;
+  for (const auto& [tp, batch] : pending_.batches) {
+    if (auto s = append(tp, batch.records); !s.ok()) result = s;
   }
   clear_pending();
   state_.topics->notify_appended();
   return result;
+}
+
+Status EmbeddedProducer::dispatch() {
+  const auto linger = state_.batching.linger;
+  if (oldest_ && linger.count() > 0 && std::chrono::steady_clock::now() - *oldest_ < linger) {
+    return {};
+  }
+  return flush();
 }
 
 Status EmbeddedProducer::check_transaction(std::string_view call) const {

@@ -11,12 +11,23 @@
 
 namespace brook::internal {
 
+// How the log's producers batch records outside transactions (Kafka's producer settings
+// batch.size and linger.ms): send() appends a partition's buffered records once they reach
+// batch_bytes as the log encodes them; dispatch() appends everything buffered once the oldest
+// record has waited `linger` (at once with 0); flush() appends everything. A transaction's records
+// land at its commit.
+struct ProducerBatching {
+  std::size_t batch_bytes = std::size_t{1} << 20;
+  std::chrono::milliseconds linger{0};
+};
+
 struct EmbeddedLogOptions {
   std::filesystem::path data_dir = "brook-data";
   bool fsync = false;  // fsync on flush and commit: durable against power loss, not only kill -9
   // How often retention and compaction run in the background; zero: never (call
   // run_maintenance() instead).
   std::chrono::milliseconds maintenance_interval = std::chrono::seconds(30);
+  ProducerBatching batching;
 };
 
 class EmbeddedLog : public LogBackend {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/embedded/partition_log.h"
+#include "backend/embedded/record_format.h"
 #include "backend/record_arena.h"
 
 namespace brook::internal {
@@ -27,6 +28,7 @@ class PendingRecords {
                         .key = key ? std::optional(arena_.copy(*key)) : std::nullopt,
                         .value = value ? std::optional(arena_.copy(*value)) : std::nullopt,
                         .headers = kept});
+    bytes_ += encoded_size(records_.back());
   }
   void add(const StoredRecord& record) {
     const RecordToAppend view = to_append(record);
@@ -35,6 +37,7 @@ class PendingRecords {
 
   std::span<const RecordToAppend> records() const { return records_; }
   std::size_t size() const { return records_.size(); }
+  std::size_t bytes() const { return bytes_; }  // encoded, as the log will hold them
   bool empty() const { return records_.empty(); }
 
  private:
@@ -43,6 +46,7 @@ class PendingRecords {
   RecordArena arena_{kFirstBlockBytes};
   std::deque<Headers> headers_;
   std::vector<RecordToAppend> records_;
+  std::size_t bytes_ = 0;
 };
 
 }  // namespace brook::internal

@@ -24,6 +24,7 @@ TEST(PendingRecords, KeepsCopiesOfTheBytesItWasGiven) {
   EXPECT_EQ(kept.value, std::string(100'000, 'v'));
   ASSERT_NE(kept.headers, nullptr);
   EXPECT_EQ(*kept.headers, (Headers{{.key = "h", .value = "1"}}));
+  EXPECT_EQ(pending.bytes(), encoded_size(kept));
 }
 
 TEST(PendingRecords, NullStaysNullAndEmptyStaysEmpty) {

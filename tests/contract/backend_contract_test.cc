@@ -165,13 +165,14 @@ TEST_P(BackendContractTest, ARecordSentAsViewsIsCopiedBeforeSendReturns) {
   headers.add("h", "0");
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(
-        p->send(topic, {.timestamp = Timestamp(i), .key = key, .value = value, .headers = &headers})
+        p->send(topic,
+                {.timestamp = Timestamp(i + 1), .key = key, .value = value, .headers = &headers})
             .ok());
     // The sender reuses its buffers at once, as a sink does.
     key.back() = value.back() = static_cast<char>('1' + i);
     headers = Headers{{.key = "h", .value = std::string(1, static_cast<char>('1' + i))}};
   }
-  ASSERT_TRUE(p->send(topic, {.timestamp = Timestamp(3)}).ok());  // no key, value or headers
+  ASSERT_TRUE(p->send(topic, {.timestamp = Timestamp(4)}).ok());  // no key, value or headers
   ASSERT_TRUE(p->flush().ok());
   auto records = read_partition(*log_, {topic, Partition(0)});
   ASSERT_EQ(records.size(), 4u);
@@ -179,7 +180,7 @@ TEST_P(BackendContractTest, ARecordSentAsViewsIsCopiedBeforeSendReturns) {
     const std::string digit(1, static_cast<char>('0' + i));
     EXPECT_EQ(records[i].key, "key-" + digit);
     EXPECT_EQ(records[i].value, "value-" + digit);
-    EXPECT_EQ(records[i].timestamp, Timestamp(i));
+    EXPECT_EQ(records[i].timestamp, Timestamp(i + 1));
     EXPECT_EQ(records[i].headers, (Headers{{.key = "h", .value = digit}}));
   }
   EXPECT_EQ(records[3].key, std::nullopt);

@@ -107,6 +107,20 @@ TEST_F(KafkaBackendTest, OpenTransactionsAreBeforeTheStableEndAndAbortedRecordsS
               ElementsAre("a", "aborted", "b"));
 }
 
+// librdkafka reads a timestamp of 0 as "now" (the embedded log keeps 0): docs/compatibility.md.
+TEST_F(KafkaBackendTest, ARecordWithTimestampZeroGetsTheTimeItWasSent) {
+  const auto topic = create("zero-time", 1);
+  auto p = producer();
+  const auto sent_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  ASSERT_TRUE(p->send({.topic = topic, .timestamp = Timestamp(0), .value = "v"}).ok());
+  ASSERT_TRUE(p->flush().ok());
+  const auto records = read_partition(*kafka_, {topic, Partition(0)});
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_GE(records[0].timestamp.value(), sent_ms - 1);
+}
+
 TEST_F(KafkaBackendTest, LagIsUnknownFirstThenCountsWhatIsLeftAndIsZeroPastTheEndMarker) {
   const auto topic = create("lag", 1);
   const TopicPartition tp{topic, Partition(0)};

@@ -38,7 +38,6 @@ class PendingRecords {
   std::span<const RecordToAppend> records() const { return records_; }
   std::size_t size() const { return records_.size(); }
   std::size_t bytes() const { return bytes_; }  // encoded, as the log will hold them
-  bool empty() const { return records_.empty(); }
 
  private:
   static constexpr std::size_t kFirstBlockBytes = 16 << 10;

@@ -82,8 +82,8 @@ struct OutgoingRecord {
 inline OutgoingRecord outgoing(const ProducerRecord& record) {
   return {.partition = record.partition,
           .timestamp = record.timestamp,
-          .key = record.key ? std::optional<std::string_view>(*record.key) : std::nullopt,
-          .value = record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+          .key = record.key,
+          .value = record.value,
           .headers = &record.headers};
 }
 
@@ -92,8 +92,8 @@ inline ProducerRecord to_producer_record(std::string topic, const OutgoingRecord
   return {.topic = std::move(topic),
           .partition = record.partition,
           .timestamp = record.timestamp,
-          .key = record.key ? std::optional<std::string>(*record.key) : std::nullopt,
-          .value = record.value ? std::optional<std::string>(*record.value) : std::nullopt,
+          .key = std::optional<std::string>(record.key),
+          .value = std::optional<std::string>(record.value),
           .headers = record.headers ? *record.headers : Headers()};
 }
 

@@ -41,7 +41,8 @@
 //   producer.batch.size, producer.linger.ms  also the embedded log's: a partition's output is
 //                             appended once it holds this many bytes as the log encodes them
 //                             (default 1048576), and all of it once the oldest record has
-//                             waited this long, checked after each poll (default 0: every poll)
+//                             waited this long, checked after each poll (default 0: every
+//                             poll); under exactly_once_v2 output lands at each commit instead
 //   application.server        host:port this instance answers interactive queries on: it is
 //                             announced to the other instances (brook/streams_metadata.h) and
 //                             brook::serve() listens there (brook/serve.h)

@@ -144,8 +144,8 @@ Status PartitionLogImpl::load() {
 
 RecordToAppend to_append(const StoredRecord& record) {
   return {.timestamp = record.timestamp,
-          .key = record.key ? std::optional<std::string_view>(*record.key) : std::nullopt,
-          .value = record.value ? std::optional<std::string_view>(*record.value) : std::nullopt,
+          .key = record.key,
+          .value = record.value,
           .headers = &record.headers};
 }
 

@@ -43,9 +43,23 @@ class Serde {
   // Fails with kCorruption and a message naming this serde if the bytes are malformed.
   virtual Result<T> deserialize(std::string_view bytes) const = 0;
 
-  // serialize() for callers that no longer need the value: a serde whose value is its bytes
-  // (string) moves them instead of copying.
-  virtual Result<std::string> serialize_owned(T& value) const { return serialize(value); }
+  // Appends what serialize() returns to `out`; on failure `out` may hold part of it. Callers
+  // that serialise into a buffer they reuse (state stores, sinks) allocate nothing per call
+  // where a serde overrides this, as the built-in ones do.
+  virtual Status serialize_into(const T& value, std::string& out) const {
+    auto bytes = serialize(value);
+    if (!bytes) return std::move(bytes.error());
+    out.append(*bytes);
+    return {};
+  }
+  // What serialize() returns, as a view valid while `value` and `buffer` are: of `value`
+  // itself where it is its own bytes (a string: no copy), else of `buffer`, whose content
+  // serialize_into() replaced.
+  virtual Result<std::string_view> serialize_view(const T& value, std::string& buffer) const {
+    buffer.clear();
+    if (Status s = serialize_into(value, buffer); !s.ok()) return error(std::move(s));
+    return std::string_view(buffer);
+  }
 };
 
 template <class T>
@@ -56,7 +70,13 @@ class StringSerde final : public Serde<std::string> {
   std::string_view name() const override { return "string"; }
   Result<std::string> serialize(const std::string& v) const override { return v; }
   Result<std::string> deserialize(std::string_view b) const override { return std::string(b); }
-  Result<std::string> serialize_owned(std::string& v) const override { return std::move(v); }
+  Status serialize_into(const std::string& v, std::string& out) const override {
+    out.append(v);
+    return {};
+  }
+  Result<std::string_view> serialize_view(const std::string& v, std::string&) const override {
+    return std::string_view(v);
+  }
 };
 
 // Big-endian two's complement, 4 bytes, as Kafka's IntegerSerializer writes it.
@@ -64,6 +84,7 @@ class Int32Serde final : public Serde<std::int32_t> {
  public:
   std::string_view name() const override { return "int32"; }
   Result<std::string> serialize(const std::int32_t& v) const override;
+  Status serialize_into(const std::int32_t& v, std::string& out) const override;
   Result<std::int32_t> deserialize(std::string_view b) const override;
 };
 
@@ -72,6 +93,7 @@ class Int64Serde final : public Serde<std::int64_t> {
  public:
   std::string_view name() const override { return "int64"; }
   Result<std::string> serialize(const std::int64_t& v) const override;
+  Status serialize_into(const std::int64_t& v, std::string& out) const override;
   Result<std::int64_t> deserialize(std::string_view b) const override;
 };
 
@@ -80,6 +102,7 @@ class DoubleSerde final : public Serde<double> {
  public:
   std::string_view name() const override { return "double"; }
   Result<std::string> serialize(const double& v) const override;
+  Status serialize_into(const double& v, std::string& out) const override;
   Result<double> deserialize(std::string_view b) const override;
 };
 
@@ -87,6 +110,7 @@ class BytesSerde final : public Serde<Bytes> {
  public:
   std::string_view name() const override { return "bytes"; }
   Result<std::string> serialize(const Bytes& v) const override;
+  Status serialize_into(const Bytes& v, std::string& out) const override;
   Result<Bytes> deserialize(std::string_view b) const override;
 };
 
@@ -168,15 +192,21 @@ Result<T> decode(const Serde<SerdeTargetT<T>>& serde, std::optional<std::string_
   return internal::decode_nullable<T>(!bytes, [&] { return serde.deserialize(*bytes); });
 }
 
-// Encodes a T into nullable bytes (null only for an empty std::optional). The overload taking
-// a non-const reference may move the value out (serialize_owned).
+// Encodes a T into nullable bytes (null only for an empty std::optional).
 template <class T>
 Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, const T& value) {
   return internal::encode_nullable<T>(value, [&](const auto& v) { return serde.serialize(v); });
 }
+// encode() as a view valid while `value` and `buffer` are (Serde::serialize_view).
 template <class T>
-Result<std::optional<std::string>> encode(const Serde<SerdeTargetT<T>>& serde, T& value) {
-  return internal::encode_nullable<T>(value, [&](auto& v) { return serde.serialize_owned(v); });
+Result<std::optional<std::string_view>> encode_view(const Serde<SerdeTargetT<T>>& serde,
+                                                    const T& value, std::string& buffer) {
+  if constexpr (internal::kIsOptional<T>) {
+    if (!value) return std::optional<std::string_view>();
+    return serde.serialize_view(*value, buffer);
+  } else {
+    return serde.serialize_view(value, buffer);
+  }
 }
 
 }  // namespace brook

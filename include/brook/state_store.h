@@ -46,7 +46,8 @@ inline void ok_or_throw(const Status& status, const std::string& store) {
 }
 }  // namespace internal
 
-// A key-value store of a task. Cheap to copy (a view); valid while its task runs.
+// A key-value store of a task: a view of it with buffers of its own, cheap to copy; valid
+// while its task runs.
 template <class K, class V>
 class KeyValueStore {
  public:
@@ -59,15 +60,17 @@ class KeyValueStore {
 
   // The value of `key`, or nullopt if it has none.
   std::optional<V> get(const K& key) {
-    auto bytes = internal::value_or_throw(store_->get(key_bytes(key)), name());
-    if (!bytes) return std::nullopt;
-    return decode_value(*bytes);
+    if (!internal::value_or_throw(store_->get_into(serialized_key(key), value_buffer_), name())) {
+      return std::nullopt;
+    }
+    return decode_value(value_buffer_);
   }
   void put(const K& key, const V& value) {
-    auto bytes = internal::value_or_throw(value_serde_->serialize(value), name());
-    internal::ok_or_throw(store_->put(key_bytes(key), bytes), name());
+    value_buffer_.clear();
+    internal::ok_or_throw(value_serde_->serialize_into(value, value_buffer_), name());
+    internal::ok_or_throw(store_->put(serialized_key(key), value_buffer_), name());
   }
-  void remove(const K& key) { internal::ok_or_throw(store_->put(key_bytes(key), {}), name()); }
+  void remove(const K& key) { internal::ok_or_throw(store_->put(serialized_key(key), {}), name()); }
 
   // The entries with from <= key <= to (by serialised key), in key order.
   std::vector<KeyValue<K, V>> range(const K& from, const K& to) {
@@ -81,6 +84,12 @@ class KeyValueStore {
  private:
   std::string key_bytes(const K& key) {
     return internal::value_or_throw(key_serde_->serialize(key), name());
+  }
+  // `key`'s bytes in a buffer each call reuses: no allocation per get or put.
+  std::string_view serialized_key(const K& key) {
+    key_buffer_.clear();
+    internal::ok_or_throw(key_serde_->serialize_into(key, key_buffer_), name());
+    return key_buffer_;
   }
   V decode_value(std::string_view bytes) {
     return internal::value_or_throw(value_serde_->deserialize(bytes), name());
@@ -101,6 +110,7 @@ class KeyValueStore {
   internal::KeyValueBytesStore* store_;
   SerdePtr<K> key_serde_;
   SerdePtr<V> value_serde_;
+  std::string key_buffer_, value_buffer_;  // buffers of get() and put()
 };
 
 // A value and the timestamp of the record that last updated it.
@@ -119,11 +129,15 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
   explicit TimestampedSerde(SerdePtr<V> inner) : inner_(std::move(inner)) {}
   std::string_view name() const override { return inner_->name(); }
   Result<std::string> serialize(const ValueAndTimestamp<V>& v) const override {
-    auto value = inner_->serialize(v.value);
-    if (!value) return value;
-    std::string out(8, '\0');
-    internal::put_big_endian(out.data(), v.timestamp.value());
-    return out.append(*value);
+    std::string out;
+    if (Status s = serialize_into(v, out); !s.ok()) return error(std::move(s));
+    return out;
+  }
+  Status serialize_into(const ValueAndTimestamp<V>& v, std::string& out) const override {
+    char timestamp[8];
+    internal::put_big_endian(timestamp, v.timestamp.value());
+    out.append(timestamp, sizeof timestamp);
+    return inner_->serialize_into(v.value, out);
   }
   Result<ValueAndTimestamp<V>> deserialize(std::string_view bytes) const override {
     if (bytes.size() < 8) {

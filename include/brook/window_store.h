@@ -49,7 +49,9 @@ class WindowStore {
   // adds one more value instead (the next sequence number of that key and window), keeping
   // the earlier ones.
   void put(const K& key, const V& value, Timestamp window_start) {
-    auto bytes = internal::value_or_throw(value_serde_->serialize(value), name());
+    value_buffer_.clear();
+    internal::ok_or_throw(value_serde_->serialize_into(value, value_buffer_), name());
+    const std::string_view bytes = value_buffer_;
     if (!retain_duplicates_) {
       internal::ok_or_throw(store_->put(window_key_of(key, window_start), bytes), name());
       return;
@@ -89,9 +91,11 @@ class WindowStore {
   // The value of `key` in the window starting at `window_start` (with retain_duplicates: the
   // first one put), or nullopt.
   std::optional<V> fetch(const K& key, Timestamp window_start) {
-    auto bytes = internal::value_or_throw(store_->get(window_key_of(key, window_start)), name());
-    if (!bytes) return std::nullopt;
-    return decode_value(*bytes);
+    const std::string_view window_key = window_key_of(key, window_start);
+    if (!internal::value_or_throw(store_->get_into(window_key, value_buffer_), name())) {
+      return std::nullopt;
+    }
+    return decode_value(value_buffer_);
   }
   // The windows of `key` with from <= start <= to, in start order (duplicates in insertion
   // order).
@@ -126,8 +130,8 @@ class WindowStore {
   // `key`'s window key at `window_start` (sequence 0), in a buffer each call reuses: no
   // allocation per window read or written.
   std::string_view window_key_of(const K& key, Timestamp window_start) {
-    const std::string bytes = key_bytes(key);
-    window_key_.assign(bytes);  // into the buffer's own room
+    window_key_.clear();
+    internal::ok_or_throw(key_serde_->serialize_into(key, window_key_), name());
     internal::append_window_key_suffix(window_key_, window_start, 0);
     return window_key_;
   }
@@ -160,6 +164,7 @@ class WindowStore {
   bool retain_duplicates_;
   std::string last_duplicate_;  // with retain_duplicates: the window key of the last put
   std::string window_key_;      // window_key_of()'s buffer
+  std::string value_buffer_;    // the buffer of put() and fetch(key, start)
 };
 
 template <class K, class V>

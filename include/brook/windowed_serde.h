@@ -60,10 +60,14 @@ class TimeWindowedSerde final : public WindowedSerde<K> {
   }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
-    auto key = inner_->serialize(w.key);
-    if (!key) return key;
-    internal::append_timestamp(*key, w.window.start);
-    return key;
+    std::string out;
+    if (Status s = serialize_into(w, out); !s.ok()) return error(std::move(s));
+    return out;
+  }
+  Status serialize_into(const Windowed<K>& w, std::string& out) const override {
+    if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;
+    internal::append_timestamp(out, w.window.start);
+    return {};
   }
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
     if (bytes.size() < 8) {
@@ -99,11 +103,15 @@ class SessionWindowedSerde final : public WindowedSerde<K> {
   }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
-    auto key = inner_->serialize(w.key);
-    if (!key) return key;
-    internal::append_timestamp(*key, w.window.end);
-    internal::append_timestamp(*key, w.window.start);
-    return key;
+    std::string out;
+    if (Status s = serialize_into(w, out); !s.ok()) return error(std::move(s));
+    return out;
+  }
+  Status serialize_into(const Windowed<K>& w, std::string& out) const override {
+    if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;
+    internal::append_timestamp(out, w.window.end);
+    internal::append_timestamp(out, w.window.start);
+    return {};
   }
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
     if (bytes.size() < 16) {

@@ -20,6 +20,11 @@ Result<std::optional<std::string>> LocalStore::get(std::string_view key) {
   return stack_.top->get(key);
 }
 
+Result<bool> LocalStore::get_into(std::string_view key, std::string& value) {
+  std::lock_guard lock(*mutex_);
+  return stack_.top->get_into(key, value);
+}
+
 Status LocalStore::put(std::string_view key, std::optional<std::string_view> value) {
   std::lock_guard lock(*mutex_);
   written_ = true;

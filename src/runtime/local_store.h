@@ -35,6 +35,7 @@ class LocalStore final : public KeyValueBytesStore {
   // KeyValueBytesStore, each call under the lock.
   const std::string& name() const override { return spec_.name; }
   Result<std::optional<std::string>> get(std::string_view key) override;
+  Result<bool> get_into(std::string_view key, std::string& value) override;
   // Without the lock: a hint reads nothing another thread writes (only the task's thread
   // writes its stores).
   void prefetch(std::string_view key, PrefetchStep step) const override {

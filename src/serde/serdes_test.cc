@@ -9,6 +9,8 @@
 
 #include "brook/json_serde.h"
 #include "brook/serde.h"
+#include "brook/state_store.h"
+#include "brook/windowed_serde.h"
 
 namespace brook {
 namespace {
@@ -138,6 +140,65 @@ TEST(BytesSerde, RoundTripsBinaryWithZeros) {
   EXPECT_EQ(*serde.serialize(value), bytes({0x00, 0xff, 0x00, 0x7f}));
   EXPECT_EQ(round_trip(serde, value), value);
   EXPECT_EQ(round_trip(serde, Bytes{}), Bytes{});
+}
+
+// serialize_into() appends exactly what serialize() returns, after what `out` held.
+template <class T>
+void expect_serialize_into_appends_serialize(const Serde<T>& serde, const T& value) {
+  std::string out = "prefix";
+  ASSERT_TRUE(serde.serialize_into(value, out).ok());
+  EXPECT_EQ(out, "prefix" + *serde.serialize(value)) << serde.name();
+}
+
+TEST(Serde, SerializeIntoAppendsWhatSerializeReturnsForEveryBuiltinSerde) {
+  expect_serialize_into_appends_serialize(StringSerde(), std::string("a\0b", 3));
+  expect_serialize_into_appends_serialize(StringSerde(), std::string());
+  expect_serialize_into_appends_serialize(Int32Serde(), std::int32_t{-2});
+  expect_serialize_into_appends_serialize(Int64Serde(), std::int64_t{0x0102030405060708});
+  expect_serialize_into_appends_serialize(DoubleSerde(), -0.5);
+  expect_serialize_into_appends_serialize(BytesSerde(), Bytes{std::byte{0}, std::byte{0xff}});
+  const TimestampedSerde<std::int64_t> timestamped(std::make_shared<Int64Serde>());
+  expect_serialize_into_appends_serialize(timestamped,
+                                          ValueAndTimestamp<std::int64_t>{7, Timestamp(-3)});
+  const Windowed<std::string> windowed{"k", {.start = Timestamp(5), .end = Timestamp(9)}};
+  expect_serialize_into_appends_serialize(
+      TimeWindowedSerde<std::string>(std::make_shared<StringSerde>(), std::chrono::milliseconds(4)),
+      windowed);
+  expect_serialize_into_appends_serialize(
+      SessionWindowedSerde<std::string>(std::make_shared<StringSerde>()), windowed);
+  // A serde without its own serialize_into (JSON) appends serialize()'s bytes.
+  expect_serialize_into_appends_serialize(JsonSerde<Trade>(), Trade{.symbol = "ACME"});
+}
+
+TEST(Serde, SerializeViewShowsAStringItselfAndOtherValuesInTheBuffer) {
+  const std::string text = "a string's own bytes";
+  std::string buffer = "old";
+  const auto view = StringSerde().serialize_view(text, buffer).value();
+  EXPECT_EQ(view.data(), text.data());
+  EXPECT_EQ(view.size(), text.size());
+  EXPECT_EQ(buffer, "old");
+  const auto number = Int64Serde().serialize_view(std::int64_t{258}, buffer).value();
+  EXPECT_EQ(number, *Int64Serde().serialize(258));
+  EXPECT_EQ(number.data(), buffer.data());
+  const auto json = JsonSerde<Trade>().serialize_view(Trade{.volume = 2}, buffer).value();
+  EXPECT_EQ(json, *JsonSerde<Trade>().serialize(Trade{.volume = 2}));
+  EXPECT_EQ(json.data(), buffer.data());
+}
+
+TEST(Serde, SerializeIntoReturnsTheErrorOfSerialize) {
+  struct Refusing final : Serde<int> {
+    std::string_view name() const override { return "refusing"; }
+    Result<std::string> serialize(const int&) const override {
+      return error(Status::invalid_argument("no ints"));
+    }
+    Result<int> deserialize(std::string_view) const override { return 0; }
+  };
+  std::string out;
+  const TimestampedSerde<int> timestamped(std::make_shared<Refusing>());
+  const Status status = timestamped.serialize_into({1, Timestamp(2)}, out);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "no ints");
+  EXPECT_FALSE(timestamped.serialize({1, Timestamp(2)}).has_value());
 }
 
 TEST(JsonSerde, RoundTripsAStruct) {

@@ -72,27 +72,38 @@ CachingStore::~CachingStore() {
 }
 
 Result<std::optional<std::string>> CachingStore::get(std::string_view key) {
+  auto value = lookup(key);
+  if (!value) return error(std::move(value.error()));
+  return *value ? std::optional<std::string>(**value) : std::nullopt;
+}
+
+Result<bool> CachingStore::get_into(std::string_view key, std::string& value) {
+  auto found = lookup(key);
+  if (!found) return error(std::move(found.error()));
+  if (!*found) return false;
+  value.assign(**found);
+  return true;
+}
+
+Result<std::optional<std::string_view>> CachingStore::lookup(std::string_view key) {
   const std::size_t hash = CacheTable::hash(key);
-  const std::size_t slot = table_.find(key, hash);
+  std::size_t slot = table_.find(key, hash);
   const bool hit = slot != CacheTable::kNone || last_read_.holds(key);
   if (hit_ratio_ != nullptr) hit_ratio_->record(hit ? 1 : 0);
-  if (slot != CacheTable::kNone) {
-    table_.mark(slot, CacheTable::kReferenced, true);
-    const auto value = CacheEntry::view(table_.block(slot)).value;
-    return value ? std::optional<std::string>(*value) : std::nullopt;
+  if (!hit) {
+    auto below = inner_->get(key);
+    if (!below) return error(std::move(below.error()));
+    if (*below) slot = cache_clean(key, hash, **below);
+    if (slot == CacheTable::kNone) {
+      last_read_.key.assign(key);
+      last_read_.present = below->has_value();
+      if (last_read_.present) last_read_.value = std::move(**below);
+      last_read_.valid = true;
+    }
   }
-  if (hit) {  // the last read below, remembered
-    const auto below = last_read_.below();
-    return below ? std::optional<std::string>(*below) : std::nullopt;
-  }
-  auto below = inner_->get(key);
-  if (!below) return below;
-  if (*below && cache_clean(key, hash, **below)) return below;
-  last_read_.key.assign(key);
-  last_read_.present = below->has_value();
-  if (last_read_.present) last_read_.value.assign(**below);
-  last_read_.valid = true;
-  return below;
+  if (slot == CacheTable::kNone) return last_read_.below();  // the last read below
+  table_.mark(slot, CacheTable::kReferenced, true);
+  return CacheEntry::view(table_.block(slot)).value;
 }
 
 Result<std::optional<std::string>> CachingStore::read(std::string_view key) {
@@ -307,16 +318,16 @@ std::size_t CachingStore::extra_for(std::size_t bytes, std::size_t slot) const {
   return bytes > charged ? bytes - charged : 0;
 }
 
-bool CachingStore::cache_clean(std::string_view key, std::size_t hash, std::string_view value) {
+std::size_t CachingStore::cache_clean(std::string_view key, std::size_t hash,
+                                      std::string_view value) {
   const std::size_t bytes = CacheEntry::estimate(key, std::nullopt, value, {}, false);
-  if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) return false;
+  if (!cache_->fits(extra_for(bytes, CacheTable::kNone))) return CacheTable::kNone;
   const std::size_t slot = insert(CacheEntry::make(key, std::nullopt, value, {}, false), hash);
-  table_.mark(slot, CacheTable::kReferenced, true);
   // malloc may have given more than estimated: then the entry goes again rather than
   // evicting others for a read.
-  if (cache_->fits(0)) return true;
+  if (cache_->fits(0)) return slot;
   erase(slot);
-  return false;
+  return CacheTable::kNone;
 }
 
 Status CachingStore::settle(std::size_t slot) {

@@ -50,6 +50,7 @@ class CachingStore final : public KeyValueBytesStore {
   // A miss may make room for what it caches, writing entries down: such a write-down's
   // failure is returned.
   Result<std::optional<std::string>> get(std::string_view key) override;
+  Result<bool> get_into(std::string_view key, std::string& value) override;
   // Answers like get() without changing the cache (for queries from other threads).
   Result<std::optional<std::string>> read(std::string_view key) override;
   // Starts loading the slots of `key` (kSlot), or the entry they point at (kEntry). Never
@@ -90,9 +91,11 @@ class CachingStore final : public KeyValueBytesStore {
                                 std::size_t slot);
   // What an entry of `bytes` needs beyond what the one in `slot` (kNone: none) is charged.
   std::size_t extra_for(std::size_t bytes, std::size_t slot) const;
-  // Caches `value` of `key` read from below, clean, if it fits without making room; true if
-  // it did.
-  bool cache_clean(std::string_view key, std::size_t hash, std::string_view value);
+  // What get() answers, as a view valid until the next call on this store.
+  Result<std::optional<std::string_view>> lookup(std::string_view key);
+  // Caches `value` of `key` read from below, clean, if it fits without making room: its slot,
+  // kNone if it did not fit.
+  std::size_t cache_clean(std::string_view key, std::size_t hash, std::string_view value);
   std::size_t insert(char* block, std::size_t hash);
   // After the entry in `slot` was written: malloc may have given its block more than
   // estimated; evicts others if that took the budget over its maximum.

@@ -444,6 +444,55 @@ TEST(CachingStore, AReadNeverMakesRoomAndThePutAfterItReadsNothingAgain) {
   EXPECT_EQ(changes, (Changes{{"b", "2", std::nullopt}, {"a", "3", "1"}}));
 }
 
+// get_into() of `key` into a buffer holding `stale`: what it found, or "<absent>" if it
+// said absent (then the buffer must still hold `stale`).
+std::string got_into(KeyValueBytesStore& store, std::string_view key) {
+  const std::string stale = "stale bytes longer than a short string";
+  std::string buffer = stale;
+  auto found = store.get_into(key, buffer);
+  EXPECT_TRUE(found.has_value());
+  if (found && *found) return buffer;
+  EXPECT_EQ(buffer, stale) << "an absent key changed the buffer";
+  return "<absent>";
+}
+
+TEST(CachingStore, GetIntoAnswersAsGetFromTheCacheTheLastReadAndBelow) {
+  auto below = std::make_shared<InMemoryStore>("counts");
+  ASSERT_TRUE(below->put("a", "1").ok());
+  ASSERT_TRUE(below->put("d", "4").ok());
+  auto reads = std::make_shared<int>(0);
+  CachingStore store(std::make_unique<SharedStore>(below, std::make_shared<bool>(false), reads),
+                     budget(room_for(2)));
+  ASSERT_TRUE(store.put("b", "2").ok());
+  ASSERT_TRUE(store.put("c", std::nullopt).ok());  // the budget is full
+  EXPECT_EQ(got_into(store, "b"), "2");            // a dirty entry
+  EXPECT_EQ(got_into(store, "c"), "<absent>");     // a tombstone
+  EXPECT_EQ(*reads, 0);
+  EXPECT_EQ(got_into(store, "a"), "1");  // below, not cached: no room
+  EXPECT_EQ(store.entries(), 2u);
+  EXPECT_EQ(got_into(store, "a"), "1");  // the last read below, remembered
+  EXPECT_EQ(*reads, 1);
+  EXPECT_EQ(got_into(store, "e"), "<absent>");  // absent below
+  EXPECT_EQ(*reads, 2);
+  ASSERT_TRUE(store.flush().ok());  // c's tombstone goes, b stays cached clean
+  EXPECT_EQ(got_into(store, "b"), "2");
+  EXPECT_EQ(got_into(store, "d"), "4");  // below, cached in c's room
+  EXPECT_EQ(store.entries(), 2u);
+  const int reads_before = *reads;
+  EXPECT_EQ(store.get("d").value(), "4");
+  EXPECT_EQ(*reads, reads_before);
+}
+
+TEST(CachingStore, GetIntoCachesWhatItFindsBelowWhenItFits) {
+  auto shared = budget(kLarge);
+  auto store = make_store(shared);
+  ASSERT_TRUE(store->inner().put("hot", "1").ok());
+  EXPECT_EQ(got_into(*store, "hot"), "1");
+  EXPECT_EQ(store->entries(), 1u);
+  ASSERT_TRUE(store->inner().put("hot", "2").ok());  // behind the cache's back
+  EXPECT_EQ(got_into(*store, "hot"), "1");
+}
+
 TEST(CachingStore, AStoreTakesRoomFromAnothersCleanEntries) {
   const std::string value(100, 'v');  // entries, not the second store's table, take the room
   auto shared = budget(room_for(8, value));
@@ -564,8 +613,12 @@ TEST(CachingStore, MatchesAPlainMapAndTellsEveryChangeBelowUnderRandomOperations
         break;
       case 3: {
         auto it = model.find(key);
-        ASSERT_EQ(store->get(key).value(),
-                  it == model.end() ? std::nullopt : std::optional(it->second));
+        if (i % 2 == 0) {
+          ASSERT_EQ(store->get(key).value(),
+                    it == model.end() ? std::nullopt : std::optional(it->second));
+        } else {
+          ASSERT_EQ(got_into(*store, key), it == model.end() ? "<absent>" : it->second);
+        }
         break;
       }
       case 4: {

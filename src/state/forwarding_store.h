@@ -15,6 +15,9 @@ class ForwardingStore : public KeyValueBytesStore {
 
   const std::string& name() const override { return inner_->name(); }
   Result<std::optional<std::string>> get(std::string_view key) override { return inner_->get(key); }
+  Result<bool> get_into(std::string_view key, std::string& value) override {
+    return inner_->get_into(key, value);
+  }
   Result<std::optional<std::string>> read(std::string_view key) override {
     return inner_->read(key);
   }

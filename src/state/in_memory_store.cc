@@ -47,6 +47,13 @@ Result<std::optional<std::string>> InMemoryStore::get(std::string_view key) {
   return std::optional<std::string>(it->second);
 }
 
+Result<bool> InMemoryStore::get_into(std::string_view key, std::string& value) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  value.assign(it->second);
+  return true;
+}
+
 Status InMemoryStore::put(std::string_view key, std::optional<std::string_view> value) {
   if (!value) {
     auto it = entries_.find(key);

@@ -26,6 +26,7 @@ class InMemoryStore final : public KeyValueBytesStore {
 
   const std::string& name() const override { return name_; }
   Result<std::optional<std::string>> get(std::string_view key) override;
+  Result<bool> get_into(std::string_view key, std::string& value) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
   // Its slot (kSlot); the node behind it is not reached.
   void prefetch(std::string_view key, PrefetchStep step) const override {

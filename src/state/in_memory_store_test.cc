@@ -28,6 +28,16 @@ TEST(InMemoryStore, PutGetAndDeleteByNull) {
   EXPECT_EQ(store.approximate_count().value(), 0);
 }
 
+TEST(InMemoryStore, GetIntoReplacesTheBufferOnlyForAPresentKey) {
+  InMemoryStore store("s");
+  ASSERT_TRUE(store.put("a", "1").ok());
+  std::string buffer = "old content";
+  EXPECT_TRUE(store.get_into("a", buffer).value());
+  EXPECT_EQ(buffer, "1");
+  EXPECT_FALSE(store.get_into("b", buffer).value());
+  EXPECT_EQ(buffer, "1");
+}
+
 TEST(InMemoryStore, ScansInUnsignedByteOrderWithInclusiveBounds) {
   InMemoryStore store("s");
   for (const std::string& key :

@@ -1,6 +1,6 @@
 // The metering decorator (Kafka Streams' MeteredKeyValueStore), on top of a store's stack when
-// metrics.recording.level is DEBUG: times every get() and put() of the stream thread into the
-// store's "get" and "put" latency sensors. Everything else goes straight through.
+// metrics.recording.level is DEBUG: times every get() (get_into()) and put() of the stream thread
+// into the store's "get" and "put" latency sensors. Everything else goes straight through.
 #pragma once
 
 #include <memory>
@@ -20,6 +20,12 @@ class MeteredStore final : public ForwardingStore {
     auto value = inner().get(key);
     watch.record(get_);
     return value;
+  }
+  Result<bool> get_into(std::string_view key, std::string& value) override {
+    const Stopwatch watch;
+    auto found = inner().get_into(key, value);
+    watch.record(get_);
+    return found;
   }
   Status put(std::string_view key, std::optional<std::string_view> value) override {
     const Stopwatch watch;

@@ -43,6 +43,16 @@ class KeyValueBytesStore {
   virtual const std::string& name() const = 0;
   // The value of `key`; nullopt if absent.
   virtual Result<std::optional<std::string>> get(std::string_view key) = 0;
+  // get() into `value`, its content replaced (true), reusing its capacity; false, `value`
+  // unchanged, if `key` is absent. The typed stores read into a buffer they keep, so that
+  // a store which overrides this (the record cache's hit) allocates nothing per read.
+  virtual Result<bool> get_into(std::string_view key, std::string& value) {
+    auto found = get(key);
+    if (!found) return error(std::move(found.error()));
+    if (!*found) return false;
+    value = std::move(**found);
+    return true;
+  }
   // get() for a query from another thread, made under the owner's lock: the same answer,
   // without changing what a record cache holds.
   virtual Result<std::optional<std::string>> read(std::string_view key) { return get(key); }

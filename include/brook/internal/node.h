@@ -337,12 +337,13 @@ class SinkNode final : public InputNode<K, V> {
     }
     OutgoingRecord out{.timestamp = record.timestamp, .headers = &record.headers};
     if (partition_of_) out.partition = partition_of_(record);
-    const auto key = encode<K>(*key_serde_, record.key);  // both moved out when the serde can
+    // Views of the record's own bytes (strings) or of this sink's buffers: no allocation.
+    const auto key = encode_view<K>(*key_serde_, record.key, key_buffer_);
     if (!key) fail("cannot serialize key", &key.error());
-    const auto value = encode<V>(*value_serde_, record.value);
+    const auto value = encode_view<V>(*value_serde_, record.value, value_buffer_);
     if (!value) fail("cannot serialize value", &value.error());
-    if (*key) out.key = **key;
-    if (*value) out.value = **value;
+    out.key = *key;
+    out.value = *value;
     if constexpr (!std::is_null_pointer_v<WindowedKeySerde>) {
       if (windowed_ != nullptr && out.key) partition_by_base_key(*topic, out);
     }
@@ -367,6 +368,7 @@ class SinkNode final : public InputNode<K, V> {
   RecordPartitioner<K, V> partition_of_;
   SerdePtr<SerdeTargetT<K>> key_serde_;
   SerdePtr<SerdeTargetT<V>> value_serde_;
+  std::string key_buffer_, value_buffer_;  // what the serdes write, reused record after record
   using WindowedKeySerde =
       decltype(windowed_key_serde(std::declval<const Serde<SerdeTargetT<K>>&>()));
   WindowedKeySerde windowed_;

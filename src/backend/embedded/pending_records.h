@@ -13,7 +13,7 @@
 
 #include "backend/embedded/partition_log.h"
 #include "backend/embedded/record_format.h"
-#include "backend/record_arena.h"
+#include "core/record_arena.h"
 
 namespace brook::internal {
 

@@ -16,7 +16,7 @@
 
 #include "backend/embedded/byte_buffer.h"
 #include "backend/embedded/partition_log.h"
-#include "backend/record_arena.h"
+#include "core/record_arena.h"
 #include "brook/status.h"
 
 namespace brook::internal {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/kafka/rdkafka_support.h"
-#include "backend/record_arena.h"
+#include "core/record_arena.h"
 
 namespace brook::internal {
 

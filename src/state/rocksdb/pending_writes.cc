@@ -5,17 +5,13 @@
 namespace brook::internal {
 
 void PendingWrites::put(std::string_view key, std::optional<std::string_view> value) {
+  const auto kept = value ? std::optional(arena_.copy(*value)) : std::nullopt;
   auto it = entries_.lower_bound(key);
   if (it != entries_.end() && it->first == key) {
-    if (value) {
-      it->second.emplace(*value);
-    } else {
-      it->second.reset();
-    }
+    it->second = kept;  // the older value's bytes stay in the arena until clear()
     return;
   }
-  entries_.emplace_hint(it, std::string(key),
-                        value ? std::optional<std::string>(std::in_place, *value) : std::nullopt);
+  entries_.emplace_hint(it, arena_.copy(key), kept);
 }
 
 void PendingWrites::delete_range(std::string from, std::string to) {
@@ -25,10 +21,7 @@ void PendingWrites::delete_range(std::string from, std::string to) {
 }
 
 std::optional<std::optional<std::string_view>> PendingWrites::find(std::string_view key) const {
-  if (auto it = entries_.find(key); it != entries_.end()) {
-    if (!it->second) return std::optional<std::string_view>();
-    return std::optional<std::string_view>(*it->second);
-  }
+  if (auto it = entries_.find(key); it != entries_.end()) return it->second;
   if (in_range(key)) return std::optional<std::string_view>();
   return std::nullopt;
 }

@@ -25,12 +25,29 @@ TEST(PendingWrites, TheNewestWriteOfAKeyAnswersAndOtherKeysAreLeftToTheDatabase)
   EXPECT_EQ(pending.find("b"), Answer(std::optional<std::string_view>("3")));
 }
 
+TEST(PendingWrites, KeepsItsOwnCopiesOfTheBytesItIsGivenUntilCleared) {
+  PendingWrites pending;
+  std::string buffer;  // a caller's buffer, reused write after write
+  for (int i = 0; i < 1000; ++i) {
+    buffer = fmt::format("key-{:04}", i);
+    pending.put(buffer, std::string_view(buffer).substr(4));
+  }
+  buffer.assign(buffer.size(), 'x');
+  ASSERT_EQ(pending.entries().size(), 1000u);
+  EXPECT_EQ(pending.find("key-0000"), Answer(std::optional<std::string_view>("0000")));
+  EXPECT_EQ(pending.find("key-0999"), Answer(std::optional<std::string_view>("0999")));
+  pending.clear();
+  pending.put("key-0000", "again");
+  EXPECT_EQ(pending.find("key-0000"), Answer(std::optional<std::string_view>("again")));
+  EXPECT_EQ(pending.find("key-0999"), Answer());
+}
+
 TEST(PendingWrites, ARangeDeletionErasesTheEntriesItCoversAndHidesTheDatabasesKeys) {
   PendingWrites pending;
   for (auto key : {"a", "b", "c", "d"}) pending.put(key, key);
   pending.delete_range("b", "d");  // [b, d)
   std::vector<std::string> keys;
-  for (const auto& [key, value] : pending.entries()) keys.push_back(key);
+  for (const auto& [key, value] : pending.entries()) keys.emplace_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"a", "d"}));
   EXPECT_EQ(pending.find("b"), Answer(std::optional<std::string_view>()));  // deleted
   EXPECT_EQ(pending.find("bb"), Answer(std::optional<std::string_view>()));

@@ -365,7 +365,7 @@ class RocksDbStore final : public KeyValueBytesStore {
       if (!last->status().ok()) return failure(last->status(), name_, dir_, "delete_range");
       if (last->Valid()) to = view(last->key());
       const auto& entries = pending_.entries();
-      if (!entries.empty()) to = std::max(to, entries.rbegin()->first);
+      if (!entries.empty() && entries.rbegin()->first > to) to = entries.rbegin()->first;
       if (!last->Valid() && entries.empty()) return {};
       to.push_back('\0');
     }

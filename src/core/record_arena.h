@@ -1,7 +1,7 @@
-// RecordArena: memory for the keys and values of records read together. It grows by whole
-// blocks that never move, so a view into it stays valid until the arena is destroyed: one
-// allocation per block instead of one per key and value. Each block is twice the size of the
-// one before (up to 8 MiB), or larger for larger bytes.
+// RecordArena: memory for the keys and values of records read or written together. It grows
+// by whole blocks that never move, so a view into it stays valid until the arena is cleared or
+// destroyed: one allocation per block instead of one per key and value. Each block is twice
+// the size of the one before (up to 8 MiB), or larger for larger bytes.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +28,17 @@ class RecordArena {
     return {out, bytes.size()};
   }
 
+  // Forgets every copy (their views dangle), keeping the newest block for the next ones.
+  void clear() {
+    if (blocks_.empty()) return;
+    if (blocks_.size() > 1) {
+      std::swap(blocks_.front(), blocks_.back());
+      blocks_.resize(1);
+    }
+    next_ = blocks_.front().get();
+    free_ = newest_size_;
+  }
+
  private:
   void add_block(std::size_t at_least) {
     if (!blocks_.empty()) block_bytes_ = std::min(block_bytes_ * 2, kMaxBlockBytes);
@@ -35,6 +46,7 @@ class RecordArena {
     blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
     next_ = blocks_.back().get();
     free_ = size;
+    newest_size_ = size;
   }
 
   static constexpr std::size_t kMaxBlockBytes = std::size_t{8} << 20;
@@ -43,6 +55,7 @@ class RecordArena {
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* next_ = nullptr;
   std::size_t free_ = 0;
+  std::size_t newest_size_ = 0;  // the newest block's
 };
 
 }  // namespace brook::internal

@@ -16,7 +16,8 @@ namespace brook::internal {
 class RecordArena {
  public:
   // `first_block_bytes`: the size of the first block, for what the caller expects to copy.
-  explicit RecordArena(std::size_t first_block_bytes) : block_bytes_(first_block_bytes) {}
+  explicit RecordArena(std::size_t first_block_bytes)
+      : first_block_bytes_(first_block_bytes), block_bytes_(first_block_bytes) {}
 
   // A copy of `bytes` that lives as long as the arena.
   std::string_view copy(std::string_view bytes) {
@@ -28,15 +29,13 @@ class RecordArena {
     return {out, bytes.size()};
   }
 
-  // Forgets every copy (their views dangle), keeping the newest block for the next ones.
+  // Forgets every copy (their views dangle) and frees the blocks: the next copies start again
+  // from a first block.
   void clear() {
-    if (blocks_.empty()) return;
-    if (blocks_.size() > 1) {
-      std::swap(blocks_.front(), blocks_.back());
-      blocks_.resize(1);
-    }
-    next_ = blocks_.front().get();
-    free_ = newest_size_;
+    blocks_.clear();
+    block_bytes_ = first_block_bytes_;
+    next_ = nullptr;
+    free_ = 0;
   }
 
  private:
@@ -46,16 +45,15 @@ class RecordArena {
     blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
     next_ = blocks_.back().get();
     free_ = size;
-    newest_size_ = size;
   }
 
   static constexpr std::size_t kMaxBlockBytes = std::size_t{8} << 20;
 
+  std::size_t first_block_bytes_;
   std::size_t block_bytes_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* next_ = nullptr;
   std::size_t free_ = 0;
-  std::size_t newest_size_ = 0;  // the newest block's
 };
 
 }  // namespace brook::internal

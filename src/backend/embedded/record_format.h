@@ -16,8 +16,8 @@
 
 #include "backend/embedded/byte_buffer.h"
 #include "backend/embedded/partition_log.h"
-#include "core/record_arena.h"
 #include "brook/status.h"
+#include "core/record_arena.h"
 
 namespace brook::internal {
 

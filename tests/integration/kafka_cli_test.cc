@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
@@ -339,16 +340,31 @@ TEST_F(KafkaCliTest, ConsumeWithoutFromBeginningPrintsOnlyNewRecords) {
 
 TEST_F(KafkaCliTest, UnknownTopicIsAnErrorNamingIt) {
   const std::string topic = unique_name("cli-nope");
-  auto consume = brook({"consume", topic});
+  // Each command gives a new topic time to reach every broker (about 10 s) before it calls
+  // the topic unknown: the three wait together, each with files of its own.
+  auto start = [&](const std::string& io_name, std::vector<std::string> args,
+                   std::string input = "") {
+    const auto io_dir = io_.path() / io_name;
+    std::filesystem::create_directories(io_dir);
+    args.insert(args.begin(), BROOK_CLI_PATH);
+    args.insert(args.end(), {"--bootstrap-servers", bootstrap_});
+    return std::async(std::launch::async,
+                      [args, input, io_dir] { return run_process(args, input, io_dir); });
+  };
+  auto consuming = start("consume", {"consume", topic});
+  auto producing = start("produce", {"produce", topic}, "v\n");
+  auto describing = start("describe", {"topics", "describe", topic});
+
+  auto consume = consuming.get();
   EXPECT_EQ(consume.exit_code, 1);
   EXPECT_THAT(consume.err, StartsWith("brook: NotFound: "));
   EXPECT_THAT(consume.err, HasSubstr(topic));
 
-  auto produce = brook({"produce", topic}, "v\n");
+  auto produce = producing.get();
   EXPECT_EQ(produce.exit_code, 1);
   EXPECT_THAT(produce.err, HasSubstr(topic));
 
-  auto describe = brook({"topics", "describe", topic});
+  auto describe = describing.get();
   EXPECT_EQ(describe.exit_code, 1);
   EXPECT_THAT(describe.err, HasSubstr(topic));
 

@@ -65,6 +65,16 @@ class Serde {
 template <class T>
 using SerdePtr = std::shared_ptr<const Serde<T>>;
 
+namespace internal {
+// serialize() of a serde that writes its bytes with serialize_into().
+template <class T>
+Result<std::string> serialize_by_appending(const Serde<T>& serde, const T& value) {
+  std::string out;
+  if (Status s = serde.serialize_into(value, out); !s.ok()) return error(std::move(s));
+  return out;
+}
+}  // namespace internal
+
 class StringSerde final : public Serde<std::string> {
  public:
   std::string_view name() const override { return "string"; }

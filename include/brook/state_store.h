@@ -129,9 +129,7 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
   explicit TimestampedSerde(SerdePtr<V> inner) : inner_(std::move(inner)) {}
   std::string_view name() const override { return inner_->name(); }
   Result<std::string> serialize(const ValueAndTimestamp<V>& v) const override {
-    std::string out;
-    if (Status s = serialize_into(v, out); !s.ok()) return error(std::move(s));
-    return out;
+    return internal::serialize_by_appending<ValueAndTimestamp<V>>(*this, v);
   }
   Status serialize_into(const ValueAndTimestamp<V>& v, std::string& out) const override {
     char timestamp[8];

@@ -60,9 +60,7 @@ class TimeWindowedSerde final : public WindowedSerde<K> {
   }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
-    std::string out;
-    if (Status s = serialize_into(w, out); !s.ok()) return error(std::move(s));
-    return out;
+    return internal::serialize_by_appending<Windowed<K>>(*this, w);
   }
   Status serialize_into(const Windowed<K>& w, std::string& out) const override {
     if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;
@@ -103,9 +101,7 @@ class SessionWindowedSerde final : public WindowedSerde<K> {
   }
 
   Result<std::string> serialize(const Windowed<K>& w) const override {
-    std::string out;
-    if (Status s = serialize_into(w, out); !s.ok()) return error(std::move(s));
-    return out;
+    return internal::serialize_by_appending<Windowed<K>>(*this, w);
   }
   Status serialize_into(const Windowed<K>& w, std::string& out) const override {
     if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;

@@ -19,7 +19,7 @@ class RecordArena {
   explicit RecordArena(std::size_t first_block_bytes)
       : first_block_bytes_(first_block_bytes), block_bytes_(first_block_bytes) {}
 
-  // A copy of `bytes` that lives as long as the arena.
+  // A copy of `bytes`, valid until clear() or the arena's end.
   std::string_view copy(std::string_view bytes) {
     if (bytes.size() > free_) add_block(bytes.size());
     char* out = next_;

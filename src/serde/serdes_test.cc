@@ -261,6 +261,16 @@ TEST(SerdeNullRule, OnlyAnEmptyOptionalEncodesAsNull) {
   EXPECT_EQ(*plain, bytes({0, 0, 0, 0}));
 }
 
+TEST(SerdeNullRule, EncodeViewWritesNullOnlyForAnEmptyOptional) {
+  Int32Serde serde;
+  std::string buffer;
+  EXPECT_EQ(encode_view<std::optional<std::int32_t>>(serde, std::nullopt, buffer).value(),
+            std::nullopt);
+  EXPECT_EQ(encode_view<std::optional<std::int32_t>>(serde, 7, buffer).value(),
+            bytes({0, 0, 0, 7}));
+  EXPECT_EQ(encode_view<std::int32_t>(serde, 0, buffer).value(), bytes({0, 0, 0, 0}));
+}
+
 TEST(SerdeNullRule, DecodeOfBadBytesKeepsTheSerdeError) {
   Int32Serde serde;
   auto result = decode<std::optional<std::int32_t>>(serde, std::string("ab"));

@@ -132,9 +132,7 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
     return internal::serialize_by_appending<ValueAndTimestamp<V>>(*this, v);
   }
   Status serialize_into(const ValueAndTimestamp<V>& v, std::string& out) const override {
-    char timestamp[8];
-    internal::put_big_endian(timestamp, v.timestamp.value());
-    out.append(timestamp, sizeof timestamp);
+    internal::append_big_endian(out, static_cast<std::uint64_t>(v.timestamp.value()), 8);
     return inner_->serialize_into(v.value, out);
   }
   Result<ValueAndTimestamp<V>> deserialize(std::string_view bytes) const override {

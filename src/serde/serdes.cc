@@ -6,20 +6,6 @@
 namespace brook {
 namespace {
 
-template <class U>
-void append_big_endian(U v, std::string& out) {
-  char bytes[sizeof(U)];
-  internal::put_big_endian(bytes, v);
-  out.append(bytes, sizeof bytes);
-}
-
-template <class U>
-std::string to_big_endian(U v) {
-  std::string out;
-  append_big_endian(v, out);
-  return out;
-}
-
 // U: the unsigned integer of the wire; T: the value type it stands for.
 template <class U, class T>
 Result<T> from_big_endian(std::string_view b, std::string_view serde) {
@@ -34,10 +20,10 @@ Result<T> from_big_endian(std::string_view b, std::string_view serde) {
 }  // namespace
 
 Result<std::string> Int32Serde::serialize(const std::int32_t& v) const {
-  return to_big_endian(static_cast<std::uint32_t>(v));
+  return internal::serialize_by_appending(*this, v);
 }
 Status Int32Serde::serialize_into(const std::int32_t& v, std::string& out) const {
-  append_big_endian(static_cast<std::uint32_t>(v), out);
+  internal::append_big_endian(out, static_cast<std::uint32_t>(v), 4);
   return {};
 }
 Result<std::int32_t> Int32Serde::deserialize(std::string_view b) const {
@@ -45,10 +31,10 @@ Result<std::int32_t> Int32Serde::deserialize(std::string_view b) const {
 }
 
 Result<std::string> Int64Serde::serialize(const std::int64_t& v) const {
-  return to_big_endian(static_cast<std::uint64_t>(v));
+  return internal::serialize_by_appending(*this, v);
 }
 Status Int64Serde::serialize_into(const std::int64_t& v, std::string& out) const {
-  append_big_endian(static_cast<std::uint64_t>(v), out);
+  internal::append_big_endian(out, static_cast<std::uint64_t>(v), 8);
   return {};
 }
 Result<std::int64_t> Int64Serde::deserialize(std::string_view b) const {
@@ -56,10 +42,10 @@ Result<std::int64_t> Int64Serde::deserialize(std::string_view b) const {
 }
 
 Result<std::string> DoubleSerde::serialize(const double& v) const {
-  return to_big_endian(std::bit_cast<std::uint64_t>(v));
+  return internal::serialize_by_appending(*this, v);
 }
 Status DoubleSerde::serialize_into(const double& v, std::string& out) const {
-  append_big_endian(std::bit_cast<std::uint64_t>(v), out);
+  internal::append_big_endian(out, std::bit_cast<std::uint64_t>(v), 8);
   return {};
 }
 Result<double> DoubleSerde::deserialize(std::string_view b) const {

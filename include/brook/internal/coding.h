@@ -46,9 +46,11 @@ T get_little_endian(const char* p) {
   return get_in_order<std::endian::little, T>(p);
 }
 
-// Appends `v` as `bytes` big-endian bytes (its low ones).
+// Appends `v` as `bytes` (at most 8) big-endian bytes (its low ones), in one append.
 inline void append_big_endian(std::string& out, std::uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  char all[sizeof v];
+  put_big_endian(all, v);
+  out.append(all + sizeof v - bytes, static_cast<std::size_t>(bytes));
 }
 // The big-endian integer in `bytes` (at most 8 of them).
 inline std::uint64_t read_big_endian(std::string_view bytes) {

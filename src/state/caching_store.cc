@@ -272,8 +272,10 @@ Status CachingStore::commit(std::optional<Offset> changelog_next) {
 }
 
 Status CachingStore::evict(bool dirty, int turns, const std::function<bool()>& done) {
+  // done() can change only when an entry goes (or its write-down ran downstream): asked then.
+  if (done()) return {};
   const std::size_t visits = static_cast<std::size_t>(turns) * table_.capacity();
-  for (std::size_t i = 0; i < visits && table_.size() > 0 && !done(); ++i) {
+  for (std::size_t i = 0; i < visits && table_.size() > 0; ++i) {
     hand_ = (hand_ + 1) & (table_.capacity() - 1);
     const std::size_t slot = hand_;
     if (!table_.occupied(slot)) continue;
@@ -284,15 +286,16 @@ Status CachingStore::evict(bool dirty, int turns, const std::function<bool()>& d
     }
     char* block = table_.block(slot);
     if (CacheEntry::pinned(block)) continue;
-    if (!dirty) {
+    if (dirty) {
+      const std::string_view key = CacheEntry::key(block);
+      const std::size_t hash = CacheTable::hash(key);
+      if (Status s = write_down(slot); !s.ok()) return s;
+      --dirty_;
+      erase(table_.find(key, hash));
+    } else {
       erase(slot);
-      continue;
     }
-    const std::string_view key = CacheEntry::key(block);
-    const std::size_t hash = CacheTable::hash(key);
-    if (Status s = write_down(slot); !s.ok()) return s;
-    --dirty_;
-    erase(table_.find(key, hash));
+    if (done()) break;
   }
   return {};
 }

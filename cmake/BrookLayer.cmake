@@ -6,12 +6,43 @@ target_include_directories(brook_headers INTERFACE
 target_link_libraries(brook_headers INTERFACE nlohmann_json::nlohmann_json)
 target_compile_features(brook_headers INTERFACE cxx_std_23)
 
-# brook_layer(<name> SOURCES ... [DEPS ...]): an object library for one layer of src/.
-function(brook_layer name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+# brook_layer_includes(<target> <layer> [BELOW <layers>...]): `target` sees, of src/, only
+# `layer` and the layers below it (transitively: a header of a layer below may include the
+# layers below that one), through an include root of symbolic links made for `layer`; an
+# #include of any other layer does not compile. scripts/check_layers.py checks the exact rule
+# (the direct dependencies only).
+function(brook_layer_includes target layer)
+  cmake_parse_arguments(ARG "" "" "BELOW" ${ARGN})
+  set(visible ${layer})
+  foreach(below IN LISTS ARG_BELOW)
+    get_property(below_visible GLOBAL PROPERTY BROOK_LAYER_VISIBLE_${below})
+    if(NOT below_visible)
+      message(FATAL_ERROR "layer ${layer}: layer ${below} below it is not defined (yet)")
+    endif()
+    list(APPEND visible ${below_visible})
+  endforeach()
+  list(REMOVE_DUPLICATES visible)
+  set_property(GLOBAL PROPERTY BROOK_LAYER_VISIBLE_${layer} ${visible})
+  set(root ${CMAKE_BINARY_DIR}/layer_includes/${layer})
+  file(REMOVE_RECURSE ${root})
+  foreach(name IN LISTS visible)
+    file(MAKE_DIRECTORY ${root})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/src/${name} ${root}/${name} SYMBOLIC)
+  endforeach()
+  target_include_directories(${target} PRIVATE ${root})
+endfunction()
+
+# brook_layer(<layer> SOURCES ... [BELOW <layers>...] [DEPS ...]): the object library
+# brook_<layer> of src/<layer>, which may include the layers BELOW it (brook_layer_includes)
+# and links them and the libraries DEPS.
+function(brook_layer layer)
+  cmake_parse_arguments(ARG "" "" "SOURCES;BELOW;DEPS" ${ARGN})
+  set(name brook_${layer})
   add_library(${name} OBJECT ${ARG_SOURCES})
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(${name} PUBLIC brook_headers PRIVATE brook_warnings ${ARG_DEPS})
+  brook_layer_includes(${name} ${layer} BELOW ${ARG_BELOW})
+  list(TRANSFORM ARG_BELOW PREPEND brook_ OUTPUT_VARIABLE below_targets)
+  target_link_libraries(${name} PUBLIC brook_headers
+                                PRIVATE brook_warnings ${below_targets} ${ARG_DEPS})
 endfunction()
 
 # brook_test(<name> <sources...> [RESOURCE_LOCK <lock>]): a GoogleTest binary linked against

@@ -9,12 +9,16 @@
 //   Input:   --records records (default 1 M) in a 4-partition topic (murmur2 of the key),
 //            written once, untimed, read by every run: keys drawn uniformly at random from --keys
 //            keys (default 100 k; state_workload.h: "key-0000000".., std::mt19937_64 seed 42),
-//            100-byte values "INFO request <i> xxx..", 1 in 10 "DEBUG request <i> xxx..".
+//            100-byte values "INFO request <i> xxx..", 1 in 10 "DEBUG request <i> xxx..";
+//            record i's timestamp is the time of writing plus i / 10 ms (10 records per
+//            millisecond of event time, in order within each partition).
 //   Apps:    bench/kafka_streams_brook_app.cc (Brook) and bench/kafka_streams/.../
 //            KafkaStreamsApp.java (Kafka Streams, on the JVM from `--java`, classpath
 //            --ks-classpath): stateless (filter out DEBUG, value to upper case, to an output
-//            topic) and count (groupByKey().count() into a RocksDB store "counts" with its
-//            changelog, toStream().to(output)). One stream thread, 10 MiB record cache
+//            topic), count (groupByKey().count() into a RocksDB store "counts" with its
+//            changelog, toStream().to(output)) and hopping (the same count per hopping window:
+//            60 s windows every 10 s, 10 s grace; windowed keys [key][8-byte window start]).
+//            One stream thread, 10 MiB record cache
 //            (statestore.cache.max.bytes), commit.interval.ms 30000 at-least-once and 100
 //            exactly-once (Kafka Streams' defaults, set explicitly on both sides).
 //   A run:   a fresh application id, state directory and 4-partition output topic; the app is
@@ -28,8 +32,9 @@
 //   Checks:  after each run, untimed: the group has committed the end of every input partition
 //            (lag 0); the stateless output is exactly the multiset of (key, upper-cased value)
 //            of the records kept; the count output's latest value per key is the key's count
-//            in the input, for every key. Output and changelog records are counted (committed
-//            records only, read_committed).
+//            in the input, for every key; the hopping output's latest value per windowed key is
+//            the number of the key's records in that window, for every window of every key.
+//            Output and changelog records are counted (committed records only, read_committed).
 //
 // Each case runs --runs times (default 3) per side, alternating which side goes first; the
 // table at the end shows medians: `case | brook | kafka streams | ratio (brook/kafka streams)`,
@@ -37,6 +42,7 @@
 // bad flag or without a broker.
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +53,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "child_process.h"
@@ -61,6 +68,9 @@ using brook::bench::Clock;
 constexpr int kPartitions = 4;
 constexpr std::size_t kValueBytes = 100;
 constexpr std::int64_t kCacheMaxBytes = 10 * 1024 * 1024;
+constexpr std::int64_t kRecordsPerMs = 10;  // of event time
+// The hopping case's windows, in ms (as in the apps).
+constexpr std::int64_t kWindowSize = 60'000, kWindowAdvance = 10'000;
 constexpr auto kRunTimeout = std::chrono::minutes(10);
 
 struct Options {
@@ -74,7 +84,7 @@ struct Options {
 
 struct Case {
   const char* name;
-  const char* app;  // stateless | count
+  const char* app;  // stateless | count | hopping
   const char* guarantee;
   int commit_interval_ms;
   double cpu_target;         // brook / kafka streams CPU per record at most this
@@ -86,6 +96,7 @@ constexpr Case kCases[] = {
     {"Stateless_ExactlyOnce", "stateless", "exactly_once_v2", 100, 0.20, 0},
     {"Count_AtLeastOnce", "count", "at_least_once", 30'000, 0.25, 1.5},
     {"Count_ExactlyOnce", "count", "exactly_once_v2", 100, 0.25, 1.5},
+    {"Hopping_AtLeastOnce", "hopping", "at_least_once", 30'000, 0, 0},
 };
 
 enum class Side { kBrook, kKafkaStreams };
@@ -111,25 +122,58 @@ std::string joined(std::string_view key, std::string_view value) {
   return s;
 }
 
+// A windowed key as both sides write it: the key, then the window start (8 bytes, big endian).
+std::string windowed_key(std::string_view key, std::int64_t start) {
+  std::string bytes(key);
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    bytes.push_back(static_cast<char>(static_cast<std::uint64_t>(start) >> shift));
+  }
+  return bytes;
+}
+
+// "<key>@<window start>" of a windowed key's bytes.
+std::string window_name(std::string_view bytes) {
+  if (bytes.size() < 8) return "(" + std::to_string(bytes.size()) + " bytes)";
+  std::uint64_t start = 0;
+  for (char c : bytes.substr(bytes.size() - 8)) start = start << 8 | static_cast<unsigned char>(c);
+  return std::string(bytes.substr(0, bytes.size() - 8)) + "@" + std::to_string(start);
+}
+
 struct Input {
   std::string topic;
   brook::bench::StateWorkload workload;
   std::vector<std::string> stateless_output;  // expected, sorted
+  // Expected, for the hopping case only: the count of every window of every key.
+  std::unordered_map<std::string, std::int64_t> window_counts;
 };
 
-Input write_input(const Options& options, brook::bench::BenchTopics& topics) {
+// `with_windows`: also count the hopping case's windows.
+Input write_input(const Options& options, bool with_windows, brook::bench::BenchTopics& topics) {
   Input in{.topic = topics.create("input", kPartitions),
            .workload = brook::bench::make_workload(options.records, options.keys)};
   const auto& w = in.workload;
-  brook::bench::produce_records(in.topic, options.records,
-                                [&](std::int64_t i, std::string& key, std::string& value) {
-                                  key = w.keys[w.sequence[i]];
-                                  value = input_value(i);
-                                  if (!value.starts_with("DEBUG")) {
-                                    in.stateless_output.push_back(joined(key, upper(value)));
-                                  }
-                                  return RD_KAFKA_PARTITION_UA;
-                                });
+  const std::int64_t first_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count();
+  auto timestamp_of = [&](std::int64_t i) { return first_ms + i / kRecordsPerMs; };
+  brook::bench::produce_records(
+      in.topic, options.records,
+      [&](std::int64_t i, std::string& key, std::string& value) {
+        key = w.keys[w.sequence[i]];
+        value = input_value(i);
+        if (!value.starts_with("DEBUG")) {
+          in.stateless_output.push_back(joined(key, upper(value)));
+        }
+        if (with_windows) {
+          const std::int64_t t = timestamp_of(i);
+          for (std::int64_t start = t - t % kWindowAdvance; start > t - kWindowSize;
+               start -= kWindowAdvance) {
+            ++in.window_counts[windowed_key(key, start)];
+          }
+        }
+        return RD_KAFKA_PARTITION_UA;
+      },
+      timestamp_of);
   std::ranges::sort(in.stateless_output);
   return in;
 }
@@ -188,6 +232,24 @@ std::string compare_stateless(std::vector<std::string>& actual,
   if (!unexpected.empty()) why += "; first unexpected: " + unexpected.front();
   if (!missing.empty()) why += "; first missing: " + missing.front();
   return why;
+}
+
+// Why the latest window counts `latest` are not `expected`; empty if they are.
+std::string compare_windows(const std::map<std::string, std::int64_t>& latest,
+                            const std::unordered_map<std::string, std::int64_t>& expected) {
+  std::size_t wrong = 0;
+  std::string first;
+  for (const auto& [key, count] : latest) {
+    const auto it = expected.find(key);
+    if (it != expected.end() && it->second == count) continue;
+    if (wrong++ == 0) {
+      first = "window " + window_name(key) + ": " + std::to_string(count) + ", expected " +
+              (it == expected.end() ? "none" : std::to_string(it->second));
+    }
+  }
+  if (wrong == 0 && latest.size() == expected.size()) return "";
+  return std::to_string(latest.size()) + " windows, expected " + std::to_string(expected.size()) +
+         "; " + std::to_string(wrong) + " wrong" + (first.empty() ? "" : "; first: " + first);
 }
 
 // Why the latest counts `latest` are not the input's counts; empty if they are.
@@ -278,7 +340,7 @@ void check_run(const Case& c, const Input& in, const std::string& app_id, const 
           records.push_back(joined(brook::bench::key_of(r), brook::bench::value_of(r)));
         }));
     wrong = compare_stateless(records, in.stateless_output);
-  } else {
+  } else {  // count, hopping: the latest count per (windowed) key
     std::map<std::string, std::int64_t> latest;
     bool malformed = false;
     m.output_records = static_cast<double>(
@@ -291,8 +353,13 @@ void check_run(const Case& c, const Input& in, const std::string& app_id, const 
           }
           latest[std::string(brook::bench::key_of(r))] = static_cast<std::int64_t>(count);
         }));
-    wrong =
-        malformed ? "an output value is not an 8-byte count" : compare_counts(latest, in.workload);
+    if (malformed) {
+      wrong = "an output value is not an 8-byte count";
+    } else if (std::string_view(c.app) == "count") {
+      wrong = compare_counts(latest, in.workload);
+    } else {
+      wrong = compare_windows(latest, in.window_counts);
+    }
     const std::string changelog = app_id + "-counts-changelog";
     brook::bench::wait_stable(changelog, kPartitions);
     m.changelog_records = static_cast<double>(
@@ -424,7 +491,7 @@ void print_table(const Options& options, const std::map<std::string, Results>& r
         fixed2, 0, false);
     row(
         "output records", [](const Measurement& m) { return m.output_records; }, human, 0, false);
-    if (std::string_view(c.app) == "count") {
+    if (std::string_view(c.app) != "stateless") {
       row(
           "changelog records", [](const Measurement& m) { return m.changelog_records; }, human, 0,
           false);
@@ -521,7 +588,9 @@ int main(int argc, char** argv) {
   try {
     brook::bench::BenchTopics topics("brook-ksbench");
     warm_up_broker();
-    const Input in = write_input(*options, topics);
+    const bool with_windows = std::ranges::any_of(
+        cases, [](const Case* c) { return std::string_view(c->app) == "hopping"; });
+    const Input in = write_input(*options, with_windows, topics);
     for (int run = 1; run <= options->runs; ++run) {
       for (const Case* c : cases) {
         const Side order[2] = {run % 2 ? Side::kBrook : Side::kKafkaStreams,

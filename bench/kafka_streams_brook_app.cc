@@ -1,8 +1,8 @@
-// The Brook side of kafka_streams_bench: the same two applications as
+// The Brook side of kafka_streams_bench: the same applications as
 // bench/kafka_streams/src/main/java/dev/brook/bench/KafkaStreamsApp.java, with the same flags
 // and the same lines on stdout:
 //
-//   kafka_streams_brook_app --app stateless|count --bootstrap H:P --application-id ID
+//   kafka_streams_brook_app --app stateless|count|hopping --bootstrap H:P --application-id ID
 //       --input TOPIC --output TOPIC --state-dir DIR --guarantee at_least_once|exactly_once_v2
 //       --commit-interval-ms N --cache-max-bytes N --records N
 //
@@ -10,6 +10,8 @@
 //              .map_values(value in upper case).to(output)          (string keys and values)
 //   count:     stream(input).group_by_key().count({.name = "counts"})  (RocksDB, changelog)
 //              .to_stream().to(output)                              (string keys, int64 counts)
+//   hopping:   the same count per window: .windowed_by(TimeWindows of 60 s every 10 s, 10 s
+//              grace) before .count (windowed keys: [key][8-byte window start])
 //
 // One stream thread. Prints "running <CLOCK_MONOTONIC ns>" when the application first reaches
 // RUNNING, waits until its tasks have processed --records records (the process-total metric),
@@ -33,6 +35,8 @@
 #include "brook/ktable.h"
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
+#include "brook/windowed_kstream.h"
+#include "brook/windows.h"
 
 namespace {
 
@@ -100,8 +104,16 @@ int main(int argc, char** argv) {
         .count({.name = "counts", .type = brook::StoreType::kRocksDb})
         .to_stream()
         .to(flags["output"]);
+  } else if (flags["app"] == "hopping") {
+    using std::chrono::seconds;
+    input.group_by_key()
+        .windowed_by(
+            brook::TimeWindows::of_size_and_grace(seconds(60), seconds(10)).advance_by(seconds(10)))
+        .count({.name = "counts", .type = brook::StoreType::kRocksDb})
+        .to_stream()
+        .to(flags["output"]);
   } else {
-    std::fprintf(stderr, "--app: '%s' is not stateless or count\n", flags["app"].c_str());
+    std::fprintf(stderr, "--app: '%s' is not stateless, count or hopping\n", flags["app"].c_str());
     return 2;
   }
   auto topology = builder.build();

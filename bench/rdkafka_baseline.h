@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -235,13 +236,15 @@ inline void count_failed_deliveries(rd_kafka_conf_t* conf) {
 }
 
 // Sends one record, waiting while the producer's queue is full.
+// `timestamp_ms` 0: the time of sending (librdkafka's default).
 inline void send(rd_kafka_t* producer, const std::string& topic, std::int32_t partition,
-                 std::string_view key, std::string_view value) {
+                 std::string_view key, std::string_view value, std::int64_t timestamp_ms = 0) {
   while (true) {
     const auto err =
         rd_kafka_producev(producer, RD_KAFKA_V_TOPIC(topic.c_str()),
                           RD_KAFKA_V_PARTITION(partition), RD_KAFKA_V_KEY(key.data(), key.size()),
                           RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                          RD_KAFKA_V_TIMESTAMP(timestamp_ms),
                           RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
     if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) return check(err, "producing to " + topic);
     rd_kafka_poll(producer, 10);
@@ -254,9 +257,11 @@ inline void flush(rd_kafka_t* producer, const std::int64_t& failures) {
 }
 
 // Writes `records` records to `topic`: `make(i, key, value)` fills record i and returns its
-// partition (RD_KAFKA_PARTITION_UA: murmur2 of the key, as Brook and the Java client partition).
+// partition (RD_KAFKA_PARTITION_UA: murmur2 of the key, as Brook and the Java client partition);
+// `timestamp_of(i)`, if given, is record i's timestamp in ms (else the time of sending).
 template <class Make>
-void produce_records(const std::string& topic, std::int64_t records, Make make) {
+void produce_records(const std::string& topic, std::int64_t records, Make make,
+                     const std::function<std::int64_t(std::int64_t)>& timestamp_of = {}) {
   std::int64_t failures = 0;
   auto producer =
       make_client(RD_KAFKA_PRODUCER, {{"partitioner", "murmur2_random"}, {"linger.ms", "20"}},
@@ -264,7 +269,7 @@ void produce_records(const std::string& topic, std::int64_t records, Make make) 
   std::string key, value;
   for (std::int64_t i = 0; i < records; ++i) {
     const std::int32_t partition = make(i, key, value);
-    send(producer.get(), topic, partition, key, value);
+    send(producer.get(), topic, partition, key, value, timestamp_of ? timestamp_of(i) : 0);
     rd_kafka_poll(producer.get(), 0);
   }
   flush(producer.get(), failures);

@@ -1,7 +1,7 @@
-// The Kafka Streams side of bench/kafka_streams_bench.cc, the same two applications as
+// The Kafka Streams side of bench/kafka_streams_bench.cc, the same applications as
 // bench/kafka_streams_brook_app.cc, with the same flags and the same lines on stdout:
 //
-//   KafkaStreamsApp --app stateless|count --bootstrap H:P --application-id ID --input TOPIC
+//   KafkaStreamsApp --app stateless|count|hopping --bootstrap H:P --application-id ID --input TOPIC
 //                   --output TOPIC --state-dir DIR --guarantee at_least_once|exactly_once_v2
 //                   --commit-interval-ms N --cache-max-bytes N --records N
 //
@@ -9,6 +9,8 @@
 //              .mapValues(value in upper case).to(output)            (String keys and values)
 //   count:     stream(input).groupByKey().count(Materialized.as("counts"))  (RocksDB, changelog)
 //              .toStream().to(output)                                (String keys, Long counts)
+//   hopping:   the same count per window: .windowedBy(TimeWindows of 60 s every 10 s, 10 s
+//              grace) before .count (windowed keys: [key][8-byte window start])
 //
 // One stream thread. Prints "running <CLOCK_MONOTONIC ns>" when the application first reaches
 // RUNNING, waits until its stream thread has processed --records records (the thread's
@@ -39,7 +41,10 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
 
 public final class KafkaStreamsApp {
   private static final String[] FLAGS = {
@@ -71,8 +76,21 @@ public final class KafkaStreamsApp {
               .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts"))
               .toStream()
               .to(flags.get("output"), Produced.with(Serdes.String(), Serdes.Long()));
+      case "hopping" ->
+          input
+              .groupByKey()
+              .windowedBy(
+                  TimeWindows.ofSizeAndGrace(Duration.ofSeconds(60), Duration.ofSeconds(10))
+                      .advanceBy(Duration.ofSeconds(10)))
+              .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>as("counts"))
+              .toStream()
+              .to(
+                  flags.get("output"),
+                  Produced.with(
+                      WindowedSerdes.timeWindowedSerdeFrom(String.class, 60_000L), Serdes.Long()));
       default -> {
-        System.err.println("--app: '" + flags.get("app") + "' is not stateless or count");
+        System.err.println(
+            "--app: '" + flags.get("app") + "' is not stateless, count or hopping");
         System.exit(2);
       }
     }

@@ -63,6 +63,36 @@ TEST(PendingWrites, ARangeDeletionErasesTheEntriesItCoversAndHidesTheDatabasesKe
   EXPECT_TRUE(pending.empty());
 }
 
+using Written = std::vector<std::pair<std::string, std::optional<std::string>>>;
+
+// The entries in key order as for_each_in_order() gives them.
+Written in_order(const PendingWrites& pending) {
+  Written out;
+  pending.for_each_in_order([&](std::string_view key, PendingWrites::Value value) {
+    out.emplace_back(key, value ? std::optional<std::string>(*value) : std::nullopt);
+  });
+  return out;
+}
+
+TEST(PendingWrites, EntriesAreSortedAtTheCommitUntilReadInOrderAndKeptInOrderFromThenOn) {
+  PendingWrites pending;
+  EXPECT_TRUE(pending.entries().empty());  // nothing to order: still hashed
+  for (auto key : {"c", "a", "b"}) pending.put(key, key);
+  pending.put("a", std::nullopt);
+  EXPECT_EQ(in_order(pending), (Written{{"a", std::nullopt}, {"b", "b"}, {"c", "c"}}));
+  ASSERT_EQ(pending.entries().size(), 3u);  // ordered from here on
+  pending.put("0", "zero");
+  pending.put("b", "new");
+  pending.delete_range("c", "d");
+  EXPECT_EQ(in_order(pending), (Written{{"0", "zero"}, {"a", std::nullopt}, {"b", "new"}}));
+  EXPECT_EQ(pending.find("b"), Answer(std::optional<std::string_view>("new")));
+  EXPECT_EQ(pending.find("c"), Answer(std::optional<std::string_view>()));
+  pending.clear();  // still ordered, and empty
+  EXPECT_TRUE(pending.empty());
+  pending.put("x", "1");
+  EXPECT_EQ(pending.entries().size(), 1u);
+}
+
 TEST(PendingWrites, WritesInAnyOrderKeepKeyOrderAndTheNewestValue) {
   PendingWrites pending;
   std::map<std::string, std::optional<std::string>> expected;
@@ -88,6 +118,14 @@ TEST(PendingWrites, WritesInAnyOrderKeepKeyOrderAndTheNewestValue) {
       pending.clear();
       expected.clear();
     }
+    // Unordered (hashed) for the first rounds, then read in order, which keeps it ordered.
+    for (const auto& [key, value] : expected) {
+      ASSERT_EQ(pending.find(key), Answer(value ? std::optional<std::string_view>(*value)
+                                                : std::optional<std::string_view>()))
+          << round << " " << key;
+    }
+    ASSERT_EQ(in_order(pending), Written(expected.begin(), expected.end())) << round;
+    if (round < 25) continue;
     ASSERT_EQ(pending.entries().size(), expected.size()) << round;
     auto it = expected.begin();
     for (const auto& [key, value] : pending.entries()) {

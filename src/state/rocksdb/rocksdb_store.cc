@@ -403,11 +403,11 @@ class RocksDbStore final : public KeyValueBytesStore {
     for (const auto& [from, to] : pending_.ranges()) {
       if (s.ok()) s = writes.DeleteRange(data_.get(), slice(from), slice(to));
     }
-    for (const auto& [key, value] : pending_.entries()) {
-      if (!s.ok()) break;
+    pending_.for_each_in_order([&](std::string_view key, PendingWrites::Value value) {
+      if (!s.ok()) return;
       s = value ? writes.Put(data_.get(), slice(key), slice(*value))
                 : writes.Delete(data_.get(), slice(key));
-    }
+    });
     if (!s.ok()) return failure(s, name_, dir_, "commit");
     if (auto status = write(writes, changelog_next); !status.ok()) return status;
     pending_.clear();

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "child_process.h"
+#include "hand_codec.h"
 #include "rdkafka_baseline.h"
 #include "state_workload.h"
 #include "topic_contents.h"
@@ -124,18 +125,13 @@ std::string joined(std::string_view key, std::string_view value) {
 
 // A windowed key as both sides write it: the key, then the window start (8 bytes, big endian).
 std::string windowed_key(std::string_view key, std::int64_t start) {
-  std::string bytes(key);
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    bytes.push_back(static_cast<char>(static_cast<std::uint64_t>(start) >> shift));
-  }
-  return bytes;
+  return std::string(key) + brook::bench::hand_encode_u64(static_cast<std::uint64_t>(start));
 }
 
 // "<key>@<window start>" of a windowed key's bytes.
 std::string window_name(std::string_view bytes) {
   if (bytes.size() < 8) return "(" + std::to_string(bytes.size()) + " bytes)";
-  std::uint64_t start = 0;
-  for (char c : bytes.substr(bytes.size() - 8)) start = start << 8 | static_cast<unsigned char>(c);
+  const std::uint64_t start = brook::bench::hand_decode_u64(bytes.substr(bytes.size() - 8));
   return std::string(bytes.substr(0, bytes.size() - 8)) + "@" + std::to_string(start);
 }
 

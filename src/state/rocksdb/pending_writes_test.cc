@@ -76,7 +76,7 @@ Written in_order(const PendingWrites& pending) {
 
 TEST(PendingWrites, EntriesAreSortedAtTheCommitUntilReadInOrderAndKeptInOrderFromThenOn) {
   PendingWrites pending;
-  EXPECT_TRUE(pending.entries().empty());  // nothing to order: still hashed
+  EXPECT_TRUE(pending.entries().empty());  // with no entries: nothing to order
   for (auto key : {"c", "a", "b"}) pending.put(key, key);
   pending.put("a", std::nullopt);
   EXPECT_EQ(in_order(pending), (Written{{"a", std::nullopt}, {"b", "b"}, {"c", "c"}}));

@@ -5,6 +5,11 @@ target_include_directories(brook_headers INTERFACE
   $<INSTALL_INTERFACE:include>)
 target_link_libraries(brook_headers INTERFACE nlohmann_json::nlohmann_json)
 target_compile_features(brook_headers INTERFACE cxx_std_23)
+# libstdc++ 12 offers std::expected (brook::Result) only where __cpp_concepts >= 202002L, which
+# clang announces from version 19; older clangs compile libstdc++'s <expected> as it is. Evaluated
+# for each user's compiler, so an application built with clang 16 gets it too.
+target_compile_options(brook_headers INTERFACE
+  "$<$<AND:$<COMPILE_LANG_AND_ID:CXX,Clang>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,19>>:-D__cpp_concepts=202002L;-Wno-macro-redefined>")
 
 # brook_layer_includes(<target> <layer> [BELOW <layers>...]): `target` sees, of src/, only
 # `layer` and the layers below it (transitively: a header of a layer below may include the

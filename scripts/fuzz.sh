@@ -24,6 +24,7 @@ brook_configure "$dir" Debug -DBROOK_FUZZ=ON -DCMAKE_C_COMPILER=clang-16 \
   -DCMAKE_CXX_COMPILER=clang++-16 "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
   -DBROOK_BUILD_TESTS=OFF -DBROOK_BUILD_EXAMPLES=OFF -DBROOK_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir" -j "$BROOK_JOBS" --target brook_fuzzers
+brook_sanitizer_env
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then

@@ -9,14 +9,25 @@ BROOK_APT_PACKAGES=(
   kcat maven openjdk-17-jdk-headless
   libcpp-httplib-dev chromium python3-prometheus-client
   postgresql-15 libpq-dev
-  clang-format-16 clang-tidy-16 clang-16 libclang-rt-16-dev
+  clang-format-16 clang-tidy-16 clang-16 libclang-rt-16-dev llvm-16
 )
 # LLVM 16, not Debian 12's default 14: clang-format 14 mangles requires-clauses (it joins
 # them to the declaration), and clang-tidy 14 cannot parse std::expected<T, Status> (clang
 # 14 lacks conditionally trivial destructors, P0848). Use these names, not the bare ones. clang-16
-# and its runtimes (libFuzzer, the sanitizers) build the fuzz targets (scripts/fuzz.sh).
+# and its runtimes (libFuzzer, the sanitizers) build the sanitizer half of the tests and the
+# fuzz targets; llvm-16's symbolizer names the functions and lines of their reports.
 BROOK_CLANG_FORMAT=clang-format-16
 BROOK_CLANG_TIDY=clang-tidy-16
+
+# brook_sanitizer_env: exports the options of the processes of a sanitizer build (clang-16):
+# reports symbolized with stack traces; UBSan halts on every report but those tests/ubsan.supp
+# lists (the checks it recovers from, see CMakeLists.txt). Options already set come after ours.
+brook_sanitizer_env() {
+  export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-16
+  export UBSAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-16
+  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$BROOK_ROOT/tests/ubsan.supp${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  export UBSAN_OPTIONS
+}
 
 BROOK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 

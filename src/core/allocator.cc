@@ -2,13 +2,23 @@
 
 #include <algorithm>
 
-#if defined(BROOK_MALLOC_JEMALLOC) && !defined(__SANITIZE_ADDRESS__)
+// Built with AddressSanitizer, whose allocator the process then runs on: gcc says so with
+// __SANITIZE_ADDRESS__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define BROOK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BROOK_ASAN 1
+#endif
+#endif
+
+#if defined(BROOK_MALLOC_JEMALLOC) && !defined(BROOK_ASAN)
 #include <jemalloc/jemalloc.h>
 #endif
 
 namespace brook::internal {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(BROOK_ASAN)
 
 // malloc(0) gives a 1-byte block.
 std::size_t usable_size(std::size_t requested) { return std::max<std::size_t>(requested, 1); }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -35,8 +36,20 @@ std::string twins_classpath() {
 std::vector<std::string> brook_program(const ExampleTopics& example) {
   return {fmt::format("{}/{}/{}", BROOK_EXAMPLES_DIR, example.name, example.name)};
 }
+
+// `java` running `main_class` of the twins' jar with `args`. Each of these JVMs lives a few
+// seconds over small inputs: compiled by C1 only (no C2) and with the serial collector, it takes
+// less CPU, which the other tests running beside it share.
+std::vector<std::string> java(const std::string& main_class, std::vector<std::string> args) {
+  std::vector<std::string> command = {"java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                                      "-cp",  twins_classpath(),         main_class};
+  command.insert(command.end(), std::make_move_iterator(args.begin()),
+                 std::make_move_iterator(args.end()));
+  return command;
+}
+
 std::vector<std::string> twin_program(const ExampleTopics& example) {
-  return {"java", "-cp", twins_classpath(), "dev.brook.conformance.Twin", example.name};
+  return java("dev.brook.conformance.Twin", {example.name});
 }
 
 // Appends "example <TAB> what <TAB> equal|different" to the report, if one is asked for.
@@ -150,15 +163,8 @@ void ConformanceTest::produce(const std::vector<ProducerRecord>& records) {
 
 std::vector<std::string> ConformanceTest::java_records(const std::string& command,
                                                        const std::string& topic) const {
-  return {"java",
-          "-cp",
-          twins_classpath(),
-          "dev.brook.conformance.Records",
-          command,
-          "--bootstrap-servers",
-          bootstrap_,
-          "--topic",
-          topic};
+  return java("dev.brook.conformance.Records",
+              {command, "--bootstrap-servers", bootstrap_, "--topic", topic});
 }
 
 PartitionRecords ConformanceTest::read_records(const std::string& topic) {

@@ -58,6 +58,20 @@ brook_install_deps() {
 brook_configure() {
   local dir="$BROOK_ROOT/$1" type="$2"
   shift 2
+  # When a build's compiler changes, CMake deletes its cache and configures with the compiler
+  # alone, dropping the other options (a sanitizer build would come out without sanitizers): a
+  # build made with another compiler (build-asan used g++ until 2026-12-07) starts afresh.
+  local want="${CXX:-c++}" arg cached
+  for arg in "$@"; do
+    if [[ "$arg" == -DCMAKE_CXX_COMPILER=* ]]; then want="${arg#*=}"; fi
+  done
+  if [[ -f "$dir/CMakeCache.txt" ]]; then
+    cached="$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")"
+    if [[ "$(realpath -e "$(command -v "$cached")")" != "$(realpath -e "$(command -v "$want")")" ]]; then
+      echo "$dir was configured with $cached: configuring it afresh with $want"
+      rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+    fi
+  fi
   cmake -S "$BROOK_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@"
 }
 brook_build() {

@@ -48,6 +48,19 @@ function(brook_layer layer)
   list(TRANSFORM ARG_BELOW PREPEND brook_ OUTPUT_VARIABLE below_targets)
   target_link_libraries(${name} PUBLIC brook_headers
                                 PRIVATE brook_warnings ${below_targets} ${ARG_DEPS})
+  brook_unity_build(${name})
+endfunction()
+
+# brook_unity_build(<target>): compiles the target's sources in batches of up to 8 (a unity
+# build): each batch parses the standard library's and Brook's headers once, which takes a
+# clean Release build of the library from about 270 to about 115 CPU seconds. The sources of a
+# batch share one translation unit, so names in their anonymous namespaces must differ; GCC's
+# -Wsubobject-linkage, meant for types of a header's anonymous namespace, would flag every
+# batched file's own (as included files), so it is off for these targets.
+function(brook_unity_build target)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  target_compile_options(${target} PRIVATE
+    "$<$<COMPILE_LANG_AND_ID:CXX,GNU>:-Wno-subobject-linkage>")
 endfunction()
 
 # brook_test(<name> <sources...> [RESOURCE_LOCK <lock>]): a GoogleTest binary linked against

@@ -1,9 +1,9 @@
 #include "cdc/change_records.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "cdc/pg_value.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 namespace {
@@ -23,12 +23,6 @@ std::string topic_safe(std::string_view name) {
   return safe;
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 std::string ChangeRecords::topic(const PgRelation& relation) const {
@@ -40,7 +34,7 @@ Status ChangeRecords::append(const PgRelation& relation, const RowChange& change
                              std::vector<ProducerRecord>& out) const {
   source.schema.assign(relation.schema);
   source.table.assign(relation.table);
-  const std::int64_t handled_ms = now_ms();
+  const std::int64_t handled_ms = wall_clock_ms();
   // A row's JSON text, empty for none.
   auto json_of = [&](const PgTuple* row, bool key_only) -> Result<std::string> {
     if (row == nullptr) return std::string();

@@ -2,22 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "cdc/pg_catalog.h"
 #include "cdc/replication_stream.h"
 #include "core/log.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 namespace {
 
 constexpr int kFetchRows = 5'000;
-
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Writes every row of `relation` as of the transaction's snapshot, counting them in `rows`;
 // stops early when a stop is requested.
@@ -100,7 +93,7 @@ Result<SourcePosition> take_snapshot(PgConnection& sql, const PostgresSourceConf
   auto tables = publication_tables(sql, config.publication);
   if (!tables) return error(tables.error());
   ChangeSource source = records.source(sql.database(), /*snapshot=*/true);
-  source.ts_ms = now_ms();
+  source.ts_ms = wall_clock_ms();
   source.lsn = static_cast<std::int64_t>(*consistent_point);
   std::int64_t rows = 0;
   for (const auto& table : *tables) {

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -17,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/group_lag.h"
 #include "cli/topic_reader.h"
+#include "core/wall_clock.h"
 
 namespace brook::cli {
 namespace {
@@ -175,9 +175,7 @@ Result<ResetOptions> reset_options(const ParsedArgs& args) {
   if (!duration) return error(duration.error());
   if (*datetime || *duration) {
     options.kind = OffsetSpec::Kind::kTimestamp;
-    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+    const std::int64_t now = internal::wall_clock_ms();
     options.timestamp = Timestamp(*datetime ? **datetime : now - **duration * 1000);
   }
   return options;

@@ -1,7 +1,6 @@
 // `brook produce TOPIC`: one record per line of stdin.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -12,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/produce_input.h"
 #include "cli/topic_reader.h"
+#include "core/wall_clock.h"
 
 namespace brook::cli {
 namespace {
@@ -98,12 +98,6 @@ Result<ProduceInput> produce_options(const ParsedArgs& args) {
   return options;
 }
 
-Timestamp now() {
-  return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count());
-}
-
 // The sum of the end offsets of `topic`'s partitions.
 Result<std::int64_t> end_offsets(internal::LogBackend& log, const std::string& topic,
                                  std::int32_t partitions) {
@@ -145,7 +139,7 @@ Status produce(internal::LogBackend& log, const ProduceInput& input) {
                               count + 1, problem.message(), before, count + 1));
   };
   while (std::getline(std::cin, line)) {
-    auto record = read_record(input, line, now());
+    auto record = read_record(input, line, internal::wall_clock());
     if (!record) return stop_at(record.error(), false);
     if (auto s = (*producer)->send(std::move(*record)); !s.ok()) return stop_at(s, true);
     ++count;

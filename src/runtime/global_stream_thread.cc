@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/log.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 namespace {
@@ -81,13 +82,7 @@ Status GlobalStreamThread::start() {
       topology_, stores_,
       GlobalStateUpdater::Config{.application_id = config_.application_id,
                                  .errors = config_.errors,
-                                 .clock =
-                                     [] {
-                                       return Timestamp(
-                                           std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               std::chrono::system_clock::now().time_since_epoch())
-                                               .count());
-                                     },
+                                 .clock = wall_clock,
                                  .dead_letters = producer_ ? this : nullptr},
       metrics_);
   if (auto s = updater_->init(); !s.ok()) return s;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/log.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 
@@ -45,12 +46,6 @@ bool holds(const StreamsMetadata& metadata, const std::string& store, std::int32
   auto it = metadata.store_partitions.find(store);
   return it != metadata.store_partitions.end() &&
          std::find(it->second.begin(), it->second.end(), partition) != it->second.end();
-}
-
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 }  // namespace

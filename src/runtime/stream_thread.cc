@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "core/transition_table.h"
+#include "core/wall_clock.h"
 #include "runtime/state_restorer.h"
 
 namespace brook::internal {
@@ -70,20 +71,14 @@ Status StreamThread::start() {
 
 std::unique_ptr<StreamTask> StreamThread::make_task(TaskId id,
                                                     const std::vector<TopicPartition>& inputs) {
-  return std::make_unique<StreamTask>(
-      id, topology_,
-      TaskConfig{.application_id = config_.application_id,
-                 .errors = config_.errors,
-                 .clock =
-                     [] {
-                       return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::system_clock::now().time_since_epoch())
-                                            .count());
-                     },
-                 .state = state_,
-                 .idle_advance = config_.stream_time_idle_advance,
-                 .input_wait = input_wait(inputs)},
-      *this, metrics_);
+  return std::make_unique<StreamTask>(id, topology_,
+                                      TaskConfig{.application_id = config_.application_id,
+                                                 .errors = config_.errors,
+                                                 .clock = wall_clock,
+                                                 .state = state_,
+                                                 .idle_advance = config_.stream_time_idle_advance,
+                                                 .input_wait = input_wait(inputs)},
+                                      *this, metrics_);
 }
 
 std::string StreamThread::client_id() const {

@@ -6,16 +6,12 @@
 #include <random>
 
 #include "backend/log_backend.h"
+#include "demo_time.h"
 
 namespace brook::demo {
 namespace {
 
 using iot_late_events::HourlyStats;
-
-constexpr std::int64_t kSecond = 1'000;
-constexpr std::int64_t kMinute = 60 * kSecond;
-constexpr std::int64_t kHour = 60 * kMinute;
-constexpr std::int64_t kDay = 24 * kHour;
 
 std::int64_t hour_of(std::int64_t t) { return t - t % kHour; }
 

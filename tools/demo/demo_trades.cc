@@ -4,14 +4,14 @@
 #include <cmath>
 #include <random>
 
+#include "demo_time.h"
+
 namespace brook::demo {
 namespace {
 
 using stock_stats::DayStats;
 using stock_stats::TimedTrade;
 
-constexpr std::int64_t kMinute = 60'000;
-constexpr std::int64_t kDay = 1440 * kMinute;
 constexpr std::int64_t kFirstDay = 1'772'409'600'000;  // 2026-03-02T00:00:00Z
 constexpr std::int64_t kOpen = (9 * 60 + 30) * kMinute;
 constexpr std::int64_t kClose = 16 * 60 * kMinute;

@@ -6,15 +6,10 @@
 
 #include "backend/embedded/embedded_clients.h"
 #include "core/log.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 namespace {
-
-Timestamp wall_clock() {
-  return Timestamp(std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count());
-}
 
 class EmbeddedLogImpl final : public EmbeddedLog {
  public:

@@ -19,7 +19,6 @@
 namespace brook::internal {
 namespace {
 
-constexpr std::string_view kStartOffsetFile = "start-offset";
 constexpr std::size_t kScanChunkBytes = std::size_t{1} << 20;
 constexpr std::size_t kCompactionWriteBytes = std::size_t{1} << 20;
 

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <string>
 #include <system_error>
@@ -15,11 +14,11 @@
 #include "backend/embedded/record_format.h"
 #include "core/log.h"
 #include "core/text_numbers.h"
+#include "core/wall_clock.h"
 
 namespace brook::internal {
 namespace {
 
-constexpr std::string_view kStartOffsetFile = "start-offset";
 constexpr std::string_view kCleanedSuffix = ".cleaned";
 constexpr std::size_t kMaxRetainedWriteBuffer = std::size_t{16} << 20;
 constexpr std::size_t kMaxReadChunk = std::size_t{8} << 20;
@@ -40,12 +39,6 @@ Result<std::optional<std::int64_t>> read_start_offset(const std::filesystem::pat
 }
 
 }  // namespace
-
-std::int64_t wall_clock_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Result<std::unique_ptr<PartitionLog>> PartitionLog::open(std::filesystem::path dir,
                                                          PartitionLogConfig config) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "backend/embedded/byte_buffer.h"
@@ -27,7 +28,8 @@ namespace brook::internal {
 
 struct NewestOffsets;  // compaction's map of each key's newest record (log_maintenance.cc)
 
-std::int64_t wall_clock_ms();  // milliseconds since the Unix epoch
+// The partition's file holding its log start offset (docs/log_format.md), if one was set.
+inline constexpr std::string_view kStartOffsetFile = "start-offset";
 
 class PartitionLogImpl final : public PartitionLog {
  public:

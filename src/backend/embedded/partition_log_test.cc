@@ -24,6 +24,7 @@
 #include "backend/embedded/partition_log_impl.h"
 #include "backend/embedded/record_format.h"
 #include "backend/embedded/segment.h"
+#include "core/wall_clock.h"
 #include "log_capture.h"
 #include "scratch_dir.h"
 

@@ -24,12 +24,12 @@ namespace {
 //          count record frames (record_format.h); then u32 groups, each: u16 group length,
 //          group, u32 offsets, each: u16 topic length, topic, i32 partition, i64 offset,
 //          u32 metadata length, metadata.
-constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kEntryVersion = 1;
 constexpr std::size_t kIdCrcAt = 8;
 constexpr std::size_t kIdBytesAt = 12;
 constexpr std::size_t kVersionAt = 14;
 constexpr std::size_t kHeaderCrcAt = 15;
-constexpr std::size_t kHeaderBytes = kHeaderCrcAt + 4;
+constexpr std::size_t kEntryHeaderBytes = kHeaderCrcAt + 4;
 
 std::uint32_t read_u32(std::string_view data, std::size_t at) {
   std::uint32_t v = 0;
@@ -47,9 +47,9 @@ void put_string(ByteBuffer& out, const std::string& s) {
 }
 
 // Reads the payload front to back; every read is bounds-checked.
-class Reader {
+class PayloadReader {
  public:
-  explicit Reader(std::string_view data) : data_(data) {}
+  explicit PayloadReader(std::string_view data) : data_(data) {}
   template <class T>
   bool get(T& v) {
     if (data_.size() < sizeof(T)) return false;
@@ -93,7 +93,7 @@ Result<TransactionEntry> decode_transaction_payload(std::string_view payload,
   auto corrupt = [&] {
     return error(Status::corruption(fmt::format("transaction log {}: malformed entry", file)));
   };
-  Reader in(payload);
+  PayloadReader in(payload);
   TransactionEntry entry;
   std::uint32_t batches = 0;
   if (!in.get(batches)) return corrupt();
@@ -165,21 +165,21 @@ Result<std::optional<TransactionEntry>> TransactionLog::pending() const {
   auto corrupt = [&](std::string_view what) {
     return error(Status::corruption(fmt::format("transaction log {}: {}", path_.string(), what)));
   };
-  if (file.size() < kHeaderBytes) return torn(std::nullopt, "it ends inside the entry header");
+  if (file.size() < kEntryHeaderBytes) return torn(std::nullopt, "it ends inside the entry header");
   if (crc32c(file.data(), kHeaderCrcAt) != unmask_crc(read_u32(file, kHeaderCrcAt))) {
     return corrupt("entry header checksum mismatch");
   }
-  if (file[kVersionAt] != static_cast<char>(kVersion)) {
+  if (file[kVersionAt] != static_cast<char>(kEntryVersion)) {
     return corrupt(fmt::format("unknown entry version {}", static_cast<int>(file[kVersionAt])));
   }
   std::uint16_t id_bytes = 0;
   std::memcpy(&id_bytes, file.data() + kIdBytesAt, 2);
   const std::uint32_t size = read_u32(file, 0);
-  const std::size_t payload_at = kHeaderBytes + id_bytes;
+  const std::size_t payload_at = kEntryHeaderBytes + id_bytes;
   if (file.size() < payload_at) {
     return torn(std::nullopt, "it ends inside the transactional id");
   }
-  const std::string_view id = file.substr(kHeaderBytes, id_bytes);
+  const std::string_view id = file.substr(kEntryHeaderBytes, id_bytes);
   if (crc32c(id) != unmask_crc(read_u32(file, kIdCrcAt))) {
     return corrupt("transactional id checksum mismatch");
   }
@@ -205,9 +205,9 @@ Status TransactionLog::write(const TransactionEntry& entry) {
     return Status::invalid_argument(fmt::format(
         "transactional id of {} bytes: at most 65535 fit the transaction log", id.size()));
   }
-  const std::size_t payload_at = kHeaderBytes + id.size();
+  const std::size_t payload_at = kEntryHeaderBytes + id.size();
   ByteBuffer out;
-  out.extend(kHeaderBytes);
+  out.extend(kEntryHeaderBytes);
   out.append(id.data(), id.size());
   put(out, static_cast<std::uint32_t>(entry.batches.size()));
   for (const auto& [tp, batch] : entry.batches) {
@@ -246,7 +246,7 @@ Status TransactionLog::write(const TransactionEntry& entry) {
   std::memcpy(out.data() + 4, &crc, 4);
   std::memcpy(out.data() + kIdCrcAt, &id_crc, 4);
   std::memcpy(out.data() + kIdBytesAt, &id_bytes, 2);
-  out.data()[kVersionAt] = static_cast<char>(kVersion);
+  out.data()[kVersionAt] = static_cast<char>(kEntryVersion);
   const std::uint32_t header_crc = mask_crc(crc32c(out.data(), kHeaderCrcAt));
   std::memcpy(out.data() + kHeaderCrcAt, &header_crc, 4);
   // Into the empty file, so that a write that does not finish leaves a prefix of the entry.

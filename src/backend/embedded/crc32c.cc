@@ -40,22 +40,26 @@ std::uint64_t load_le64(const unsigned char* p) {
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) std::uint32_t extend_sse42(std::uint32_t crc, const void* data,
                                                              std::size_t n) {
+  // Unaligned loads: on the CPUs that have SSE4.2 they cost what aligned ones cost, and a
+  // frame's body starts anywhere.
   auto p = static_cast<const unsigned char*>(data);
   std::uint64_t l = ~crc;
-  while (n > 0 && (reinterpret_cast<std::uintptr_t>(p) & 7) != 0) {
-    l = _mm_crc32_u8(static_cast<std::uint32_t>(l), *p++);
-    --n;
+  for (; n >= 8; p += 8, n -= 8) l = _mm_crc32_u64(l, load_le64(p));
+  auto c = static_cast<std::uint32_t>(l);
+  if (n & 4) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    c = _mm_crc32_u32(c, v);
+    p += 4;
   }
-  while (n >= 8) {
-    l = _mm_crc32_u64(l, load_le64(p));
-    p += 8;
-    n -= 8;
+  if (n & 2) {
+    std::uint16_t v;
+    std::memcpy(&v, p, 2);
+    c = _mm_crc32_u16(c, v);
+    p += 2;
   }
-  while (n > 0) {
-    l = _mm_crc32_u8(static_cast<std::uint32_t>(l), *p++);
-    --n;
-  }
-  return ~static_cast<std::uint32_t>(l);
+  if (n & 1) c = _mm_crc32_u8(c, *p);
+  return ~c;
 }
 #endif
 

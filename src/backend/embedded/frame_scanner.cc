@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "backend/embedded/file_io.h"
+#include "brook/internal/coding.h"
 
 namespace brook::internal {
 
@@ -43,6 +44,15 @@ Status FrameScanner::fill(std::size_t n) {
   return Status::ok_status();
 }
 
+bool FrameScanner::next_frame_buffered() const {
+  if (cursor_ >= end_) return true;
+  const auto offset_in_buffer = static_cast<std::size_t>(cursor_ - buffer_position_);
+  const std::size_t buffered = buffer_.size() - offset_in_buffer;
+  if (buffered < kFrameHeaderBytes) return false;
+  const auto body_bytes = get_little_endian<std::uint32_t>(buffer_.data() + offset_in_buffer);
+  return buffered - kFrameHeaderBytes >= body_bytes;
+}
+
 FrameScanner::Step FrameScanner::damaged(Damage damage, std::string reason) {
   damage_ = damage;
   damage_reason_ = std::move(reason);
@@ -77,9 +87,10 @@ Result<FrameScanner::Step> FrameScanner::next() {
     damaged_frame_bytes_ = frame_bytes;
     return damaged(Damage::kBadBody, "record checksum mismatch");
   }
-  auto record = decode_body(std::string_view(frame + kFrameHeaderBytes, header->body_bytes));
-  if (!record) return damaged(Damage::kMalformed, record.error().message());
-  record_ = *record;
+  const std::string_view body(frame + kFrameHeaderBytes, header->body_bytes);
+  if (decode_body_into(body, record_) != nullptr) {
+    return damaged(Damage::kMalformed, decode_body(body).error().message());
+  }
   frame_data_ = std::string_view(frame, frame_bytes);
   cursor_ += static_cast<std::int64_t>(frame_bytes);
   return Step::kFrame;

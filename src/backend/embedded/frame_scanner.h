@@ -41,6 +41,11 @@ class FrameScanner {
   // Advances to the next frame. Fails only on an I/O error (or a file shorter than `end`).
   Result<Step> next();
 
+  // Whether next() can go on without reading the file, so without moving the buffer's bytes:
+  // the scan is at its end, or the next frame (as long as its header says, checked or not) is
+  // in the buffer already. Views into frames it returned stay valid while this holds.
+  bool next_frame_buffered() const;
+
   // Valid after kFrame until the next call: the frame's position, its bytes and its record.
   std::int64_t frame_position() const { return frame_position_; }
   std::string_view frame_data() const { return frame_data_; }

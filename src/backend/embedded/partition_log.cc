@@ -275,12 +275,13 @@ const std::shared_ptr<Segment>& PartitionLogImpl::segment_for(std::int64_t offse
 }
 
 Result<RecordBatch> PartitionLogImpl::read(Offset from, std::size_t max_bytes) const {
-  // Each reading thread reuses one buffer: no allocation (and page faults) per read.
-  thread_local ByteBuffer read_buffer;
-  read_buffer.shrink_if_above(kMaxReadChunk + kMaxReadChunk / 4);
+  // The records' keys and values are views into the frames as read: the batch owns the buffer
+  // the scanner reads into, and the read ends where the scanner would have to move its bytes
+  // (a frame past the buffer, another segment) once it holds a record.
   RecordBatch batch;
   std::vector<ConsumedRecord>& records = batch.records;
-  std::shared_ptr<RecordArena> arena;
+  auto buffer = std::make_shared<ByteBuffer>();
+  batch.bytes = buffer;
   std::int64_t want = std::max(from.value(), start_offset_.load());
   std::size_t bytes = 0;
   // The segment being read and the byte range [position, end) of it still to scan.
@@ -293,11 +294,6 @@ Result<RecordBatch> PartitionLogImpl::read(Offset from, std::size_t max_bytes) c
     segment = segment_for(want);
     position = segment->scan_start(want);
     end = segment->layout().size;
-    // One block holds the keys and values of frames adding up to max_bytes, or to the rest of
-    // this segment.
-    arena = std::make_shared<RecordArena>(
-        std::min({max_bytes, kMaxReadChunk, static_cast<std::size_t>(end - position)}));
-    batch.bytes = arena;
     // Room for the records expected, from the segment's average record size.
     if (const SegmentLayout& layout = segment->layout(); layout.record_count > 0) {
       const std::int64_t span =
@@ -310,8 +306,9 @@ Result<RecordBatch> PartitionLogImpl::read(Offset from, std::size_t max_bytes) c
     const std::size_t remaining = max_bytes - bytes;  // bytes < max_bytes here
     const std::size_t chunk =
         remaining >= kMaxReadChunk ? kMaxReadChunk : remaining + kIndexIntervalBytes;
-    FrameScanner scanner(segment->fd(), segment->path(), position, end, chunk, read_buffer);
+    FrameScanner scanner(segment->fd(), segment->path(), position, end, chunk, *buffer);
     for (;;) {
+      if (!records.empty() && !scanner.next_frame_buffered()) return batch;
       auto step = scanner.next();
       if (!step) return error(step.error());
       if (*step == FrameScanner::Step::kEnd) break;
@@ -322,11 +319,11 @@ Result<RecordBatch> PartitionLogImpl::read(Offset from, std::size_t max_bytes) c
       }
       const RecordView& record = scanner.record();
       if (record.offset < want) continue;
-      records.push_back(to_consumed_record(record, *arena));
+      records.push_back(to_consumed_record(record));
       bytes += scanner.frame_data().size();
       if (bytes >= max_bytes) return batch;
     }
-    if (!records.empty()) want = records.back().offset.value() + 1;
+    if (!records.empty()) return batch;  // a new scan would reuse the buffer
     std::lock_guard lock(mu_);
     if (segment->layout().size > end) {
       // The writer published more records in this segment while it was being read.

@@ -86,8 +86,9 @@ class PartitionLog {
   virtual Status flush() = 0;
 
   // Records with offset >= `from`, in offset order, up to about `max_bytes` (at least one record
-  // if any exists), viewing bytes the batch owns (one copy of the keys and values, no
-  // allocation per record). Offsets may have gaps after compaction. `from` below the start
+  // if any exists; fewer when a segment ends first), viewing the frames as read, which the batch
+  // owns (no copy after the read, no allocation per record). Offsets may have gaps after
+  // compaction. `from` below the start
   // offset reads from the start; at or past the end gives no records. The batch's partition is
   // left empty (the log does not know its name). kCorruption (file and position) if a record
   // read fails its checksum.

@@ -99,59 +99,68 @@ bool body_crc_matches(const FrameHeader& header, const char* body) {
   return crc32c(body, header.body_bytes) == header.body_crc;
 }
 
-Result<RecordView> decode_body(std::string_view body) {
-  Reader in(body);
-  if (!in.has(kMinBodyBytes)) return error(malformed("body shorter than the fixed fields"));
-  if (in.take<std::uint8_t>() != kRecordFormatVersion) {
-    return error(malformed("unknown format version"));
-  }
-  const auto attributes = in.take<std::uint8_t>();
-  if ((attributes & ~(kNullKeyBit | kNullValueBit)) != 0) {
-    return error(malformed("unknown attribute bits"));
-  }
-  RecordView view;
-  view.offset = in.take<std::int64_t>();
-  view.timestamp = in.take<std::int64_t>();
+namespace {
 
-  // A length-prefixed key or value; a set null bit requires length 0.
-  auto take_nullable = [&](std::uint8_t null_bit, std::string_view what,
-                           std::optional<std::string_view>& out) -> Status {
-    auto past_end = [&] {
-      return malformed(std::string(what) + " length past the end of the record");
-    };
-    if (!in.has(4)) return past_end();
-    const auto size = in.take<std::uint32_t>();
-    if (!in.has(size)) return past_end();
-    const std::string_view bytes = in.take_bytes(size);
-    if (attributes & null_bit) {
-      if (size != 0) return malformed("null " + std::string(what) + " with a length");
-    } else {
-      out = bytes;
-    }
-    return {};
-  };
-  if (auto s = take_nullable(kNullKeyBit, "key", view.key); !s.ok()) return error(s);
-  if (auto s = take_nullable(kNullValueBit, "value", view.value); !s.ok()) return error(s);
-  if (!in.has(4)) return error(malformed("header count past the end of the record"));
+// Takes a length-prefixed key or value into `out`, or checks that its length is 0 if
+// `is_null`; returns why it cannot (`past_end`, `null_with_length`), or null.
+const char* take_nullable(Reader& in, bool is_null, std::optional<std::string_view>& out,
+                          const char* past_end, const char* null_with_length) {
+  if (!in.has(4)) return past_end;
+  const auto size = in.take<std::uint32_t>();
+  if (!in.has(size)) return past_end;
+  const std::string_view bytes = in.take_bytes(size);
+  if (!is_null) {
+    out = bytes;
+    return nullptr;
+  }
+  return size == 0 ? nullptr : null_with_length;
+}
+
+}  // namespace
+
+const char* decode_body_into(std::string_view body, RecordView& view) {
+  Reader in(body);
+  if (!in.has(kMinBodyBytes)) return "body shorter than the fixed fields";
+  if (in.take<std::uint8_t>() != kRecordFormatVersion) return "unknown format version";
+  const auto attributes = in.take<std::uint8_t>();
+  if ((attributes & ~(kNullKeyBit | kNullValueBit)) != 0) return "unknown attribute bits";
+  view = RecordView{.offset = in.take<std::int64_t>(), .timestamp = in.take<std::int64_t>()};
+  if (const char* why =
+          take_nullable(in, attributes & kNullKeyBit, view.key,
+                        "key length past the end of the record", "null key with a length")) {
+    return why;
+  }
+  if (const char* why =
+          take_nullable(in, attributes & kNullValueBit, view.value,
+                        "value length past the end of the record", "null value with a length")) {
+    return why;
+  }
+  if (!in.has(4)) return "header count past the end of the record";
   view.header_count = in.take<std::uint32_t>();
   const std::size_t headers_start = body.size() - in.remaining();
   for (std::uint32_t i = 0; i < view.header_count; ++i) {
-    if (!in.has(4)) return error(malformed("header key length past the end of the record"));
+    if (!in.has(4)) return "header key length past the end of the record";
     const auto header_key_size = in.take<std::uint32_t>();
-    if (!in.has(header_key_size)) return error(malformed("header key past the end of the record"));
+    if (!in.has(header_key_size)) return "header key past the end of the record";
     in.take_bytes(header_key_size);
-    if (!in.has(4)) return error(malformed("header value length past the end of the record"));
+    if (!in.has(4)) return "header value length past the end of the record";
     const auto header_value_size = in.take<std::int32_t>();
-    if (header_value_size < -1) return error(malformed("negative header value length"));
+    if (header_value_size < -1) return "negative header value length";
     if (header_value_size > 0) {
       if (!in.has(static_cast<std::uint32_t>(header_value_size))) {
-        return error(malformed("header value past the end of the record"));
+        return "header value past the end of the record";
       }
       in.take_bytes(static_cast<std::uint32_t>(header_value_size));
     }
   }
-  if (in.remaining() != 0) return error(malformed("bytes after the last header"));
+  if (in.remaining() != 0) return "bytes after the last header";
   view.headers = body.substr(headers_start);
+  return nullptr;
+}
+
+Result<RecordView> decode_body(std::string_view body) {
+  RecordView view;
+  if (const char* why = decode_body_into(body, view)) return error(malformed(why));
   return view;
 }
 
@@ -181,13 +190,12 @@ StoredRecord to_stored_record(const RecordView& view) {
   return record;
 }
 
-ConsumedRecord to_consumed_record(const RecordView& view, RecordArena& arena) {
-  ConsumedRecord record{.offset = Offset(view.offset),
-                        .timestamp = Timestamp(view.timestamp),
-                        .headers = decode_headers(view)};
-  if (view.key) record.key = arena.copy(*view.key);
-  if (view.value) record.value = arena.copy(*view.value);
-  return record;
+ConsumedRecord to_consumed_record(const RecordView& view) {
+  return {.offset = Offset(view.offset),
+          .timestamp = Timestamp(view.timestamp),
+          .key = view.key,
+          .value = view.value,
+          .headers = decode_headers(view)};
 }
 
 }  // namespace brook::internal

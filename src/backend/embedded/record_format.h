@@ -16,8 +16,8 @@
 
 #include "backend/embedded/byte_buffer.h"
 #include "backend/embedded/partition_log.h"
+#include "backend/record_batch.h"
 #include "brook/status.h"
-#include "core/record_arena.h"
 
 namespace brook::internal {
 
@@ -65,10 +65,12 @@ struct RecordView {
 // Decodes a body whose CRC matched. Every length is checked against the body size; a body that
 // does not parse exactly is kCorruption with the reason (the caller adds file and position).
 Result<RecordView> decode_body(std::string_view body);
+// The same into `view`; returns why the body does not parse, or null.
+const char* decode_body_into(std::string_view body, RecordView& view);
 
 // Copies a decoded record out of the segment bytes.
 StoredRecord to_stored_record(const RecordView& view);
-// Copies a decoded record's key and value out of the segment bytes into `arena`.
-ConsumedRecord to_consumed_record(const RecordView& view, RecordArena& arena);
+// A decoded record whose key and value stay views into the segment bytes it was read from.
+ConsumedRecord to_consumed_record(const RecordView& view);
 
 }  // namespace brook::internal

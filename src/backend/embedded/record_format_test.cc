@@ -26,8 +26,7 @@ TEST(RecordFormat, EncodesAndDecodesEveryField) {
   ASSERT_TRUE(body_crc_matches(*header, buffer.data() + kFrameHeaderBytes));
   auto view = decode_body({buffer.data() + kFrameHeaderBytes, header->body_bytes});
   ASSERT_TRUE(view.has_value()) << view.error().to_string();
-  RecordArena arena(64);
-  const ConsumedRecord decoded = to_consumed_record(*view, arena);
+  const ConsumedRecord decoded = to_consumed_record(*view);
   EXPECT_EQ(decoded.offset, Offset(42));
   EXPECT_EQ(decoded.timestamp, record.timestamp);
   EXPECT_EQ(decoded.key, record.key);
@@ -46,8 +45,7 @@ TEST(RecordFormat, NullKeyAndValueAreDistinctFromEmptyOnes) {
     encode_record(to_append(record), 0, encoded_size(to_append(record)), buffer);
     auto view = decode_body({buffer.data() + kFrameHeaderBytes, buffer.size() - kFrameHeaderBytes});
     ASSERT_TRUE(view.has_value());
-    RecordArena arena(64);
-    const ConsumedRecord decoded = to_consumed_record(*view, arena);
+    const ConsumedRecord decoded = to_consumed_record(*view);
     EXPECT_EQ(decoded.key, key);
     EXPECT_EQ(decoded.value, value);
   }

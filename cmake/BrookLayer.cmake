@@ -52,11 +52,11 @@ function(brook_layer layer)
 endfunction()
 
 # brook_unity_build(<target>): compiles the target's sources in batches of up to 8 (a unity
-# build): each batch parses the standard library's and Brook's headers once, which takes a
-# clean Release build of the library from about 270 to about 115 CPU seconds. The sources of a
-# batch share one translation unit, so names in their anonymous namespaces must differ; GCC's
-# -Wsubobject-linkage, meant for types of a header's anonymous namespace, would flag every
-# batched file's own (as included files), so it is off for these targets.
+# build): each batch parses the standard library's and Brook's headers once. A clean Release
+# build of the demo, its examples aside, took 144 s of compile steps instead of 276 s
+# (2026-12-07). The sources of a batch share one translation unit, so names in their anonymous
+# namespaces must differ. GCC's -Wsubobject-linkage, meant for types of a header's anonymous
+# namespace, would flag every batched file's own (as included files): off for these targets.
 function(brook_unity_build target)
   set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
   target_compile_options(${target} PRIVATE

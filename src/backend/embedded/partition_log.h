@@ -88,10 +88,9 @@ class PartitionLog {
   // Records with offset >= `from`, in offset order, up to about `max_bytes` (at least one record
   // if any exists; fewer when a segment ends first), viewing the frames as read, which the batch
   // owns (no copy after the read, no allocation per record). Offsets may have gaps after
-  // compaction. `from` below the start
-  // offset reads from the start; at or past the end gives no records. The batch's partition is
-  // left empty (the log does not know its name). kCorruption (file and position) if a record
-  // read fails its checksum.
+  // compaction. `from` below the start offset reads from the start; at or past the end gives no
+  // records. The batch's partition is left empty (the log does not know its name). kCorruption
+  // (file and position) if a record read fails its checksum.
   virtual Result<RecordBatch> read(Offset from, std::size_t max_bytes) const = 0;
 
   virtual Offset start_offset() const = 0;  // the first offset still stored

@@ -3,9 +3,9 @@
 #
 #   scripts/test.sh              optimised build (-O1) in build-test, plus the format check
 #   scripts/test.sh --sanitize   Debug build with clang-16, ASan + UBSan in build-asan, without
-#                                bench/, then every fuzz target for $BROOK_FUZZ_SECONDS (default
-#                                10) s
-#                                (scripts/fuzz.sh: clang-16, ASan + UBSan, in build-fuzz)
+#                                bench/, then every fuzz target for $BROOK_FUZZ_SECONDS
+#                                (default 10) s (scripts/fuzz.sh: clang-16, ASan + UBSan, in
+#                                build-fuzz)
 #
 # Installs the missing apt packages first (scripts/lib/common.sh). Builds the Kafka Streams twins
 # of the examples (tests/conformance/twins, Maven). Before ctest, starts a
@@ -50,8 +50,8 @@ fi
 # optimises at -O1: the code generation of the template-heavy tests is most of the build's
 # time, and both halves must fit CI's budget. The plain half compiles with g++ (Debian's
 # default), the sanitizer half with clang-16: it builds the unoptimised, instrumented code in
-# 0.57 of g++'s compile time, and the two compilers between them see more. The benchmarks' smoke tests run in
-# the plain build only (they exercise no library code the tests do not).
+# 0.57 of g++'s compile time, and the two compilers between them see more. The benchmarks' smoke
+# tests run in the plain build only (they exercise no library code the tests do not).
 if $sanitize; then
   dir=build-asan
   brook_build "$dir" Debug -DBROOK_SANITIZE=ON -DBROOK_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG=-g1 \

@@ -18,6 +18,7 @@
 #include "app_runner.h"
 #include "backend/embedded/embedded_log.h"
 #include "click_enrichment.h"
+#include "core/wall_clock.h"
 #include "demo_joins.h"
 #include "demo_readings.h"
 #include "demo_trades.h"
@@ -73,12 +74,6 @@ Status create_topics(EmbeddedLog& log) {
   return {};
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Application logs from six hosts: mostly INFO, some WARN, a few ERROR.
 Status write_logs(internal::Producer& producer, std::mt19937& random) {
   const char* hosts[] = {"web-1", "web-2", "web-3", "web-4", "db-1", "db-2"};
@@ -95,7 +90,7 @@ Status write_logs(internal::Producer& producer, std::mt19937& random) {
   const Message error[] = {{"ERROR", "disk /var is {}% full", 95, 100},
                            {"ERROR", "connection to db-1 lost after {} ms", 1000, 30000},
                            {"ERROR", "payment provider returned 503 ({} in a row)", 2, 20}};
-  std::int64_t ts = now_ms() - std::int64_t{kLogLines} * 10;
+  std::int64_t ts = internal::wall_clock_ms() - std::int64_t{kLogLines} * 10;
   for (int i = 0; i < kLogLines; ++i) {
     const int roll = static_cast<int>(random() % 100);
     const Message& m = roll < 5    ? error[random() % 3]
@@ -119,7 +114,7 @@ Status write_logs(internal::Producer& producer, std::mt19937& random) {
 Status write_trades(internal::Producer& producer, std::mt19937& random) {
   const char* symbols[] = {"ACME", "INIT", "GLOBX", "BRKX", "ZETA"};
   double prices[] = {120.0, 43.5, 310.25, 12.8, 77.0};
-  std::int64_t ts = now_ms() - std::int64_t{kTrades} * 50;
+  std::int64_t ts = internal::wall_clock_ms() - std::int64_t{kTrades} * 50;
   for (int i = 0; i < kTrades; ++i) {
     const int s = static_cast<int>(random() % 5);
     prices[s] =
@@ -189,7 +184,9 @@ Status prepare(const std::filesystem::path& dir,
   if (auto s = write_logs(**producer, random); !s.ok()) return s;
   if (auto s = write_trades(**producer, random); !s.ok()) return s;
   if (auto s = write_stock_trades(**producer, stock_trades); !s.ok()) return s;
-  if (auto s = send_all(**producer, orders_and_customers(now_ms() - 10'000)); !s.ok()) return s;
+  if (auto s = send_all(**producer, orders_and_customers(internal::wall_clock_ms() - 10'000));
+      !s.ok())
+    return s;
   if (auto s = send_all(**producer, search_click_records(search_data)); !s.ok()) return s;
   return write_readings(**producer, readings);
 }
@@ -672,7 +669,7 @@ int run_demo(int argc, char** argv) {
   fmt::print("Brook demo on the embedded log in {}/\n", dir.string());
   const auto stock_trades = generate_trades(kSeed, kStockTrades);
   // Readings over the last 24 hours, to the minute: their event times are recent.
-  const auto readings = generate_readings(kSeed, now_ms() / 60'000 * 60'000);
+  const auto readings = generate_readings(kSeed, internal::wall_clock_ms() / 60'000 * 60'000);
   fmt::print(
       "Writing {} application log lines, {} stock trades (JSON), {} more over {} days and {} "
       "sensor readings ...\n",
@@ -724,7 +721,8 @@ int run_demo(int argc, char** argv) {
       if (!log) return report(log.error());
       auto producer = (*log)->make_producer({});
       if (!producer) return report(producer.error());
-      if (auto s = send_all(**producer, click_phase(phase, now_ms() - 100'000)); !s.ok()) {
+      if (auto s = send_all(**producer, click_phase(phase, internal::wall_clock_ms() - 100'000));
+          !s.ok()) {
         return report(s);
       }
     }

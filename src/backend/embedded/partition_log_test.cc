@@ -260,6 +260,40 @@ TEST_F(PartitionLogTest, ABatchsRecordsStayValidAfterLaterReadsAndTheLogsClose) 
   EXPECT_EQ(rest->records[49].value, value_for(49));
 }
 
+// A record past the bytes a read brought in is not read by moving the batch's bytes (its earlier
+// records view them): it comes with a later read, and every batch stays intact.
+TEST_F(PartitionLogTest, ARecordPastTheBytesReadComesWithALaterReadAndBatchesStayIntact) {
+  auto log = open_log();
+  append_numbered(*log, 50);
+  const StoredRecord large = rec("large", std::string(300'000, 'L'));
+  ASSERT_TRUE(log->append({&large, 1}).has_value());
+  append_numbered(*log, 5);
+  std::vector<RecordBatch> batches;
+  for (std::int64_t next = 0; next < log->end_offset().value();) {
+    auto batch = log->read(Offset(next), 100'000);
+    ASSERT_TRUE(batch.has_value());
+    ASSERT_FALSE(batch->records.empty());
+    ASSERT_EQ(batch->records.front().offset, Offset(next));
+    next = batch->records.back().offset.value() + 1;
+    batches.push_back(std::move(*batch));
+  }
+  ASSERT_GE(batches.size(), 2u);
+  std::int64_t expected = 0;
+  for (const RecordBatch& batch : batches) {
+    for (const ConsumedRecord& r : batch.records) {
+      ASSERT_EQ(r.offset, Offset(expected));
+      if (expected == 50) {
+        EXPECT_EQ(r.value, large.value);
+      } else {
+        EXPECT_EQ(r.key, "k" + std::to_string(expected));
+        EXPECT_EQ(r.value, value_for(expected));
+      }
+      ++expected;
+    }
+  }
+  EXPECT_EQ(expected, 56);
+}
+
 TEST_F(PartitionLogTest, ReadReturnsAboutMaxBytesButAlwaysAtLeastOneRecord) {
   auto log = open_log();
   std::vector<StoredRecord> batch(100, rec("key", std::string(1000, 'v')));

@@ -12,13 +12,17 @@
 //                .count({.name = "counts"}).to_stream().to("out"),
 //              RocksDB window store, record cache on (10 MiB), 1 stream thread, at_least_once,
 //              commit.interval.ms=100. Tumbling: each record updates one window; hopping:
-//              six. Timed from RUNNING until every record is processed and committed.
+//              six. TumblingEmitOnClose: tumbling with .emit_strategy(kOnWindowClose), each
+//              window's count once, when stream time passes its end + grace (the windows
+//              still open at the end of the input emit nothing). Timed from RUNNING until
+//              every record is processed and committed.
 //   Baseline:  the same application without windows (group_by_key().count() into a
 //              key-value store), over the same records: what windowing costs on top.
 // Each run checks, untimed, every window's count (or every key's) against a count computed
 // here from the records. Wall-clock (UseManualTime), one iteration, 3 repetitions (median).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -66,13 +70,18 @@ const std::vector<std::int64_t>& times() {
   return t;
 }
 
-// "<key>@<window start>" -> count, for windows of kSize every `advance`, computed here.
-std::unordered_map<std::string, std::int64_t> expected_windows(std::int64_t advance) {
+// "<key>@<window start>" -> count, for windows of kSize every `advance`, computed here; with
+// `closed_only`, only the windows that close within the input (end + grace <= its largest
+// event time).
+std::unordered_map<std::string, std::int64_t> expected_windows(std::int64_t advance,
+                                                               bool closed_only = false) {
   const auto& w = workload();
+  const std::int64_t stream_time = *std::max_element(times().begin(), times().end());
   std::unordered_map<std::string, std::int64_t> out;
   for (std::int64_t i = 0; i < kRecords; ++i) {
     const std::int64_t t = times()[i];
     for (std::int64_t start = t - t % advance; start >= 0 && start > t - kSize; start -= advance) {
+      if (closed_only && start + kSize + kGrace > stream_time) continue;
       ++out[w.keys[w.sequence[i]] + "@" + std::to_string(start)];
     }
   }
@@ -131,8 +140,10 @@ std::unique_ptr<brook::Streams> make_app(brook::StreamsBuilder& builder) {
                                                            {"commit.interval.ms", "100"}});
 }
 
-void run_windowed(benchmark::State& state, std::int64_t advance) {
-  const auto expected = expected_windows(advance);
+void run_windowed(benchmark::State& state, std::int64_t advance,
+                  brook::EmitStrategy emit = brook::EmitStrategy::kOnWindowUpdate) {
+  const auto expected =
+      expected_windows(advance, emit == brook::EmitStrategy::kOnWindowClose);
   for (auto _ : state) {
     brook::StreamsBuilder builder;
     builder.stream<std::string, std::string>("in")
@@ -140,6 +151,7 @@ void run_windowed(benchmark::State& state, std::int64_t advance) {
         .windowed_by(brook::TimeWindows::of_size_and_grace(std::chrono::milliseconds(kSize),
                                                            std::chrono::milliseconds(kGrace))
                          .advance_by(std::chrono::milliseconds(advance)))
+        .emit_strategy(emit)
         .count({.name = "counts"})
         .to_stream()
         .to("out");
@@ -160,6 +172,9 @@ void run_windowed(benchmark::State& state, std::int64_t advance) {
 
 void BM_BrookWindowedCount_Tumbling(benchmark::State& state) { run_windowed(state, kSize); }
 void BM_BrookWindowedCount_Hopping(benchmark::State& state) { run_windowed(state, kHop); }
+void BM_BrookWindowedCount_TumblingEmitOnClose(benchmark::State& state) {
+  run_windowed(state, kSize, brook::EmitStrategy::kOnWindowClose);
+}
 
 void BM_BaselineWindowedCount(benchmark::State& state) {
   for (auto _ : state) {
@@ -179,6 +194,7 @@ void BM_BaselineWindowedCount(benchmark::State& state) {
 
 BENCHMARK(BM_BrookWindowedCount_Tumbling)->Apply(brook::bench::one_timed_iteration);
 BENCHMARK(BM_BrookWindowedCount_Hopping)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BrookWindowedCount_TumblingEmitOnClose)->Apply(brook::bench::one_timed_iteration);
 BENCHMARK(BM_BaselineWindowedCount)->Apply(brook::bench::one_timed_iteration);
 
 }  // namespace

@@ -142,8 +142,7 @@ std::unique_ptr<brook::Streams> make_app(brook::StreamsBuilder& builder) {
 
 void run_windowed(benchmark::State& state, std::int64_t advance,
                   brook::EmitStrategy emit = brook::EmitStrategy::kOnWindowUpdate) {
-  const auto expected =
-      expected_windows(advance, emit == brook::EmitStrategy::kOnWindowClose);
+  const auto expected = expected_windows(advance, emit == brook::EmitStrategy::kOnWindowClose);
   for (auto _ : state) {
     brook::StreamsBuilder builder;
     builder.stream<std::string, std::string>("in")

@@ -1,16 +1,16 @@
-// The processor behind KTable::suppress(), and the serdes of its buffer. Not for users.
+// The processor behind KTable::suppress(), and the serdes of its buffer's rows. Not for users.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "brook/internal/change.h"
 #include "brook/internal/headers_codec.h"
+#include "brook/internal/suppression_buffer.h"
 #include "brook/internal/window_keys.h"
 #include "brook/processor.h"
 #include "brook/suppressed.h"
@@ -88,6 +88,8 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
     append_headers(out, b.headers);
     return out.append(*change);
   }
+  // The serde of the change inside.
+  const ChangeSerde<V>* change_serde() const { return &change_; }
   Result<BufferedChange<V>> deserialize(std::string_view bytes) const override {
     const std::size_t headers_size = bytes.size() < 20 ? 0 : read_big_endian(bytes.substr(16, 4));
     if (bytes.size() < 20 || headers_size > bytes.size() - 20) {
@@ -106,122 +108,56 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
   ChangeSerde<V> change_;
 };
 
-// Holds each key's latest change until stream time reaches its due time (`due(record)` of the
-// key's first buffered update), then forwards it; a change that ends where it began (inserted
-// and deleted while held) is dropped. The buffer's store logs every write, and its index of
-// due times is rebuilt from the store before the first record after a (re)start.
+// The typed node around a SuppressionBuffer (suppression_buffer.h): serialises each change
+// for the buffer and deserialises what it emits. `due(record)` is when a key's first held
+// update is due.
 template <class K, class V>
 class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
  public:
   using DueTime = std::function<Timestamp(const Record<K, Change<V>>&)>;
 
   SuppressProcessor(std::string store, DueTime due, BufferConfig bounds)
-      : store_name_(std::move(store)), due_(std::move(due)), bounds_(bounds) {}
+      : due_(std::move(due)),
+        buffer_(std::move(store), bounds,
+                [this](std::string_view key, std::string_view change, Timestamp timestamp,
+                       Headers headers) {
+                  this->context().forward(
+                      Record<K, Change<V>>{check(key_serde_->deserialize(key)),
+                                           check(rows_->change_serde()->deserialize(change)),
+                                           timestamp, std::move(headers)});
+                }) {}
 
   void init(ProcessorContext<K, Change<V>>& context) override {
     Processor<K, Change<V>, K, Change<V>>::init(context);
-    const StoreAccess access = store_access(context, store_name_);
-    store_ = &access.store;
+    const StoreAccess access = store_access(context, store_name());
+    buffer_.attach(access.store);
     key_serde_ = std::static_pointer_cast<const Serde<K>>(access.spec.key_serde);
-    value_serde_ =
-        std::static_pointer_cast<const Serde<BufferedChange<V>>>(access.spec.value_serde);
+    rows_ = std::static_pointer_cast<const BufferedChangeSerde<V>>(
+        std::static_pointer_cast<const Serde<BufferedChange<V>>>(access.spec.value_serde));
     // Fires whenever stream time moves, also when it moves without records (idle advance).
-    context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
-                     [this](Timestamp) { emit_due(); });
+    context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime, [this](Timestamp) {
+      buffer_.emit_due(this->context().current_stream_time());
+    });
   }
 
   void process(Record<K, Change<V>> r) override {
-    load_index();
-    const std::string key = check(key_serde_->serialize(r.key));
-    BufferedChange<V> entry{due_(r), r.timestamp, std::move(r.value), std::move(r.headers)};
-    if (auto held = entries_.find(key); held != entries_.end()) {
-      auto before = check(value_serde_->deserialize(check(store_->get(key)).value()));
-      entry.due = before.due;
-      entry.change.old_value = std::move(before.change.old_value);
-      forget(held);
-    }
-    if (!entry.change.new_value && !entry.change.old_value) {
-      ok(store_->put(key, std::nullopt));  // nothing changed in the end
-    } else {
-      const std::string bytes = check(value_serde_->serialize(entry));
-      ok(store_->put(key, bytes));
-      remember(key, entry.due, key.size() + bytes.size());
-    }
-    emit_due();
-    while (full()) {
-      if (bounds_.when_full == BufferFull::kShutdown) {
-        throw StoreError("suppression buffer " + store_name_ + " is full (" +
-                         std::to_string(entries_.size()) + " records, " + std::to_string(bytes_) +
-                         " bytes); raise its BufferConfig bounds or let it emit early");
-      }
-      emit(by_due_.begin()->second);
-    }
+    const Timestamp due = due_(r);
+    buffer_.hold(check(key_serde_->serialize(r.key)),
+                 check(rows_->change_serde()->serialize(r.value)), due, r.timestamp, r.headers,
+                 this->context().current_stream_time());
   }
 
  private:
-  bool full() const {
-    return (bounds_.max_records > 0 &&
-            static_cast<std::int64_t>(entries_.size()) > bounds_.max_records) ||
-           (bounds_.max_bytes > 0 && bytes_ > bounds_.max_bytes);
-  }
-
-  void emit_due() {
-    load_index();
-    const Timestamp now = this->context().current_stream_time();
-    while (!by_due_.empty() && by_due_.begin()->first <= now) emit(by_due_.begin()->second);
-  }
-
-  void emit(std::string key) {
-    auto entry = check(value_serde_->deserialize(check(store_->get(key)).value()));
-    ok(store_->put(key, std::nullopt));
-    forget(entries_.find(key));
-    this->context().forward(Record<K, Change<V>>{check(key_serde_->deserialize(key)),
-                                                 std::move(entry.change), entry.timestamp,
-                                                 std::move(entry.headers)});
-  }
-
-  // The index is built from the store before the first use: the store is restored after init.
-  void load_index() {
-    if (loaded_) return;
-    loaded_ = true;
-    ok(store_->scan({}, [&](std::string_view key, std::string_view value) {
-      remember(std::string(key), check(value_serde_->deserialize(value)).due,
-               key.size() + value.size());
-      return true;
-    }));
-  }
-
-  struct Held {
-    Timestamp due;
-    std::int64_t bytes;
-  };
-  void remember(const std::string& key, Timestamp due, std::size_t bytes) {
-    entries_[key] = {due, static_cast<std::int64_t>(bytes)};
-    by_due_.emplace(due, key);
-    bytes_ += static_cast<std::int64_t>(bytes);
-  }
-  void forget(typename std::map<std::string, Held>::iterator it) {
-    by_due_.erase({it->second.due, it->first});
-    bytes_ -= it->second.bytes;
-    entries_.erase(it);
-  }
-
+  const std::string& store_name() const { return buffer_.store_name(); }
   template <class T>
   T check(Result<T> result) {
-    return value_or_throw(std::move(result), store_name_);
+    return value_or_throw(std::move(result), store_name());
   }
-  void ok(const Status& status) { ok_or_throw(status, store_name_); }
 
-  std::string store_name_;
   DueTime due_;
-  BufferConfig bounds_;
-  KeyValueBytesStore* store_ = nullptr;
+  SuppressionBuffer buffer_;
   SerdePtr<K> key_serde_;
-  SerdePtr<BufferedChange<V>> value_serde_;
-  std::map<std::string, Held> entries_;
-  std::set<std::pair<Timestamp, std::string>> by_due_;
-  std::int64_t bytes_ = 0;
-  bool loaded_ = false;
+  std::shared_ptr<const BufferedChangeSerde<V>> rows_;  // the store's value serde
 };
 
 }  // namespace brook::internal

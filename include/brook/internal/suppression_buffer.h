@@ -1,0 +1,63 @@
+// The untyped core of KTable::suppress() (brook/suppressed.h says what it does): the buffer of
+// held changes on serialised keys and changes, compiled in the library. The typed node around
+// it is SuppressProcessor (suppress.h). Not for users.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "brook/headers.h"
+#include "brook/internal/bytes_store.h"
+#include "brook/suppressed.h"
+#include "brook/types.h"
+
+namespace brook::internal {
+
+// Holds each key's latest change until stream time reaches its due time (that of the key's
+// first held update), then emits it; a change that ends where it began (inserted and deleted
+// while held) is dropped. Changes are ChangeSerde's bytes: [flags][4-byte new length][new][old].
+// Each held change is a row of the buffer's store, as BufferedChangeSerde lays it out; every
+// write goes to the store (which logs it), and the index of due times is rebuilt from the
+// store before the first use after a (re)start. Errors of the store throw StoreError.
+class SuppressionBuffer {
+ public:
+  // A change leaving the buffer: its key, the change (old: the value from before the first
+  // update held), and the timestamp and headers of its latest update.
+  using Emit = std::function<void(std::string_view key, std::string_view change,
+                                  Timestamp timestamp, Headers headers)>;
+
+  SuppressionBuffer(std::string store_name, BufferConfig bounds, Emit emit);
+  ~SuppressionBuffer();
+  SuppressionBuffer(const SuppressionBuffer&) = delete;
+  SuppressionBuffer& operator=(const SuppressionBuffer&) = delete;
+
+  const std::string& store_name() const { return store_name_; }
+  // The store the buffer keeps its changes in; before anything else.
+  void attach(KeyValueBytesStore& store);
+  // Holds `change` for `key` (merged into the change held for it, if any), then emits what is
+  // due at `stream_time`, then the earliest due while the buffer exceeds its bounds (or throws
+  // StoreError if its bounds say to shut down).
+  void hold(std::string_view key, std::string_view change, Timestamp due, Timestamp timestamp,
+            const Headers& headers, Timestamp stream_time);
+  // Emits every change due at `stream_time`, earliest first (equal due times by key bytes).
+  void emit_due(Timestamp stream_time);
+
+ private:
+  struct Index;
+  void load_index();
+  void emit_first();
+  bool full() const;
+
+  std::string store_name_;
+  BufferConfig bounds_;
+  Emit emit_;
+  KeyValueBytesStore* store_ = nullptr;
+  std::unique_ptr<Index> index_;
+  std::string held_;  // the row being merged or emitted, reused
+  std::string row_;   // the row being written, reused
+};
+
+}  // namespace brook::internal

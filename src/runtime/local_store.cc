@@ -96,13 +96,17 @@ void LocalStore::start_restoring(std::int64_t total) {
 
 Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
   std::lock_guard lock(*mutex_);
-  // The store starts looking for a key this many records before it is restored: a restored
-  // key is rarely in a CPU cache, and the lookups' misses then overlap.
-  constexpr std::size_t kPrefetchAhead = 8;
+  // The store starts looking for a key this many records before it is restored (its slots),
+  // and half as many before, what they point at: a restored key is rarely in a CPU cache, and
+  // the lookups' misses then overlap.
+  constexpr std::size_t kPrefetchAhead = 16;
   std::string timestamped;  // a timestamped store's value: [record timestamp][changelog value]
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (i + kPrefetchAhead < records.size() && records[i + kPrefetchAhead].key) {
       stack_.bottom->prefetch(*records[i + kPrefetchAhead].key, PrefetchStep::kSlot);
+    }
+    if (i + kPrefetchAhead / 2 < records.size() && records[i + kPrefetchAhead / 2].key) {
+      stack_.bottom->prefetch(*records[i + kPrefetchAhead / 2].key, PrefetchStep::kEntry);
     }
     const ConsumedRecord& record = records[i];
     std::optional<StoreEntry> row;  // a table's source topic: the record as the store's row

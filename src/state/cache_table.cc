@@ -1,5 +1,6 @@
 #include "state/cache_table.h"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -39,6 +40,7 @@ void CacheTable::prefetch_slots(std::size_t hash) const {
   if (size_ == 0) return;
   const std::size_t slot = home(hash);
   __builtin_prefetch(&control_[slot]);
+  __builtin_prefetch(&distance_[slot]);  // written by an insert there
   __builtin_prefetch(&blocks_[slot]);
 }
 
@@ -95,6 +97,12 @@ void CacheTable::erase(std::size_t slot) {
   distance_[gap] = 0;
   blocks_[gap] = nullptr;
   --size_;
+}
+
+void CacheTable::reserve(std::size_t entries) {
+  std::size_t target = std::max(kMinCapacity, capacity());
+  while (too_full(entries, target)) target *= 2;
+  if (target > capacity()) rehash(target);
 }
 
 bool CacheTable::shrink() {

@@ -44,6 +44,8 @@ class CacheTable {
   std::size_t insert(char* block, std::size_t hash);
   // Removes the entry in `slot` (the caller frees its block).
   void erase(std::size_t slot);
+  // Grows the arrays, if need be, so that `entries` entries in all fit without growing again.
+  void reserve(std::size_t entries);
   // Halves the arrays while at most 1/5 full; false if nothing changed.
   bool shrink();
 

@@ -5,109 +5,151 @@
 #include <algorithm>
 #include <vector>
 
+#include "state/cache_entry.h"
+
 namespace brook::internal {
 namespace {
 
-// Orders entries by key (std::string compares as unsigned bytes, as memcmp does).
-template <class Entry>
+// Orders blocks by key (string_view compares as unsigned bytes, as memcmp does).
 struct ByKey {
   using is_transparent = void;
-  bool operator()(const Entry* a, const Entry* b) const { return a->first < b->first; }
-  bool operator()(const Entry* a, std::string_view b) const { return a->first < b; }
-  bool operator()(std::string_view a, const Entry* b) const { return a < b->first; }
+  bool operator()(const char* a, const char* b) const {
+    return CacheEntry::key(a) < CacheEntry::key(b);
+  }
+  bool operator()(const char* a, std::string_view b) const { return CacheEntry::key(a) < b; }
+  bool operator()(std::string_view a, const char* b) const { return a < CacheEntry::key(b); }
 };
+
+// A block for `key` holding `value`.
+char* make_block(std::string_view key, std::string_view value) {
+  return CacheEntry::make(key, std::nullopt, value, {}, false);
+}
 
 }  // namespace
 
-// A B-tree of pointers to the map's nodes: about 10 bytes per entry, and a scan reads them in
-// runs from contiguous nodes.
+// A B-tree of pointers to the blocks: about 10 bytes per entry.
 struct InMemoryStore::Index {
-  absl::btree_set<const Entry*, ByKey<Entry>> entries;
+  absl::btree_set<char*, ByKey> blocks;
 };
 
 InMemoryStore::InMemoryStore(std::string name) : name_(std::move(name)) {}
 
-InMemoryStore::~InMemoryStore() = default;
+InMemoryStore::~InMemoryStore() {
+  for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
+    if (table_.occupied(slot)) CacheEntry::destroy(table_.block(slot));
+  }
+}
 
 InMemoryStore::Index& InMemoryStore::index() {
   if (index_ == nullptr) {
-    std::vector<const Entry*> sorted;
-    sorted.reserve(entries_.size());
-    for (const auto& entry : entries_) sorted.push_back(&entry);
-    std::sort(sorted.begin(), sorted.end(), ByKey<Entry>());
+    std::vector<char*> sorted;
+    sorted.reserve(table_.size());
+    for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
+      if (table_.occupied(slot)) sorted.push_back(table_.block(slot));
+    }
+    std::sort(sorted.begin(), sorted.end(), ByKey());
     index_ = std::make_unique<Index>();
-    index_->entries.insert(sorted.begin(), sorted.end());
+    index_->blocks.insert(sorted.begin(), sorted.end());
   }
   return *index_;
 }
 
 Result<std::optional<std::string>> InMemoryStore::get(std::string_view key) {
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return std::optional<std::string>();
-  return std::optional<std::string>(it->second);
+  const std::size_t slot = table_.find(key, CacheTable::hash(key));
+  if (slot == CacheTable::kNone) return std::optional<std::string>();
+  return std::optional<std::string>(*CacheEntry::view(table_.block(slot)).value);
 }
 
 Result<bool> InMemoryStore::get_into(std::string_view key, std::string& value) {
-  auto it = entries_.find(key);
-  if (it == entries_.end()) return false;
-  value.assign(it->second);
+  const std::size_t slot = table_.find(key, CacheTable::hash(key));
+  if (slot == CacheTable::kNone) return false;
+  value.assign(*CacheEntry::view(table_.block(slot)).value);
   return true;
 }
 
 Status InMemoryStore::put(std::string_view key, std::optional<std::string_view> value) {
+  const std::size_t hash = CacheTable::hash(key);
+  const std::size_t slot = table_.find(key, hash);
   if (!value) {
-    auto it = entries_.find(key);
-    if (it == entries_.end()) return {};
-    if (index_) index_->entries.erase(&*it);
-    entries_.erase(it);
+    if (slot != CacheTable::kNone) erase(slot);
     return {};
   }
-  auto [it, inserted] = entries_.try_emplace(key, *value);
-  if (!inserted) {
-    it->second.assign(*value);
+  if (slot != CacheTable::kNone) {
+    char* old = table_.block(slot);
+    // Found before the rewrite: the index compares keys, and a moved block's old one is gone.
+    const auto indexed = index_ ? index_->blocks.find(old) : decltype(index_->blocks.end()){};
+    char* block = CacheEntry::rewrite(old, std::nullopt, *value, {}, false);
+    if (block != old) {  // the entry moved to a larger block
+      table_.set_block(slot, block);
+      if (index_) {
+        index_->blocks.erase(indexed);
+        index_->blocks.insert(block);
+      }
+    }
     return {};
   }
-  if (!index_) return {};
+  char* block = make_block(key, *value);
   try {
-    index_->entries.insert(&*it);
-  } catch (...) {  // keep map and index in step
-    entries_.erase(it);
+    if (index_) index_->blocks.insert(block);
+    table_.insert(block, hash);
+  } catch (...) {  // keep table and index in step
+    if (index_) index_->blocks.erase(block);
+    CacheEntry::destroy(block);
     throw;
   }
   return {};
 }
 
+void InMemoryStore::erase(std::size_t slot) {
+  char* block = table_.block(slot);
+  if (index_) index_->blocks.erase(block);
+  table_.erase(slot);
+  CacheEntry::destroy(block);
+}
+
+void InMemoryStore::prefetch(std::string_view key, PrefetchStep step) const {
+  if (step == PrefetchStep::kSlot) {
+    table_.prefetch_slots(CacheTable::hash(key));
+  } else {
+    table_.prefetch_entries(CacheTable::hash(key));
+  }
+}
+
 void InMemoryStore::reserve_for_restore(std::int64_t records) {
-  if (records > 0) entries_.reserve(entries_.size() + static_cast<std::size_t>(records));
+  if (records > 0) table_.reserve(table_.size() + static_cast<std::size_t>(records));
 }
 
 Status InMemoryStore::flush() {
   // Gives back what a restoration reserved for more keys than its changelog held (records of
-  // a key not compacted yet). The nodes stay where they are, and so does the index.
-  if (entries_.capacity() > 4 * entries_.size() + 64) entries_.rehash(0);
+  // a key not compacted yet). The blocks stay where they are, and so does the index.
+  table_.shrink();
   return {};
 }
 
 Status InMemoryStore::scan(const KeyRange& range, const ScanVisitor& visit) {
-  const auto& ordered = index().entries;
+  const auto& ordered = index().blocks;
   auto it = range.from ? ordered.lower_bound(std::string_view(*range.from)) : ordered.begin();
   for (; it != ordered.end(); ++it) {
-    const Entry& entry = **it;
-    if (range.to && entry.first > *range.to) break;
-    if (!visit(entry.first, entry.second)) break;
+    const auto entry = CacheEntry::view(*it);
+    if (range.to && entry.key > *range.to) break;
+    if (!visit(entry.key, *entry.value)) break;
   }
   return {};
 }
 
 Status InMemoryStore::delete_range(const KeyRange& range) {
   if (range.from && range.to && *range.from > *range.to) return {};
-  auto& ordered = index().entries;
+  auto& ordered = index().blocks;
   const auto first =
       range.from ? ordered.lower_bound(std::string_view(*range.from)) : ordered.begin();
   const auto last = range.to ? ordered.upper_bound(std::string_view(*range.to)) : ordered.end();
-  const std::vector<const Entry*> deleted(first, last);
-  ordered.erase(first, last);  // before the map's nodes go: the index compares their keys
-  for (const Entry* entry : deleted) entries_.erase(entries_.find(entry->first));
+  const std::vector<char*> deleted(first, last);
+  ordered.erase(first, last);  // before the blocks go: the index compares their keys
+  for (char* block : deleted) {
+    const std::string_view key = CacheEntry::key(block);
+    table_.erase(table_.find(key, CacheTable::hash(key)));
+    CacheEntry::destroy(block);
+  }
   return {};
 }
 

@@ -1,13 +1,13 @@
-// The in-memory key-value store. Point lookups and writes go to a hash map (absl's
-// node_hash_map: open addressing over pointers to the entries, which never move); scans and
-// range deletions to an ordered index of the map's entries, built at the first of them (one
-// sort) and kept up to date from then on, so a store read only by key never pays for ordering,
-// and a window or session store (whose segmented store scans from the start) keeps both.
+// The in-memory key-value store. Each entry is one heap block holding its key and value (the
+// record cache's layout, state/cache_entry.h, always clean), found through the record cache's
+// open-addressing table (state/cache_table.h): a lookup reads the table's slots and one block,
+// and both can be prefetched, the block once the slots have arrived. Scans and range deletions
+// go to an ordered index of the blocks, built at the first of them (one sort) and kept up to
+// date from then on, so a store read only by key never pays for ordering, and a window or
+// session store (whose segmented store scans from the start) keeps both.
 // Nothing survives the process, so it has no committed offset and is restored from its whole
 // changelog whenever its task starts, into a map sized beforehand for the changelog's records.
 #pragma once
-
-#include <absl/container/node_hash_map.h>
 
 #include <cstddef>
 #include <memory>
@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "brook/internal/bytes_store.h"
-#include "core/bytes_hash.h"
+#include "state/cache_table.h"
 
 namespace brook::internal {
 
@@ -28,18 +28,16 @@ class InMemoryStore final : public KeyValueBytesStore {
   Result<std::optional<std::string>> get(std::string_view key) override;
   Result<bool> get_into(std::string_view key, std::string& value) override;
   Status put(std::string_view key, std::optional<std::string_view> value) override;
-  // Its slot (kSlot); the node behind it is not reached.
-  void prefetch(std::string_view key, PrefetchStep step) const override {
-    if (step == PrefetchStep::kSlot) entries_.prefetch(key);
-  }
+  // Its slots (kSlot), then the blocks they point at whose tags match (kEntry).
+  void prefetch(std::string_view key, PrefetchStep step) const override;
   // Makes room for `records` more keys, so that restoration never rehashes.
   void reserve_for_restore(std::int64_t records) override;
   Status scan(const KeyRange& range, const ScanVisitor& visit) override;
   Status delete_range(const KeyRange& range) override;
   Result<std::int64_t> approximate_count() override {
-    return static_cast<std::int64_t>(entries_.size());
+    return static_cast<std::int64_t>(table_.size());
   }
-  // Shrinks the map if a restoration reserved far more room than it filled.
+  // Shrinks the table if a restoration reserved far more room than it filled.
   Status flush() override;
   Status commit(std::optional<Offset>) override { return {}; }
   std::optional<Offset> committed_offset() const override { return std::nullopt; }
@@ -49,15 +47,15 @@ class InMemoryStore final : public KeyValueBytesStore {
   bool ordered() const { return index_ != nullptr; }
 
  private:
-  using Map = absl::node_hash_map<std::string, std::string, BytesHash, std::equal_to<>>;
-  using Entry = Map::value_type;  // a map node's content: its address never changes
-  struct Index;                   // the map's entries in key order (in_memory_store.cc)
+  struct Index;  // the blocks in key order (in_memory_store.cc)
 
-  // The ordered index, built from the map if it does not exist yet.
+  // The ordered index, built from the table if it does not exist yet.
   Index& index();
+  // Removes the entry in `slot` from the table and the index, and frees its block.
+  void erase(std::size_t slot);
 
   std::string name_;
-  Map entries_;
+  CacheTable table_;
   std::unique_ptr<Index> index_;  // null until the first scan or range deletion
 };
 

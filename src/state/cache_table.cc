@@ -40,7 +40,6 @@ void CacheTable::prefetch_slots(std::size_t hash) const {
   if (size_ == 0) return;
   const std::size_t slot = home(hash);
   __builtin_prefetch(&control_[slot]);
-  __builtin_prefetch(&distance_[slot]);  // written by an insert there
   __builtin_prefetch(&blocks_[slot]);
 }
 

@@ -154,6 +154,14 @@ char* CacheEntry::rewrite(char* block, KnownBelow below, std::optional<std::stri
   return fresh;
 }
 
+bool CacheEntry::rewrites_in_place(const char* block, KnownBelow below,
+                                   std::optional<std::string_view> value, std::string_view headers,
+                                   bool dirty) {
+  const std::size_t size = block_size(key(block), stored_below(below, dirty), value, headers);
+  const std::size_t usable = malloc_usable_size(const_cast<char*>(block));
+  return size <= usable && usable < size + kShrinkSlack;
+}
+
 void CacheEntry::destroy(char* block) { std::free(block); }
 
 bool CacheEntry::mark_clean(char* block) {

@@ -35,9 +35,14 @@ class CacheEntry {
   static char* make(std::string_view key, KnownBelow below, std::optional<std::string_view> value,
                     std::string_view headers, bool dirty);
   // The same key with new content: reuses `block` if it is large enough, else reallocates it
-  // (the old pointer is then invalid). Returns the block now holding the entry.
+  // (the old pointer is then invalid; also when much of the block would be left unused).
+  // Returns the block now holding the entry.
   static char* rewrite(char* block, KnownBelow below, std::optional<std::string_view> value,
                        std::string_view headers, bool dirty);
+  // Whether rewrite() with this content surely returns `block` itself.
+  static bool rewrites_in_place(const char* block, KnownBelow below,
+                                std::optional<std::string_view> value, std::string_view headers,
+                                bool dirty);
   static void destroy(char* block);
   // Makes a dirty entry clean, keeping its value, in place: the value below and the headers it
   // stores stay in the block, unread, if they take fewer than kCleanSlack bytes (then true);

@@ -3,6 +3,7 @@
 #include <absl/container/btree_set.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "state/cache_entry.h"
@@ -76,13 +77,17 @@ Status InMemoryStore::put(std::string_view key, std::optional<std::string_view> 
   }
   if (slot != CacheTable::kNone) {
     char* old = table_.block(slot);
-    // Found before the rewrite: the index compares keys, and a moved block's old one is gone.
-    const auto indexed = index_ ? index_->blocks.find(old) : decltype(index_->blocks.end()){};
+    // If the entry may move to another block, its place in the index is found first, while
+    // the old block's key can still be compared.
+    std::optional<decltype(index_->blocks)::iterator> indexed;
+    if (index_ && !CacheEntry::rewrites_in_place(old, std::nullopt, *value, {}, false)) {
+      indexed = index_->blocks.find(old);
+    }
     char* block = CacheEntry::rewrite(old, std::nullopt, *value, {}, false);
-    if (block != old) {  // the entry moved to a larger block
+    if (block != old) {
       table_.set_block(slot, block);
-      if (index_) {
-        index_->blocks.erase(indexed);
+      if (indexed) {
+        index_->blocks.erase(*indexed);
         index_->blocks.insert(block);
       }
     }

@@ -1,5 +1,5 @@
 // Hash maps keyed by store keys (bytes), looked up by std::string_view without building a
-// std::string. Used by the in-memory store and the embedded log's compaction.
+// std::string. Used by the suppression buffer and the embedded log's compaction.
 #pragma once
 
 #include <cstddef>

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "brook/internal/coding.h"
 #include "brook/serde.h"
@@ -19,7 +20,34 @@ struct Change {
   friend bool operator==(const Change&, const Change&) = default;
 };
 
+// A change's serialised parts (either absent), as ChangeSerde lays them out:
 // [1 byte: bit 0 new present, bit 1 old present][4-byte big-endian length of new][new][old]
+struct ChangeBytes {
+  std::optional<std::string_view> new_value;
+  std::optional<std::string_view> old_value;
+};
+
+// The parts of `bytes`; nullopt if it is not a change.
+inline std::optional<ChangeBytes> split_change(std::string_view bytes) {
+  if (bytes.size() < 5 || static_cast<unsigned char>(bytes[0]) > 3) return std::nullopt;
+  const auto n = get_big_endian<std::uint32_t>(bytes.data() + 1);
+  if (n > bytes.size() - 5) return std::nullopt;
+  ChangeBytes parts;
+  if (bytes[0] & 1) parts.new_value = bytes.substr(5, n);
+  if (bytes[0] & 2) parts.old_value = bytes.substr(5 + n);
+  return parts;
+}
+
+// Appends the change of these serialised parts to `out`.
+inline void append_change(std::string& out, std::optional<std::string_view> new_value,
+                          std::optional<std::string_view> old_value) {
+  out.push_back(static_cast<char>((new_value ? 1 : 0) | (old_value ? 2 : 0)));
+  append_big_endian(out, new_value ? new_value->size() : 0, 4);
+  if (new_value) out.append(*new_value);
+  if (old_value) out.append(*old_value);
+}
+
+// The layout of ChangeBytes.
 template <class V>
 class ChangeSerde final : public Serde<Change<V>> {
  public:
@@ -27,7 +55,7 @@ class ChangeSerde final : public Serde<Change<V>> {
   std::string_view name() const override { return inner_->name(); }
 
   Result<std::string> serialize(const Change<V>& change) const override {
-    std::string new_bytes, old_bytes;
+    std::optional<std::string> new_bytes, old_bytes;
     if (change.new_value) {
       auto b = inner_->serialize(*change.new_value);
       if (!b) return b;
@@ -38,24 +66,22 @@ class ChangeSerde final : public Serde<Change<V>> {
       if (!b) return b;
       old_bytes = std::move(*b);
     }
-    std::string out(5, '\0');
-    out[0] = static_cast<char>((change.new_value ? 1 : 0) | (change.old_value ? 2 : 0));
-    put_big_endian(out.data() + 1, static_cast<std::uint32_t>(new_bytes.size()));
-    return out.append(new_bytes).append(old_bytes);
+    std::string out;
+    append_change(out, new_bytes, old_bytes);
+    return out;
   }
 
   Result<Change<V>> deserialize(std::string_view bytes) const override {
-    if (bytes.size() < 5 || static_cast<unsigned char>(bytes[0]) > 3) return malformed(bytes);
-    const auto n = get_big_endian<std::uint32_t>(bytes.data() + 1);
-    if (n > bytes.size() - 5) return malformed(bytes);
+    const auto parts = split_change(bytes);
+    if (!parts) return malformed(bytes);
     Change<V> change;
-    if (bytes[0] & 1) {
-      auto v = inner_->deserialize(bytes.substr(5, n));
+    if (parts->new_value) {
+      auto v = inner_->deserialize(*parts->new_value);
       if (!v) return error(std::move(v.error()));
       change.new_value = std::move(*v);
     }
-    if (bytes[0] & 2) {
-      auto v = inner_->deserialize(bytes.substr(5 + n));
+    if (parts->old_value) {
+      auto v = inner_->deserialize(*parts->old_value);
       if (!v) return error(std::move(v.error()));
       change.old_value = std::move(*v);
     }

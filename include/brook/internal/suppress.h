@@ -71,8 +71,7 @@ struct BufferedChange {
   Headers headers;
 };
 
-// [8-byte due][8-byte timestamp][4-byte headers length][headers][ChangeSerde bytes], the
-// headers as brook/internal/headers_codec.h writes them.
+// The layout of BufferedRow (suppression_buffer.h).
 template <class V>
 class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
  public:
@@ -82,26 +81,22 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
     auto change = change_.serialize(b.change);
     if (!change) return change;
     std::string out;
-    put_time(out, b.due);
-    put_time(out, b.timestamp);
-    append_big_endian(out, encoded_headers_size(b.headers), 4);
-    append_headers(out, b.headers);
+    append_buffered_row_head(out, b.due, b.timestamp, b.headers);
     return out.append(*change);
   }
   // The serde of the change inside.
   const ChangeSerde<V>* change_serde() const { return &change_; }
   Result<BufferedChange<V>> deserialize(std::string_view bytes) const override {
-    const std::size_t headers_size = bytes.size() < 20 ? 0 : read_big_endian(bytes.substr(16, 4));
-    if (bytes.size() < 20 || headers_size > bytes.size() - 20) {
+    const auto row = split_buffered_row(bytes);
+    if (!row) {
       return error(Status::corruption("buffered change of " + std::to_string(bytes.size()) +
                                       " bytes, malformed"));
     }
-    auto headers = decode_headers(bytes.substr(20, headers_size));
+    auto headers = decode_headers(row->headers);
     if (!headers) return error(std::move(headers.error()));
-    auto change = change_.deserialize(bytes.substr(20 + headers_size));
+    auto change = change_.deserialize(row->change);
     if (!change) return error(std::move(change.error()));
-    return BufferedChange<V>{get_time(bytes), get_time(bytes.substr(8)), std::move(*change),
-                             std::move(*headers)};
+    return BufferedChange<V>{row->due, row->timestamp, std::move(*change), std::move(*headers)};
   }
 
  private:

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,10 +17,26 @@
 
 namespace brook::internal {
 
+// A row of the buffer's store, whose value serde is BufferedChangeSerde:
+// [8-byte due][8-byte timestamp][4-byte headers length][headers][change (ChangeBytes)], the
+// headers as brook/internal/headers_codec.h writes them.
+struct BufferedRow {
+  Timestamp due;
+  Timestamp timestamp;
+  std::string_view headers;
+  std::string_view change;
+};
+// The parts of `bytes`; nullopt if its header or headers' length do not fit (the change and the
+// headers are not checked).
+std::optional<BufferedRow> split_buffered_row(std::string_view bytes);
+// Appends a row's parts before its change to `out`.
+void append_buffered_row_head(std::string& out, Timestamp due, Timestamp timestamp,
+                              const Headers& headers);
+
 // Holds each key's latest change until stream time reaches its due time (that of the key's
 // first held update), then emits it; a change that ends where it began (inserted and deleted
-// while held) is dropped. Changes are ChangeSerde's bytes: [flags][4-byte new length][new][old].
-// Each held change is a row of the buffer's store, as BufferedChangeSerde lays it out; every
+// while held) is dropped. Changes are ChangeBytes as ChangeSerde lays them out. Each held
+// change is a BufferedRow of the buffer's store; every
 // write goes to the store (which logs it), and the index of due times is rebuilt from the
 // store before the first use after a (re)start. Errors of the store throw StoreError.
 class SuppressionBuffer {

@@ -16,10 +16,6 @@ namespace {
 
 constexpr std::size_t kRowHeadBytes = 20;  // due, timestamp, headers' length
 
-Timestamp time_at(std::string_view bytes) {
-  return Timestamp(static_cast<std::int64_t>(get_big_endian<std::uint64_t>(bytes.data())));
-}
-
 // `bytes` as a row of the store `store` and its change; StoreError if either is malformed.
 std::pair<BufferedRow, ChangeBytes> checked_row(std::string_view bytes, const std::string& store) {
   const auto row = split_buffered_row(bytes);
@@ -48,16 +44,16 @@ std::optional<BufferedRow> split_buffered_row(std::string_view bytes) {
   if (bytes.size() < kRowHeadBytes) return std::nullopt;
   const auto headers = get_big_endian<std::uint32_t>(bytes.data() + 16);
   if (headers > bytes.size() - kRowHeadBytes) return std::nullopt;
-  return BufferedRow{.due = time_at(bytes),
-                     .timestamp = time_at(bytes.substr(8)),
+  return BufferedRow{.due = get_time(bytes),
+                     .timestamp = get_time(bytes.substr(8)),
                      .headers = bytes.substr(kRowHeadBytes, headers),
                      .change = bytes.substr(kRowHeadBytes + headers)};
 }
 
 void append_buffered_row_head(std::string& out, Timestamp due, Timestamp timestamp,
                               const Headers& headers) {
-  append_big_endian(out, static_cast<std::uint64_t>(due.value()), 8);
-  append_big_endian(out, static_cast<std::uint64_t>(timestamp.value()), 8);
+  put_time(out, due);
+  put_time(out, timestamp);
   append_big_endian(out, encoded_headers_size(headers), 4);
   append_headers(out, headers);
 }

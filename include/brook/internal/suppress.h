@@ -23,14 +23,6 @@ inline constexpr bool kIsWindowed = false;
 template <class K>
 inline constexpr bool kIsWindowed<Windowed<K>> = true;
 
-// Timestamps as 8 big-endian bytes (any value: a due time may be far off).
-inline void put_time(std::string& out, Timestamp t) {
-  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
-}
-inline Timestamp get_time(std::string_view bytes) {
-  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
-}
-
 // A windowed key with its whole window: [key][8-byte start][8-byte end]. For stores that
 // must give the key back exactly (the suppression buffer), unlike the topic layout.
 template <class K>

@@ -12,10 +12,19 @@
 
 #include "brook/headers.h"
 #include "brook/internal/bytes_store.h"
+#include "brook/internal/coding.h"
 #include "brook/suppressed.h"
 #include "brook/types.h"
 
 namespace brook::internal {
+
+// Timestamps as 8 big-endian bytes (any value: a due time may be far off).
+inline void put_time(std::string& out, Timestamp t) {
+  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
+}
+inline Timestamp get_time(std::string_view bytes) {
+  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
+}
 
 // A row of the buffer's store, whose value serde is BufferedChangeSerde:
 // [8-byte due][8-byte timestamp][4-byte headers length][headers][change (ChangeBytes)], the

@@ -17,7 +17,7 @@
 
 namespace brook {
 
-template <class K, class V>
+template <class K, class V, class W>
 class TimeWindowedKStream;
 template <class K, class V>
 class SessionWindowedKStream;
@@ -64,12 +64,12 @@ class KGroupedStream {
 
   // Aggregations per window (brook/windowed_kstream.h): tumbling or hopping windows,
   // sliding windows, session windows.
-  TimeWindowedKStream<K, V> windowed_by(TimeWindows windows) const;
-  TimeWindowedKStream<K, V> windowed_by(SlidingWindows windows) const;
+  TimeWindowedKStream<K, V, TimeWindows> windowed_by(TimeWindows windows) const;
+  TimeWindowedKStream<K, V, SlidingWindows> windowed_by(SlidingWindows windows) const;
   SessionWindowedKStream<K, V> windowed_by(SessionWindows windows) const;
 
  private:
-  template <class, class>
+  template <class, class, class>
   friend class TimeWindowedKStream;
   template <class, class>
   friend class SessionWindowedKStream;

@@ -116,8 +116,10 @@ class KTable {
         store, suppressed.store_type, true, false, key_serde, buffered));
     auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<V>>(
         *graph_, "KTABLE-SUPPRESS", name, {node_},
-        [store, due, bounds = suppressed.buffer] {
-          return std::make_unique<internal::SuppressProcessor<K, V>>(store, due, bounds);
+        [store, due, bounds = suppressed.buffer,
+         final_results = suppressed.until == Suppressed::Until::kWindowCloses] {
+          return std::make_unique<internal::SuppressProcessor<K, V>>(store, due, bounds,
+                                                                     final_results);
         },
         {store});
     return KTable(graph_, std::move(node), store_, traits_);

@@ -127,6 +127,8 @@ template <class V>
 class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
  public:
   explicit TimestampedSerde(SerdePtr<V> inner) : inner_(std::move(inner)) {}
+  // The serde of the value after the timestamp.
+  const SerdePtr<V>& inner() const { return inner_; }
   std::string_view name() const override { return inner_->name(); }
   Result<std::string> serialize(const ValueAndTimestamp<V>& v) const override {
     return internal::serialize_by_appending<ValueAndTimestamp<V>>(*this, v);

@@ -38,7 +38,8 @@ struct Suppressed {
   };
 
   // Final results of a windowed table. Emitting early would emit non-final results, so the
-  // buffer must be unbounded or shut down when full.
+  // buffer must be unbounded or shut down when full. A deletion is not a final result: a
+  // session merged into a later one after it closed keeps the result it was given then.
   static Suppressed until_window_closes(BufferConfig buffer = {}) {
     return {.until = Until::kWindowCloses, .buffer = buffer};
   }

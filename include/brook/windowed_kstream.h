@@ -18,10 +18,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <variant>
+#include <vector>
 
 #include "brook/internal/suppress.h"
 #include "brook/internal/windowed_aggregate.h"
@@ -47,32 +48,37 @@ Materialized<K, V> store_named(GraphBuilder& graph, Materialized<K, V> materiali
   return materialized;
 }
 
-// The table of a windowed aggregation into `store`, made by node `node`; with
-// EmitStrategy::kOnWindowClose, through a suppression of everything but final results.
+// With EmitStrategy::kOnWindowClose, adds the store of the buffer that holds the windows of the
+// aggregation store `store` until they close (`close_delay` after their end) to the graph and
+// to `stores` (the node's), and says so to the node; else nullopt.
+std::optional<EmitOnClose> emit_on_close(GraphBuilder& graph, const std::string& store,
+                                         std::chrono::milliseconds close_delay, EmitStrategy emit,
+                                         std::vector<std::string>& stores);
+
+// The table of a windowed aggregation into `store`, made by node `node`.
 template <class K, class VA>
 KTable<Windowed<K>, VA> windowed_table(const std::shared_ptr<GraphBuilder>& graph, std::string node,
                                        const DeclaredStore<K, VA>& store,
-                                       std::chrono::milliseconds close_delay, EmitStrategy emit) {
+                                       std::chrono::milliseconds close_delay) {
   SerdePtr<Windowed<K>> key_serde;
   if (store.key_serde) key_serde = std::make_shared<const FullWindowedSerde<K>>(store.key_serde);
-  KTable<Windowed<K>, VA> table(graph, std::move(node), store.name,
-                                {.key_serde = std::move(key_serde),
-                                 .value_serde = store.value_serde,
-                                 .close_delay = close_delay});
-  if (emit == EmitStrategy::kOnWindowUpdate) return table;
-  return table.suppress(
-      Suppressed::until_window_closes().with_name(store.name + "-emit-on-window-close"));
+  return KTable<Windowed<K>, VA>(graph, std::move(node), store.name,
+                                 {.key_serde = std::move(key_serde),
+                                  .value_serde = store.value_serde,
+                                  .close_delay = close_delay});
 }
 
 }  // namespace internal
 
-// A grouped stream with time windows (tumbling, hopping) or sliding windows.
-template <class K, class V>
+// A grouped stream with time windows (W = TimeWindows: tumbling, hopping) or sliding windows
+// (W = SlidingWindows). The kind is part of the type, so that an aggregation compiles only its
+// own windows' processor.
+template <class K, class V, class W>
 class TimeWindowedKStream {
- public:
-  using Windows = std::variant<TimeWindows, SlidingWindows>;
+  static_assert(std::is_same_v<W, TimeWindows> || std::is_same_v<W, SlidingWindows>);
 
-  TimeWindowedKStream(KGroupedStream<K, V> grouped, Windows windows,
+ public:
+  TimeWindowedKStream(KGroupedStream<K, V> grouped, W windows,
                       EmitStrategy emit = EmitStrategy::kOnWindowUpdate)
       : grouped_(std::move(grouped)), windows_(windows), emit_(emit) {}
 
@@ -109,29 +115,33 @@ class TimeWindowedKStream {
   template <class VA, class F>
   KTable<Windowed<K>, VA> add(const Materialized<K, VA>& materialized, F f) const {
     auto& graph = *grouped_.graph_;
-    const auto* time = std::get_if<TimeWindows>(&windows_);
-    const auto* sliding = std::get_if<SlidingWindows>(&windows_);
-    const auto size = time ? time->size() : sliding->time_difference();
-    const auto grace = time ? time->grace() : sliding->grace();
-    const Status valid = time ? time->validate() : sliding->validate();
+    constexpr bool kTime = std::is_same_v<W, TimeWindows>;
+    std::chrono::milliseconds size, advance(0);  // sliding: the time difference, no advance
+    if constexpr (kTime) {
+      size = windows_.size();
+      advance = windows_.advance();
+    } else {
+      size = windows_.time_difference();
+    }
+    const auto grace = windows_.grace();
 
     auto named = internal::store_named(graph, materialized);
-    const auto retention =
-        internal::window_retention(graph, valid, named.name, materialized.retention, size + grace);
+    const auto retention = internal::window_retention(graph, windows_.validate(), named.name,
+                                                      materialized.retention, size + grace);
     auto store =
         internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
-                                         {internal::StoreKind::kWindow, retention, size,
-                                          time ? time->advance() : std::chrono::milliseconds(0)});
+                                         {internal::StoreKind::kWindow, retention, size, advance});
     std::vector<std::string> stores{store.name};
+    auto final_only = internal::emit_on_close(graph, store.name, grace, emit_, stores);
     const auto name = graph.name_for("", "KSTREAM-AGGREGATE");  // before the repartition's
     const std::string input = grouped_.input_for(store.name);
     std::string node;
-    if (time) {
+    if constexpr (kTime) {
       node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
           graph, "", name, {input},
-          [name = store.name, windows = *time, f] {
+          [name = store.name, windows = windows_, f, final_only] {
             return std::make_unique<internal::TimeWindowAggregateProcessor<K, V, VA, F>>(
-                name, windows, f);
+                name, windows, f, final_only);
           },
           stores);
     } else {
@@ -149,17 +159,17 @@ class TimeWindowedKStream {
       stores.push_back(records);
       node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
           graph, "", name, {input},
-          [name = store.name, records, windows = *sliding, f] {
+          [name = store.name, records, windows = windows_, f, final_only] {
             return std::make_unique<internal::SlidingWindowAggregateProcessor<K, V, VA, F>>(
-                name, records, windows, f);
+                name, records, windows, f, final_only);
           },
           stores);
     }
-    return internal::windowed_table(grouped_.graph_, std::move(node), store, grace, emit_);
+    return internal::windowed_table(grouped_.graph_, std::move(node), store, grace);
   }
 
   KGroupedStream<K, V> grouped_;
-  Windows windows_;
+  W windows_;
   EmitStrategy emit_;
 };
 
@@ -219,16 +229,18 @@ class SessionWindowedKStream {
                                                       materialized.retention, close_delay);
     auto store = internal::add_table_store<K, VA>(graph, named, "KSTREAM-AGGREGATE",
                                                   {internal::StoreKind::kSession, retention});
+    std::vector<std::string> stores{store.name};
+    auto final_only = internal::emit_on_close(graph, store.name, close_delay, emit_, stores);
     const auto name = graph.name_for("", "KSTREAM-AGGREGATE");  // before the repartition's
     const std::string input = grouped_.input_for(store.name);
     auto node = internal::add_processor<K, V, Windowed<K>, internal::Change<VA>>(
         graph, "", name, {input},
-        [name = store.name, windows = windows_, f, merger] {
+        [name = store.name, windows = windows_, f, merger, final_only] {
           return std::make_unique<internal::SessionWindowAggregateProcessor<K, V, VA, F, M>>(
-              name, windows, f, merger);
+              name, windows, f, merger, final_only);
         },
-        {store.name});
-    return internal::windowed_table(grouped_.graph_, std::move(node), store, close_delay, emit_);
+        stores);
+    return internal::windowed_table(grouped_.graph_, std::move(node), store, close_delay);
   }
 
   KGroupedStream<K, V> grouped_;
@@ -237,12 +249,14 @@ class SessionWindowedKStream {
 };
 
 template <class K, class V>
-TimeWindowedKStream<K, V> KGroupedStream<K, V>::windowed_by(TimeWindows windows) const {
-  return TimeWindowedKStream<K, V>(*this, windows);
+TimeWindowedKStream<K, V, TimeWindows> KGroupedStream<K, V>::windowed_by(
+    TimeWindows windows) const {
+  return TimeWindowedKStream<K, V, TimeWindows>(*this, windows);
 }
 template <class K, class V>
-TimeWindowedKStream<K, V> KGroupedStream<K, V>::windowed_by(SlidingWindows windows) const {
-  return TimeWindowedKStream<K, V>(*this, windows);
+TimeWindowedKStream<K, V, SlidingWindows> KGroupedStream<K, V>::windowed_by(
+    SlidingWindows windows) const {
+  return TimeWindowedKStream<K, V, SlidingWindows>(*this, windows);
 }
 template <class K, class V>
 SessionWindowedKStream<K, V> KGroupedStream<K, V>::windowed_by(SessionWindows windows) const {

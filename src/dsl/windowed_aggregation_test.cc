@@ -3,6 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "brook/kstream.h"
 #include "brook/streams_builder.h"
 #include "brook/testing/topology_test_driver.h"
@@ -287,6 +292,115 @@ TEST(Suppress, EmitOnWindowCloseGivesFinalResultsOnly) {
   EXPECT_THAT(run.results(), IsEmpty());
   run.send("a", 10);
   EXPECT_THAT(run.results(), ElementsAre(Result{"a@0/10", 2}));
+}
+
+// The same count of every kind of window, emitting on update and on window close, over the
+// same records (two keys, out of order, bridging sessions, up to stream time 100).
+enum class Kind { kHopping, kSliding, kSession };
+std::vector<Result> count_of(Kind kind, EmitStrategy emit, bool caching) {
+  StreamsBuilder builder;
+  auto in = grouped(builder);
+  const Materialized<std::string, std::int64_t> store{.name = "counts", .caching = caching};
+  switch (kind) {
+    case Kind::kHopping:
+      write(in.windowed_by(TimeWindows::of_size_and_grace(10ms, 3ms).advance_by(5ms))
+                .emit_strategy(emit)
+                .count(store));
+      break;
+    case Kind::kSliding:
+      write(in.windowed_by(SlidingWindows::of_time_difference_and_grace(10ms, 3ms))
+                .emit_strategy(emit)
+                .count(store));
+      break;
+    case Kind::kSession:
+      write(in.windowed_by(SessionWindows::of_inactivity_gap_and_grace(5ms, 3ms))
+                .emit_strategy(emit)
+                .count(store));
+      break;
+  }
+  App run(builder);
+  for (const auto& [key, at] : std::vector<std::pair<std::string, std::int64_t>>{{"a", 1},
+                                                                                 {"b", 2},
+                                                                                 {"a", 4},
+                                                                                 {"a", 9},
+                                                                                 {"b", 14},
+                                                                                 {"a", 20},
+                                                                                 {"a", 12},
+                                                                                 {"b", 8},
+                                                                                 {"a", 31},
+                                                                                 {"b", 33},
+                                                                                 {"a", 26},
+                                                                                 {"a", 100}}) {
+    run.send(key, at);
+  }
+  return run.results();
+}
+
+// "<key>@<start>/<end>" -> its last update, for the windows that closed by stream time 100
+// (end + `close_delay` <= 100) and hold a value, from a count's updates.
+std::map<std::string, std::int64_t> closed_windows(const std::vector<Result>& updates,
+                                                   std::int64_t close_delay) {
+  std::map<std::string, std::optional<std::int64_t>> last;
+  for (const auto& [label, value] : updates) last[label] = value;
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [label, value] : last) {
+    const std::int64_t end = std::stoll(label.substr(label.find('/') + 1));
+    if (value && end + close_delay <= 100) out[label] = *value;
+  }
+  return out;
+}
+
+TEST(EmitOnWindowClose, EmitsEachClosedWindowsLastUpdateOnceForEveryKindOfWindow) {
+  for (const auto& [kind, close_delay] :
+       {std::pair(Kind::kHopping, 3), std::pair(Kind::kSliding, 3),
+        std::pair(Kind::kSession, 5 + 3)}) {
+    for (const bool caching : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "kind " << static_cast<int>(kind) << ", caching " << caching);
+      const auto expected =
+          closed_windows(count_of(kind, EmitStrategy::kOnWindowUpdate, false), close_delay);
+      ASSERT_GE(expected.size(), 4u);
+      const auto finals = count_of(kind, EmitStrategy::kOnWindowClose, caching);
+      std::map<std::string, std::int64_t> emitted;
+      for (const auto& [label, value] : finals) {
+        ASSERT_TRUE(value.has_value()) << label;
+        EXPECT_TRUE(emitted.emplace(label, *value).second) << label << " emitted twice";
+      }
+      EXPECT_EQ(emitted, expected);
+    }
+  }
+}
+
+// As in Kafka Streams, a record may bridge a closed session and an open one (its merged
+// session is still open): the closed one's final result stays the only one it gets, with
+// emit on close and with suppress(until_window_closes()) alike.
+TEST(EmitOnWindowClose, ASessionMergedAwayAfterItClosedGetsNoTombstone) {
+  for (const bool suppressed : {false, true}) {
+    SCOPED_TRACE(suppressed ? "suppress" : "emit strategy");
+    StreamsBuilder builder;
+    auto sessions =
+        grouped(builder).windowed_by(SessionWindows::of_inactivity_gap_and_grace(5ms, 3ms));
+    write(suppressed ? sessions.count().suppress(Suppressed::until_window_closes())
+                     : sessions.emit_strategy(EmitStrategy::kOnWindowClose).count());
+    App run(builder);
+    run.send("a", 1);
+    run.send("a", 9);  // [1, 1] closes at 1 + 5 + 3
+    EXPECT_THAT(run.results(), ElementsAre(Result{"a@1/1", 1}));
+    run.send("a", 4);  // merges [1, 1] and [9, 9] into [1, 9]
+    run.send("a", 17);
+    EXPECT_THAT(run.results(), ElementsAre(Result{"a@1/9", 3}));
+  }
+}
+
+TEST(EmitOnWindowClose, HoldsWindowsInABufferStoreOfTheAggregationsNode) {
+  StreamsBuilder builder;
+  write(grouped(builder)
+            .windowed_by(TimeWindows::of_size_with_no_grace(10ms))
+            .emit_strategy(EmitStrategy::kOnWindowClose)
+            .count({.name = "counts"}));
+  const std::string description = build(builder).describe();
+  EXPECT_THAT(description, HasSubstr("stores: [counts, counts-emit-on-window-close-store]"));
+  EXPECT_THAT(description, ::testing::Not(HasSubstr("SUPPRESS")));
 }
 
 TEST(Suppress, UntilTimeLimitEmitsTheLatestUpdatePerKeyOncePerLimit) {

@@ -21,4 +21,14 @@ std::chrono::milliseconds window_retention(GraphBuilder& graph, const Status& wi
   return std::max(asked, needed);
 }
 
+std::optional<EmitOnClose> emit_on_close(GraphBuilder& graph, const std::string& store,
+                                         std::chrono::milliseconds close_delay, EmitStrategy emit,
+                                         std::vector<std::string>& stores) {
+  if (emit != EmitStrategy::kOnWindowClose) return std::nullopt;
+  EmitOnClose options{.store = emit_on_close_store_name(store), .close_delay = close_delay};
+  graph.add_store(emit_on_close_store_spec(options.store));
+  stores.push_back(options.store);
+  return options;
+}
+
 }  // namespace brook::internal

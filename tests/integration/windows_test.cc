@@ -18,23 +18,36 @@ using namespace std::chrono_literals;
 
 constexpr int kKeys = 10;
 
+// How the final results are made: suppress(until_window_closes()) behind the count, or a
+// second count with emit_strategy(kOnWindowClose).
+enum class FinalBy { kSuppress, kEmitStrategy };
+struct Setup {
+  StoreType store;
+  FinalBy final_by;
+};
+
+// The store holding the final results until their windows close.
+std::string buffer_store(const Setup& setup) {
+  return setup.final_by == FinalBy::kSuppress ? "final-store" : "final-emit-on-window-close-store";
+}
+
 // Counts per key in 1 s windows without grace; every update to "out", final results to
 // "final", both keyed "<key>@<window start>".
-Topology windowed_counts(StoreType type) {
+Topology windowed_counts(const Setup& setup) {
   StreamsBuilder builder;
-  auto counts = builder.stream<std::string, std::string>("in")
-                    .group_by_key()
-                    .windowed_by(TimeWindows::of_size_with_no_grace(1s))
-                    .count({.name = "counts", .type = type});
+  auto windowed = builder.stream<std::string, std::string>("in").group_by_key().windowed_by(
+      TimeWindows::of_size_with_no_grace(1s));
+  auto counts = windowed.count({.name = "counts", .type = setup.store});
   auto label = [](const Windowed<std::string>& k, const std::optional<std::int64_t>& v) {
     return KeyValue<std::string, std::int64_t>{k.key + "@" + std::to_string(k.window.start.value()),
                                                v.value_or(-1)};
   };
   counts.to_stream().map(label).to("out");
-  counts.suppress(Suppressed::until_window_closes().with_name("final"))
-      .to_stream()
-      .map(label)
-      .to("final");
+  auto finals = setup.final_by == FinalBy::kSuppress
+                    ? counts.suppress(Suppressed::until_window_closes().with_name("final"))
+                    : windowed.emit_strategy(EmitStrategy::kOnWindowClose)
+                          .count({.name = "final", .type = setup.store});
+  finals.to_stream().map(label).to("final");
   return std::move(*builder.build());
 }
 
@@ -48,7 +61,7 @@ class RestoresPerStore final : public StateRestoreListener {
   std::map<std::string, std::int64_t> restored;
 };
 
-class WindowsTest : public EmbeddedFixture, public ::testing::WithParamInterface<StoreType> {
+class WindowsTest : public EmbeddedFixture, public ::testing::WithParamInterface<Setup> {
  protected:
   void SetUp() override { create_topics({{"in", 2}, {"out", 2}, {"final", 2}}); }
 
@@ -101,8 +114,9 @@ TEST_P(WindowsTest, ARestartInTheMiddleOfAWindowKeepsItsResultAndTheHeldFinalRes
 
   produce_at(950, 1000, kKeys / 2);  // the second half for half the keys, after a restart
   auto restored = run();
-  EXPECT_GE(restored["final-store"], kKeys) << "the held results come back from the changelog";
-  if (GetParam() == StoreType::kRocksDb) {
+  EXPECT_GE(restored[buffer_store(GetParam())], kKeys)
+      << "the held results come back from the changelog";
+  if (GetParam().store == StoreType::kRocksDb) {
     EXPECT_EQ(restored["counts"], 0) << "RocksDB keeps the windows across a clean restart";
   } else {
     EXPECT_GE(restored["counts"], kKeys) << "the windows are rebuilt from their changelog";
@@ -125,11 +139,16 @@ TEST_P(WindowsTest, ARestartInTheMiddleOfAWindowKeepsItsResultAndTheHeldFinalRes
   EXPECT_EQ(records("final"), expected_final) << "one final result per window, once";
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, WindowsTest,
-                         ::testing::Values(StoreType::kRocksDb, StoreType::kInMemory),
-                         [](const auto& store) {
-                           return store.param == StoreType::kRocksDb ? "RocksDb" : "InMemory";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Stores, WindowsTest,
+    ::testing::Values(Setup{StoreType::kRocksDb, FinalBy::kSuppress},
+                      Setup{StoreType::kInMemory, FinalBy::kSuppress},
+                      Setup{StoreType::kRocksDb, FinalBy::kEmitStrategy},
+                      Setup{StoreType::kInMemory, FinalBy::kEmitStrategy}),
+    [](const auto& setup) {
+      return std::string(setup.param.store == StoreType::kRocksDb ? "RocksDb" : "InMemory") +
+             (setup.param.final_by == FinalBy::kSuppress ? "Suppress" : "EmitStrategy");
+    });
 
 }  // namespace
 }  // namespace brook::testing

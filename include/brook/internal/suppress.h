@@ -97,17 +97,20 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
 
 // The typed node around a SuppressionBuffer (suppression_buffer.h): serialises each change
 // for the buffer and deserialises what it emits. `due(record)` is when a key's first held
-// update is due.
+// update is due. With `final_results` (until_window_closes), a deletion is not emitted: a
+// session merged away after it closed, whose final result went out then (as Kafka Streams'
+// final results drop such tombstones).
 template <class K, class V>
 class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
  public:
   using DueTime = std::function<Timestamp(const Record<K, Change<V>>&)>;
 
-  SuppressProcessor(std::string store, DueTime due, BufferConfig bounds)
+  SuppressProcessor(std::string store, DueTime due, BufferConfig bounds, bool final_results)
       : due_(std::move(due)),
         buffer_(std::move(store), bounds,
-                [this](std::string_view key, std::string_view change, Timestamp timestamp,
-                       Headers headers) {
+                [this, final_results](std::string_view key, std::string_view change,
+                                      Timestamp timestamp, Headers headers) {
+                  if (final_results && is_deletion(change)) return;
                   this->context().forward(
                       Record<K, Change<V>>{check(key_serde_->deserialize(key)),
                                            check(rows_->change_serde()->deserialize(change)),

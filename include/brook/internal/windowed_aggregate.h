@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "brook/internal/change.h"
+#include "brook/internal/window_close_buffer.h"
 #include "brook/internal/window_keys.h"
 #include "brook/processor.h"
 #include "brook/window_store.h"
@@ -35,34 +36,63 @@ std::string too_late(Timestamp record, Timestamp close, Timestamp now);
 // closed (stream time <now>)": a record dropped from one of its windows.
 std::string too_late_for(Timestamp record, const Window& window, Timestamp close, Timestamp now);
 
-// Turns a window or session store's key bytes into the windowed key.
-template <class K>
-using WindowedKeyDecoder = std::function<Windowed<K>(std::string_view)>;
+// Splits a window or session store's key bytes into the key's bytes and its window: for a
+// window store whose windows end `size` after they start, or for a session store.
+using WindowKeySplit = std::function<std::pair<std::string_view, Window>(std::string_view)>;
+WindowKeySplit window_key_split(std::chrono::milliseconds size);
+WindowKeySplit session_key_split();
+// The value of a timestamped store's value `stored` ([8-byte timestamp][value]); StoreError
+// (of `store`) if it is shorter than a timestamp.
+std::optional<std::string_view> timestamped_value(std::optional<std::string_view> stored,
+                                                  const std::string& store);
 
 // Forwards the changes of windows held in the store `store`: as they are written, or, if the
 // store has a record cache, when it flushes (one change per window per flush), with the
-// headers of the record that caused it (the last one). `decode` turns the store's key bytes
-// into the windowed key.
+// headers of the record that caused it (the last one). With EmitOnClose, each window's change
+// is held until the window closes instead (window_close_buffer.h), and forwarded once then.
 template <class K, class V>
 class WindowChanges {
  public:
   void init(ProcessorContext<Windowed<K>, Change<V>>& context, const std::string& store,
-            WindowedKeyDecoder<K> decode) {
+            WindowKeySplit split, std::optional<EmitOnClose> emit_on_close) {
     context_ = &context;
     const StoreAccess access = store_access(context, store);
+    key_serde_ = std::static_pointer_cast<const Serde<K>>(access.spec.key_serde);
     value_serde_ =
-        std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(access.spec.value_serde);
+        std::static_pointer_cast<const TimestampedSerde<V>>(
+            std::static_pointer_cast<const Serde<ValueAndTimestamp<V>>>(access.spec.value_serde))
+            ->inner();
     store_ = store;
     bytes_ = &access.store;
-    decode_ = std::move(decode);
-    cached_ = access.store.set_flush_listener([this](std::string_view key,
-                                                     std::optional<std::string_view> new_value,
-                                                     std::optional<std::string_view> old_value,
-                                                     const Headers& headers) {
-      auto now = this->decode(new_value);
-      const Timestamp ts = now ? now->timestamp : context_->current_stream_time();
-      send(decode_(key), value_of(std::move(now)), value_of(this->decode(old_value)), ts, headers);
-    });
+    split_ = std::move(split);
+    if (emit_on_close) {
+      KeyValueBytesStore& buffer = store_access(context, emit_on_close->store).store;
+      held_.emplace(std::move(*emit_on_close),
+                    [this](std::string_view key, const Window& window, ChangeBytes change,
+                           Timestamp timestamp, Headers headers) {
+                      send({deserialize(key_serde_, key), window}, deserialize(change.new_value),
+                           deserialize(change.old_value), timestamp, headers);
+                    });
+      held_->attach(buffer);
+      // Fires whenever stream time moves, also when it moves without records (idle advance).
+      context.schedule(std::chrono::milliseconds(1), PunctuationType::kStreamTime,
+                       [this](Timestamp) { held_->emit_due(context_->current_stream_time()); });
+    }
+    cached_ = access.store.set_flush_listener(
+        [this](std::string_view key, std::optional<std::string_view> new_value,
+               std::optional<std::string_view> old_value, const Headers& headers) {
+          const auto [key_bytes, window] = split_(key);
+          const auto new_bytes = timestamped_value(new_value, store_);
+          const auto old_bytes = timestamped_value(old_value, store_);
+          const Timestamp ts = new_value ? get_time(*new_value) : context_->current_stream_time();
+          if (held_) {
+            held_->hold(key_bytes, window, new_bytes, old_bytes, ts, headers,
+                        context_->current_stream_time());
+          } else {
+            send({deserialize(key_serde_, key_bytes), window}, deserialize(new_bytes),
+                 deserialize(old_bytes), ts, headers);
+          }
+        });
   }
 
   // Writes to the store in its scope are for a record with `headers`.
@@ -71,9 +101,21 @@ class WindowChanges {
   // A window's change, written to the store just now for a record with `headers`.
   void written(Windowed<K> key, std::optional<V> new_value, std::optional<V> old_value,
                Timestamp timestamp, const Headers& headers) {
-    if (!cached_) {
+    if (cached_) return;
+    if (!held_) {
       send(std::move(key), std::move(new_value), std::move(old_value), timestamp, headers);
+      return;
     }
+    key_bytes_.clear();
+    new_bytes_.clear();
+    old_bytes_.clear();
+    check(key_serde_->serialize_into(key.key, key_bytes_));
+    if (new_value) check(value_serde_->serialize_into(*new_value, new_bytes_));
+    if (old_value) check(value_serde_->serialize_into(*old_value, old_bytes_));
+    held_->hold(key_bytes_, key.window,
+                new_value ? std::optional<std::string_view>(new_bytes_) : std::nullopt,
+                old_value ? std::optional<std::string_view>(old_bytes_) : std::nullopt, timestamp,
+                headers, context_->current_stream_time());
   }
 
  private:
@@ -82,48 +124,45 @@ class WindowChanges {
     context_->forward(Record<Windowed<K>, Change<V>>{
         std::move(key), {std::move(new_value), std::move(old_value)}, timestamp, headers});
   }
-  std::optional<ValueAndTimestamp<V>> decode(std::optional<std::string_view> bytes) {
-    if (!bytes) return std::nullopt;
-    return value_or_throw(value_serde_->deserialize(*bytes), store_);
+  template <class T>
+  T deserialize(const SerdePtr<T>& serde, std::string_view bytes) {
+    return value_or_throw(serde->deserialize(bytes), store_);
   }
-  static std::optional<V> value_of(std::optional<ValueAndTimestamp<V>> stored) {
-    if (!stored) return std::nullopt;
-    return std::move(stored->value);
+  std::optional<V> deserialize(std::optional<std::string_view> bytes) {
+    if (!bytes) return std::nullopt;
+    return deserialize(value_serde_, *bytes);
+  }
+  void check(const Status& status) {
+    if (!status.ok()) throw_store_error(store_, status);
   }
 
   ProcessorContext<Windowed<K>, Change<V>>* context_ = nullptr;
-  SerdePtr<ValueAndTimestamp<V>> value_serde_;
+  SerdePtr<K> key_serde_;
+  SerdePtr<V> value_serde_;  // of the aggregate, inside the store's TimestampedSerde
   std::string store_;
   KeyValueBytesStore* bytes_ = nullptr;  // the store, for the records' headers
-  WindowedKeyDecoder<K> decode_;
+  WindowKeySplit split_;
   bool cached_ = false;
+  std::optional<WindowCloseBuffer> held_;          // with EmitOnClose
+  std::string key_bytes_, new_bytes_, old_bytes_;  // a change being held, reused
 };
-
-// The windowed keys of a window store whose windows end `size` after they start.
-template <class K>
-WindowedKeyDecoder<K> window_key_decoder(const StoreAccess& access,
-                                         std::chrono::milliseconds size) {
-  auto serde = std::static_pointer_cast<const Serde<K>>(access.spec.key_serde);
-  return [serde, size, store = access.spec.name](std::string_view bytes) {
-    const Timestamp start = window_key_start(bytes);
-    return Windowed<K>{value_or_throw(serde->deserialize(window_key_key(bytes)), store),
-                       Window{start, start + size}};
-  };
-}
 
 // Tumbling and hopping windows: each record updates every open window containing it, and is
 // dropped (and counted) once for each closed one, as Kafka Streams counts it.
 template <class K, class V, class VA, class F>
 class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, Change<VA>> {
  public:
-  TimeWindowAggregateProcessor(std::string store, TimeWindows windows, F f)
-      : store_name_(std::move(store)), windows_(windows), f_(std::move(f)) {}
+  TimeWindowAggregateProcessor(std::string store, TimeWindows windows, F f,
+                               std::optional<EmitOnClose> emit_on_close)
+      : store_name_(std::move(store)),
+        windows_(windows),
+        f_(std::move(f)),
+        emit_on_close_(std::move(emit_on_close)) {}
 
   void init(ProcessorContext<Windowed<K>, Change<VA>>& context) override {
     Processor<K, V, Windowed<K>, Change<VA>>::init(context);
     store_.emplace(context.template timestamped_window_store<K, VA>(store_name_));
-    changes_.init(context, store_name_,
-                  window_key_decoder<K>(store_access(context, store_name_), windows_.size()));
+    changes_.init(context, store_name_, window_key_split(windows_.size()), emit_on_close_);
   }
 
   void process(Record<K, V> r) override {
@@ -149,6 +188,7 @@ class TimeWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, C
   std::string store_name_;
   TimeWindows windows_;
   F f_;
+  std::optional<EmitOnClose> emit_on_close_;
   std::optional<WindowStore<K, ValueAndTimestamp<VA>>> store_;
   WindowChanges<K, VA> changes_;
   Timestamp observed_ = Timestamp::min();
@@ -161,18 +201,18 @@ template <class K, class V, class VA, class F>
 class SlidingWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, Change<VA>> {
  public:
   SlidingWindowAggregateProcessor(std::string store, std::string records, SlidingWindows windows,
-                                  F f)
+                                  F f, std::optional<EmitOnClose> emit_on_close)
       : store_name_(std::move(store)),
         records_name_(std::move(records)),
         windows_(windows),
-        f_(std::move(f)) {}
+        f_(std::move(f)),
+        emit_on_close_(std::move(emit_on_close)) {}
 
   void init(ProcessorContext<Windowed<K>, Change<VA>>& context) override {
     Processor<K, V, Windowed<K>, Change<VA>>::init(context);
     store_.emplace(context.template timestamped_window_store<K, VA>(store_name_));
     records_.emplace(context.template window_store<K, V>(records_name_));
-    changes_.init(context, store_name_,
-                  window_key_decoder<K>(store_access(context, store_name_), difference()));
+    changes_.init(context, store_name_, window_key_split(difference()), emit_on_close_);
   }
 
   void process(Record<K, V> r) override {
@@ -239,6 +279,7 @@ class SlidingWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
   std::string records_name_;
   SlidingWindows windows_;
   F f_;
+  std::optional<EmitOnClose> emit_on_close_;
   std::optional<WindowStore<K, ValueAndTimestamp<VA>>> store_;
   std::optional<WindowStore<K, V>> records_;
   WindowChanges<K, VA> changes_;
@@ -251,21 +292,18 @@ class SlidingWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
 template <class K, class V, class VA, class F, class Merger>
 class SessionWindowAggregateProcessor final : public Processor<K, V, Windowed<K>, Change<VA>> {
  public:
-  SessionWindowAggregateProcessor(std::string store, SessionWindows windows, F f, Merger merger)
+  SessionWindowAggregateProcessor(std::string store, SessionWindows windows, F f, Merger merger,
+                                  std::optional<EmitOnClose> emit_on_close)
       : store_name_(std::move(store)),
         windows_(windows),
         f_(std::move(f)),
-        merger_(std::move(merger)) {}
+        merger_(std::move(merger)),
+        emit_on_close_(std::move(emit_on_close)) {}
 
   void init(ProcessorContext<Windowed<K>, Change<VA>>& context) override {
     Processor<K, V, Windowed<K>, Change<VA>>::init(context);
     store_.emplace(context.template session_store<K, ValueAndTimestamp<VA>>(store_name_));
-    auto serde =
-        std::static_pointer_cast<const Serde<K>>(store_access(context, store_name_).spec.key_serde);
-    changes_.init(context, store_name_, [serde, store = store_name_](std::string_view bytes) {
-      return Windowed<K>{value_or_throw(serde->deserialize(session_key_key(bytes)), store),
-                         session_key_window(bytes)};
-    });
+    changes_.init(context, store_name_, session_key_split(), emit_on_close_);
   }
 
   void process(Record<K, V> r) override {
@@ -309,6 +347,7 @@ class SessionWindowAggregateProcessor final : public Processor<K, V, Windowed<K>
   SessionWindows windows_;
   F f_;
   Merger merger_;
+  std::optional<EmitOnClose> emit_on_close_;
   std::optional<SessionStore<K, ValueAndTimestamp<VA>>> store_;
   WindowChanges<K, VA> changes_;
   Timestamp observed_ = Timestamp::min();

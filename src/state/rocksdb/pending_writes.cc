@@ -33,15 +33,6 @@ void PendingWrites::delete_range(std::string from, std::string to) {
   ranges_.emplace_back(std::move(from), std::move(to));
 }
 
-void PendingWrites::clear() {
-  const std::size_t held = by_hash_.size();
-  by_hash_.clear();  // (which frees a large table)
-  by_hash_.reserve(held);
-  by_order_.clear();
-  ranges_.clear();
-  arena_.clear();
-}
-
 std::optional<PendingWrites::Value> PendingWrites::find(std::string_view key) const {
   if (ordered_) {
     if (auto it = by_order_.find(key); it != by_order_.end()) return it->second;

@@ -59,9 +59,12 @@ class PendingWrites {
   // Hands the ranges over (restoration takes them), leaving none.
   std::vector<Range> take_ranges() { return std::exchange(ranges_, {}); }
 
-  // Empties it. The hash map keeps room for as many entries as it held: the next commit
-  // interval likely writes as many, and growing rehashes every entry each time it doubles.
-  void clear();
+  void clear() {
+    by_hash_.clear();
+    by_order_.clear();
+    ranges_.clear();
+    arena_.clear();
+  }
 
  private:
   static constexpr std::size_t kFirstBlockBytes = 64 << 10;

@@ -50,7 +50,7 @@ Materialized<K, V> store_named(GraphBuilder& graph, Materialized<K, V> materiali
 
 // With EmitStrategy::kOnWindowClose, adds the store of the buffer that holds the windows of the
 // aggregation store `store` until they close (`close_delay` after their end) to the graph and
-// to `stores` (the node's), and says so to the node; else nullopt.
+// to `stores` (the node's), and returns what the node needs to hold them; else nullopt.
 std::optional<EmitOnClose> emit_on_close(GraphBuilder& graph, const std::string& store,
                                          std::chrono::milliseconds close_delay, EmitStrategy emit,
                                          std::vector<std::string>& stores);

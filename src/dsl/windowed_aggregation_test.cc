@@ -319,20 +319,10 @@ std::vector<Result> count_of(Kind kind, EmitStrategy emit, bool caching) {
       break;
   }
   App run(builder);
-  for (const auto& [key, at] : std::vector<std::pair<std::string, std::int64_t>>{{"a", 1},
-                                                                                 {"b", 2},
-                                                                                 {"a", 4},
-                                                                                 {"a", 9},
-                                                                                 {"b", 14},
-                                                                                 {"a", 20},
-                                                                                 {"a", 12},
-                                                                                 {"b", 8},
-                                                                                 {"a", 31},
-                                                                                 {"b", 33},
-                                                                                 {"a", 26},
-                                                                                 {"a", 100}}) {
-    run.send(key, at);
-  }
+  using Records = std::vector<std::pair<std::string, std::int64_t>>;
+  const Records records{{"a", 1},  {"b", 2}, {"a", 4},  {"a", 9},  {"b", 14}, {"a", 20},
+                        {"a", 12}, {"b", 8}, {"a", 31}, {"b", 33}, {"a", 26}, {"a", 100}};
+  for (const auto& [key, at] : records) run.send(key, at);
   return run.results();
 }
 

@@ -117,9 +117,10 @@ class KTable {
     auto node = internal::add_processor<K, internal::Change<V>, K, internal::Change<V>>(
         *graph_, "KTABLE-SUPPRESS", name, {node_},
         [store, due, bounds = suppressed.buffer,
-         final_results = suppressed.until == Suppressed::Until::kWindowCloses] {
-          return std::make_unique<internal::SuppressProcessor<K, V>>(store, due, bounds,
-                                                                     final_results);
+         leaves = suppressed.until == Suppressed::Until::kWindowCloses
+                      ? internal::SuppressionBuffer::Leaves::kFinalResults
+                      : internal::SuppressionBuffer::Leaves::kEveryChange] {
+          return std::make_unique<internal::SuppressProcessor<K, V>>(store, due, bounds, leaves);
         },
         {store});
     return KTable(graph_, std::move(node), store_, traits_);

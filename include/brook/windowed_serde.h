@@ -28,15 +28,6 @@
 
 namespace brook {
 
-namespace internal {
-inline void append_timestamp(std::string& out, Timestamp t) {
-  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
-}
-inline Timestamp parse_timestamp(std::string_view bytes) {
-  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
-}
-}  // namespace internal
-
 template <class K>
 class WindowedSerde : public Serde<Windowed<K>> {
  public:
@@ -64,7 +55,7 @@ class TimeWindowedSerde final : public WindowedSerde<K> {
   }
   Status serialize_into(const Windowed<K>& w, std::string& out) const override {
     if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;
-    internal::append_timestamp(out, w.window.start);
+    internal::put_time(out, w.window.start);
     return {};
   }
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
@@ -74,7 +65,7 @@ class TimeWindowedSerde final : public WindowedSerde<K> {
     }
     auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 8));
     if (!key) return error(std::move(key.error()));
-    const Timestamp start = internal::parse_timestamp(bytes.substr(bytes.size() - 8));
+    const Timestamp start = internal::get_time(bytes.substr(bytes.size() - 8));
     // An end past the largest timestamp is the largest, as Kafka Streams'
     // TimeWindowedDeserializer caps it.
     constexpr std::int64_t kLargest = std::numeric_limits<std::int64_t>::max();
@@ -105,8 +96,8 @@ class SessionWindowedSerde final : public WindowedSerde<K> {
   }
   Status serialize_into(const Windowed<K>& w, std::string& out) const override {
     if (Status s = inner_->serialize_into(w.key, out); !s.ok()) return s;
-    internal::append_timestamp(out, w.window.end);
-    internal::append_timestamp(out, w.window.start);
+    internal::put_time(out, w.window.end);
+    internal::put_time(out, w.window.start);
     return {};
   }
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
@@ -118,9 +109,9 @@ class SessionWindowedSerde final : public WindowedSerde<K> {
     auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 16));
     if (!key) return error(std::move(key.error()));
     const auto suffix = bytes.substr(bytes.size() - 16);
-    return Windowed<K>{std::move(*key),
-                       {.start = internal::parse_timestamp(suffix.substr(8)),
-                        .end = internal::parse_timestamp(suffix)}};
+    return Windowed<K>{
+        std::move(*key),
+        {.start = internal::get_time(suffix.substr(8)), .end = internal::get_time(suffix)}};
   }
 
  private:

@@ -81,11 +81,11 @@ Result<std::string> format_bytes(const ByteFormat& format, std::string_view byte
   if (!inner || suffix == 0) return inner;
   const auto window = bytes.substr(bytes.size() - suffix);
   if (format.window == ByteFormat::Window::kTime) {
-    return fmt::format("[{}@{}]", *inner, internal::parse_timestamp(window).value());
+    return fmt::format("[{}@{}]", *inner, internal::get_time(window).value());
   }
   // A session key ends with the session's end, then its start.
-  return fmt::format("[{}@{}/{}]", *inner, internal::parse_timestamp(window.substr(8)).value(),
-                     internal::parse_timestamp(window.substr(0, 8)).value());
+  return fmt::format("[{}@{}/{}]", *inner, internal::get_time(window.substr(8)).value(),
+                     internal::get_time(window.substr(0, 8)).value());
 }
 
 }  // namespace brook::cli

@@ -85,9 +85,11 @@ struct SuppressionBuffer::Index {
   }
 };
 
-SuppressionBuffer::SuppressionBuffer(std::string store_name, BufferConfig bounds, Emit emit)
+SuppressionBuffer::SuppressionBuffer(std::string store_name, BufferConfig bounds, Leaves leaves,
+                                     Emit emit)
     : store_name_(std::move(store_name)),
       bounds_(bounds),
+      leaves_(leaves),
       emit_(std::move(emit)),
       index_(std::make_unique<Index>()) {}
 
@@ -150,10 +152,11 @@ bool SuppressionBuffer::full() const {
 
 void SuppressionBuffer::emit_first() {
   const std::string key = index_->by_due.begin()->second;
-  const BufferedRow row = read_held(*store_, store_name_, key, held_).first;
+  const auto [row, change] = read_held(*store_, store_name_, key, held_);
   Headers headers = value_or_throw(decode_headers(row.headers), store_name_);
   ok_or_throw(store_->put(key, std::nullopt), store_name_);
   index_->forget(index_->held.find(key));
+  if (leaves_ == Leaves::kFinalResults && !change.new_value) return;
   emit_(key, row.change, row.timestamp, std::move(headers));
 }
 

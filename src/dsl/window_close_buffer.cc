@@ -4,48 +4,27 @@
 
 #include <utility>
 
+#include "brook/internal/window_keys.h"
 #include "brook/state_store.h"
 
 namespace brook::internal {
-namespace {
-
-constexpr std::size_t kWindowBytes = 16;  // start, end
-
-}  // namespace
-
-std::string emit_on_close_store_name(const std::string& aggregation_store) {
-  return aggregation_store + "-emit-on-window-close-store";
-}
-
-StoreSpec emit_on_close_store_spec(std::string name) {
-  return {.name = std::move(name),
-          .type = StoreType::kInMemory,
-          .logging = true,
-          .caching = false,
-          .key_type_name = "windowed key bytes",
-          .value_type_name = "buffered change bytes"};
-}
 
 WindowCloseBuffer::WindowCloseBuffer(EmitOnClose options, Emit emit)
     : close_delay_(options.close_delay),
       emit_(std::move(emit)),
-      buffer_(std::move(options.store), BufferConfig{},
+      buffer_(std::move(options.store), BufferConfig{}, SuppressionBuffer::Leaves::kFinalResults,
               [this](std::string_view key, std::string_view change, Timestamp timestamp,
                      Headers headers) {
+                const auto window_key = split_whole_window_key(key);
                 const auto parts = split_change(change);
-                if (key.size() < kWindowBytes || !parts) {
+                if (!window_key || !parts) {
                   throw_store_error(buffer_.store_name(),
                                     Status::corruption(fmt::format(
                                         "a held window of {} key bytes and {} change bytes, "
                                         "malformed",
                                         key.size(), change.size())));
                 }
-                // A session merged away after it closed: its final result went out already.
-                if (!parts->new_value) return;
-                const auto window = key.substr(key.size() - kWindowBytes);
-                emit_(key.substr(0, key.size() - kWindowBytes),
-                      Window{get_time(window), get_time(window.substr(8))}, *parts, timestamp,
-                      std::move(headers));
+                emit_(window_key->first, window_key->second, *parts, timestamp, std::move(headers));
               }) {}
 
 void WindowCloseBuffer::hold(std::string_view key, const Window& window,
@@ -53,8 +32,7 @@ void WindowCloseBuffer::hold(std::string_view key, const Window& window,
                              std::optional<std::string_view> old_value, Timestamp timestamp,
                              const Headers& headers, Timestamp stream_time) {
   key_.assign(key);
-  put_time(key_, window.start);
-  put_time(key_, window.end);
+  append_whole_window(key_, window);
   change_.clear();
   append_change(change_, new_value, old_value);
   buffer_.hold(key_, change_, window.end + close_delay_, timestamp, headers, stream_time);

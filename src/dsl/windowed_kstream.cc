@@ -25,8 +25,13 @@ std::optional<EmitOnClose> emit_on_close(GraphBuilder& graph, const std::string&
                                          std::chrono::milliseconds close_delay, EmitStrategy emit,
                                          std::vector<std::string>& stores) {
   if (emit != EmitStrategy::kOnWindowClose) return std::nullopt;
-  EmitOnClose options{.store = emit_on_close_store_name(store), .close_delay = close_delay};
-  graph.add_store(emit_on_close_store_spec(options.store));
+  EmitOnClose options{.store = store + "-emit-on-window-close-store", .close_delay = close_delay};
+  graph.add_store({.name = options.store,
+                   .type = StoreType::kInMemory,
+                   .logging = true,
+                   .caching = false,
+                   .key_type_name = "whole window key bytes",
+                   .value_type_name = "buffered change bytes"});
   stores.push_back(options.store);
   return options;
 }

@@ -75,6 +75,17 @@ class CacheEntry {
   static std::string_view key(const char* block);
 };
 
+// Orders blocks by key (unsigned byte order, as the stores below), and blocks against keys:
+// for an ordered index of blocks.
+struct BlockKeyLess {
+  using is_transparent = void;
+  bool operator()(const char* a, const char* b) const {
+    return CacheEntry::key(a) < CacheEntry::key(b);
+  }
+  bool operator()(const char* a, std::string_view b) const { return CacheEntry::key(a) < b; }
+  bool operator()(std::string_view a, const char* b) const { return a < CacheEntry::key(b); }
+};
+
 // Keeps an entry from being evicted while in scope (an operation that may run downstream
 // nodes, which may make room in the cache, still uses it).
 class PinnedEntry {

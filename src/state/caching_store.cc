@@ -40,21 +40,11 @@ struct SortPrefix {
 
 }  // namespace
 
-// Blocks in key order (unsigned byte order, as the stores below).
-struct CachingStore::KeyLess {
-  using is_transparent = void;
-  bool operator()(const char* a, const char* b) const {
-    return CacheEntry::key(a) < CacheEntry::key(b);
-  }
-  bool operator()(const char* a, std::string_view b) const { return CacheEntry::key(a) < b; }
-  bool operator()(std::string_view a, const char* b) const { return a < CacheEntry::key(b); }
-};
-
 class CachingStore::OrderedIndex {
  public:
   // What one entry costs a B-tree of pointers, about: the pointer and its share of the nodes.
   static constexpr std::size_t kEntryBytes = 10;
-  absl::btree_set<char*, KeyLess> blocks;
+  absl::btree_set<char*, BlockKeyLess> blocks;
 };
 
 CachingStore::CachingStore(std::unique_ptr<KeyValueBytesStore> inner,

@@ -82,7 +82,6 @@ class CachingStore final : public KeyValueBytesStore {
   Status evict(bool dirty, int turns, const std::function<bool()>& done);
 
  private:
-  struct KeyLess;
   class OrderedIndex;
 
   // Makes room for an entry of `key` that needs `bytes`, keeping the one in `slot` (kNone:

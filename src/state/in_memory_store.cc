@@ -11,16 +11,6 @@
 namespace brook::internal {
 namespace {
 
-// Orders blocks by key (string_view compares as unsigned bytes, as memcmp does).
-struct ByKey {
-  using is_transparent = void;
-  bool operator()(const char* a, const char* b) const {
-    return CacheEntry::key(a) < CacheEntry::key(b);
-  }
-  bool operator()(const char* a, std::string_view b) const { return CacheEntry::key(a) < b; }
-  bool operator()(std::string_view a, const char* b) const { return a < CacheEntry::key(b); }
-};
-
 // A block for `key` holding `value`.
 char* make_block(std::string_view key, std::string_view value) {
   return CacheEntry::make(key, std::nullopt, value, {}, false);
@@ -30,7 +20,7 @@ char* make_block(std::string_view key, std::string_view value) {
 
 // A B-tree of pointers to the blocks: about 10 bytes per entry.
 struct InMemoryStore::Index {
-  absl::btree_set<char*, ByKey> blocks;
+  absl::btree_set<char*, BlockKeyLess> blocks;
 };
 
 InMemoryStore::InMemoryStore(std::string name) : name_(std::move(name)) {}
@@ -48,7 +38,7 @@ InMemoryStore::Index& InMemoryStore::index() {
     for (std::size_t slot = 0; slot < table_.capacity(); ++slot) {
       if (table_.occupied(slot)) sorted.push_back(table_.block(slot));
     }
-    std::sort(sorted.begin(), sorted.end(), ByKey());
+    std::sort(sorted.begin(), sorted.end(), BlockKeyLess());
     index_ = std::make_unique<Index>();
     index_->blocks.insert(sorted.begin(), sorted.end());
   }

@@ -38,12 +38,6 @@ inline std::optional<ChangeBytes> split_change(std::string_view bytes) {
   return parts;
 }
 
-// Whether `bytes` is a change without a new value (a deletion).
-inline bool is_deletion(std::string_view bytes) {
-  const auto parts = split_change(bytes);
-  return parts && !parts->new_value;
-}
-
 // Appends the change of these serialised parts to `out`.
 inline void append_change(std::string& out, std::optional<std::string_view> new_value,
                           std::optional<std::string_view> old_value) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "brook/types.h"
+
 namespace brook::internal {
 
 // Writes `v` at `p` in byte order `Order`; returns the byte after it.
@@ -57,6 +59,16 @@ inline std::uint64_t read_big_endian(std::string_view bytes) {
   std::uint64_t v = 0;
   for (char c : bytes) v = (v << 8) | static_cast<unsigned char>(c);
   return v;
+}
+
+// Timestamps as 8 big-endian bytes of their value (any value; window and session store keys
+// clamp negative ones first, window_keys.h).
+inline void put_time(std::string& out, Timestamp t) {
+  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
+}
+// The timestamp in the first 8 bytes of `bytes`.
+inline Timestamp get_time(std::string_view bytes) {
+  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
 }
 
 }  // namespace brook::internal

@@ -23,8 +23,7 @@ inline constexpr bool kIsWindowed = false;
 template <class K>
 inline constexpr bool kIsWindowed<Windowed<K>> = true;
 
-// A windowed key with its whole window: [key][8-byte start][8-byte end]. For stores that
-// must give the key back exactly (the suppression buffer), unlike the topic layout.
+// A windowed key as a whole window key (window_keys.h), for the suppression buffer.
 template <class K>
 class FullWindowedSerde final : public Serde<Windowed<K>> {
  public:
@@ -33,19 +32,18 @@ class FullWindowedSerde final : public Serde<Windowed<K>> {
   Result<std::string> serialize(const Windowed<K>& key) const override {
     auto out = inner_->serialize(key.key);
     if (!out) return out;
-    put_time(*out, key.window.start);
-    put_time(*out, key.window.end);
+    append_whole_window(*out, key.window);
     return out;
   }
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
-    if (bytes.size() < 16) {
+    const auto parts = split_whole_window_key(bytes);
+    if (!parts) {
       return error(Status::corruption("windowed " + std::string(name()) + " key of " +
                                       std::to_string(bytes.size()) + " bytes, needs at least 16"));
     }
-    auto key = inner_->deserialize(bytes.substr(0, bytes.size() - 16));
+    auto key = inner_->deserialize(parts->first);
     if (!key) return error(std::move(key.error()));
-    const auto tail = bytes.substr(bytes.size() - 16);
-    return Windowed<K>{std::move(*key), Window{get_time(tail), get_time(tail.substr(8))}};
+    return Windowed<K>{std::move(*key), parts->second};
   }
 
  private:
@@ -97,20 +95,18 @@ class BufferedChangeSerde final : public Serde<BufferedChange<V>> {
 
 // The typed node around a SuppressionBuffer (suppression_buffer.h): serialises each change
 // for the buffer and deserialises what it emits. `due(record)` is when a key's first held
-// update is due. With `final_results` (until_window_closes), a deletion is not emitted: a
-// session merged away after it closed, whose final result went out then (as Kafka Streams'
-// final results drop such tombstones).
+// update is due.
 template <class K, class V>
 class SuppressProcessor final : public Processor<K, Change<V>, K, Change<V>> {
  public:
   using DueTime = std::function<Timestamp(const Record<K, Change<V>>&)>;
 
-  SuppressProcessor(std::string store, DueTime due, BufferConfig bounds, bool final_results)
+  SuppressProcessor(std::string store, DueTime due, BufferConfig bounds,
+                    SuppressionBuffer::Leaves leaves)
       : due_(std::move(due)),
-        buffer_(std::move(store), bounds,
-                [this, final_results](std::string_view key, std::string_view change,
-                                      Timestamp timestamp, Headers headers) {
-                  if (final_results && is_deletion(change)) return;
+        buffer_(std::move(store), bounds, leaves,
+                [this](std::string_view key, std::string_view change, Timestamp timestamp,
+                       Headers headers) {
                   this->context().forward(
                       Record<K, Change<V>>{check(key_serde_->deserialize(key)),
                                            check(rows_->change_serde()->deserialize(change)),

@@ -18,14 +18,6 @@
 
 namespace brook::internal {
 
-// Timestamps as 8 big-endian bytes (any value: a due time may be far off).
-inline void put_time(std::string& out, Timestamp t) {
-  append_big_endian(out, static_cast<std::uint64_t>(t.value()), 8);
-}
-inline Timestamp get_time(std::string_view bytes) {
-  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes.substr(0, 8))));
-}
-
 // A row of the buffer's store, whose value serde is BufferedChangeSerde:
 // [8-byte due][8-byte timestamp][4-byte headers length][headers][change (ChangeBytes)], the
 // headers as brook/internal/headers_codec.h writes them.
@@ -54,8 +46,13 @@ class SuppressionBuffer {
   // update held), and the timestamp and headers of its latest update.
   using Emit = std::function<void(std::string_view key, std::string_view change,
                                   Timestamp timestamp, Headers headers)>;
+  // What leaves: every change, or final results only (until_window_closes, emit on close),
+  // which never include a deletion. A deletion due there is a session merged away after it
+  // closed, whose result went out when it closed (Kafka Streams' final results drop such
+  // tombstones too).
+  enum class Leaves { kEveryChange, kFinalResults };
 
-  SuppressionBuffer(std::string store_name, BufferConfig bounds, Emit emit);
+  SuppressionBuffer(std::string store_name, BufferConfig bounds, Leaves leaves, Emit emit);
   ~SuppressionBuffer();
   SuppressionBuffer(const SuppressionBuffer&) = delete;
   SuppressionBuffer& operator=(const SuppressionBuffer&) = delete;
@@ -79,6 +76,7 @@ class SuppressionBuffer {
 
   std::string store_name_;
   BufferConfig bounds_;
+  Leaves leaves_;
   Emit emit_;
   KeyValueBytesStore* store_ = nullptr;
   std::unique_ptr<Index> index_;

@@ -1,11 +1,12 @@
 // The untyped core of EmitStrategy::kOnWindowClose, inside a windowed aggregation's node: each
 // window's changes are held in a SuppressionBuffer (suppression_buffer.h) until stream time
 // passes the window's end by the close delay (the grace period; for sessions the gap and the
-// grace), then the window's change is emitted once. Held on bytes: the key serialised, the
-// values as the table's value serde writes them. The buffer's store is
-// "<aggregation store>-emit-on-window-close-store"; its rows are those of
-// `KTable::suppress(Suppressed::until_window_closes())` (key [key][8-byte start][8-byte end],
-// value a BufferedRow), so its changelog restores what it held. Not for users.
+// grace), then the window's change is emitted once, as a final result (never a deletion:
+// SuppressionBuffer::Leaves). Held on bytes: the key serialised, the values as the table's
+// value serde writes them. The buffer's store is
+// "<aggregation store>-emit-on-window-close-store" (in memory, logged, not cached); its rows
+// are those of `KTable::suppress(Suppressed::until_window_closes())` (key a whole window key,
+// window_keys.h; value a BufferedRow), so its changelog restores what it held. Not for users.
 #pragma once
 
 #include <chrono>
@@ -17,7 +18,6 @@
 #include "brook/headers.h"
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/change.h"
-#include "brook/internal/store_spec.h"
 #include "brook/internal/suppression_buffer.h"
 #include "brook/types.h"
 #include "brook/windowed.h"
@@ -29,11 +29,6 @@ struct EmitOnClose {
   std::string store;  // the buffer's store
   std::chrono::milliseconds close_delay{0};
 };
-
-// The buffer's store name for the aggregation store `aggregation_store`.
-std::string emit_on_close_store_name(const std::string& aggregation_store);
-// The buffer's store: in memory, logged, not cached, keys and values as bytes.
-StoreSpec emit_on_close_store_spec(std::string name);
 
 class WindowCloseBuffer {
  public:

@@ -1,7 +1,9 @@
-// The byte layouts of window and session store keys, as Kafka Streams lays them out:
+// The byte layouts of window and session store keys, as Kafka Streams lays them out, and of
+// the suppression buffer's windowed keys:
 //
 //   window store key   [key bytes][8-byte window start][4-byte sequence]
 //   session store key  [key bytes][8-byte session end][8-byte session start]
+//   whole window key   [key bytes][8-byte window start][8-byte window end]
 //
 // Integers are big-endian and timestamps are non-negative, encoded as uint64, so for one key
 // the byte order is the time order (window start, then sequence; session end, then start).
@@ -13,8 +15,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "brook/internal/bytes_store.h"
 #include "brook/internal/coding.h"
@@ -23,8 +27,9 @@
 
 namespace brook::internal {
 
-inline constexpr std::size_t kWindowKeySuffix = 12;   // start + sequence
-inline constexpr std::size_t kSessionKeySuffix = 16;  // end + start
+inline constexpr std::size_t kWindowKeySuffix = 12;    // start + sequence
+inline constexpr std::size_t kSessionKeySuffix = 16;   // end + start
+inline constexpr std::size_t kWholeWindowSuffix = 16;  // start + end
 inline constexpr std::uint32_t kMaxSequence = std::numeric_limits<std::uint32_t>::max();
 // The largest timestamp a key encodes (open upper bounds of scans).
 inline constexpr Timestamp kMaxKeyTime{std::numeric_limits<std::int64_t>::max()};
@@ -32,9 +37,6 @@ inline constexpr Timestamp kMaxKeyTime{std::numeric_limits<std::int64_t>::max()}
 // A timestamp as a key encodes it: negative ones (invalid) as 0.
 inline std::uint64_t key_time(Timestamp t) {
   return t.value() < 0 ? 0 : static_cast<std::uint64_t>(t.value());
-}
-inline Timestamp read_time(std::string_view bytes) {
-  return Timestamp(static_cast<std::int64_t>(read_big_endian(bytes)));
 }
 
 // ---- window store keys ----
@@ -56,7 +58,7 @@ inline std::string_view window_key_key(std::string_view window_key) {
   return window_key.substr(0, window_key.size() - kWindowKeySuffix);
 }
 inline Timestamp window_key_start(std::string_view window_key) {
-  return read_time(window_key.substr(window_key.size() - kWindowKeySuffix, 8));
+  return get_time(window_key.substr(window_key.size() - kWindowKeySuffix, 8));
 }
 inline std::uint32_t window_key_sequence(std::string_view window_key) {
   return static_cast<std::uint32_t>(read_big_endian(window_key.substr(window_key.size() - 4)));
@@ -102,7 +104,7 @@ inline std::string_view session_key_key(std::string_view session_key) {
 }
 inline Window session_key_window(std::string_view session_key) {
   const auto suffix = session_key.substr(session_key.size() - kSessionKeySuffix);
-  return {.start = read_time(suffix.substr(8)), .end = read_time(suffix.substr(0, 8))};
+  return {.start = get_time(suffix.substr(8)), .end = get_time(suffix)};
 }
 inline bool session_key_is(std::string_view session_key, std::string_view key) {
   return session_key.size() == key.size() + kSessionKeySuffix && session_key.starts_with(key);
@@ -121,6 +123,24 @@ inline Timestamp window_key_time(std::string_view window_key) {
 }
 inline Timestamp session_key_time(std::string_view session_key) {
   return session_key_window(session_key).end;
+}
+
+// ---- whole window keys ----
+// A windowed key with its whole window, for a store that must give the window back exactly
+// (the suppression buffer): window and session keys alike, unlike their topic layouts.
+
+// Appends what follows the key in a whole window key.
+inline void append_whole_window(std::string& out, const Window& window) {
+  put_time(out, window.start);
+  put_time(out, window.end);
+}
+// The key's bytes and the window of a whole window key; nullopt if it is too short.
+inline std::optional<std::pair<std::string_view, Window>> split_whole_window_key(
+    std::string_view bytes) {
+  if (bytes.size() < kWholeWindowSuffix) return std::nullopt;
+  const auto window = bytes.substr(bytes.size() - kWholeWindowSuffix);
+  return std::pair(bytes.substr(0, bytes.size() - kWholeWindowSuffix),
+                   Window{get_time(window), get_time(window.substr(8))});
 }
 
 }  // namespace brook::internal

@@ -109,9 +109,9 @@ class WindowChanges {
     key_bytes_.clear();
     new_bytes_.clear();
     old_bytes_.clear();
-    check(key_serde_->serialize_into(key.key, key_bytes_));
-    if (new_value) check(value_serde_->serialize_into(*new_value, new_bytes_));
-    if (old_value) check(value_serde_->serialize_into(*old_value, old_bytes_));
+    ok_or_throw(key_serde_->serialize_into(key.key, key_bytes_), store_);
+    if (new_value) ok_or_throw(value_serde_->serialize_into(*new_value, new_bytes_), store_);
+    if (old_value) ok_or_throw(value_serde_->serialize_into(*old_value, old_bytes_), store_);
     held_->hold(key_bytes_, key.window,
                 new_value ? std::optional<std::string_view>(new_bytes_) : std::nullopt,
                 old_value ? std::optional<std::string_view>(old_bytes_) : std::nullopt, timestamp,
@@ -131,9 +131,6 @@ class WindowChanges {
   std::optional<V> deserialize(std::optional<std::string_view> bytes) {
     if (!bytes) return std::nullopt;
     return deserialize(value_serde_, *bytes);
-  }
-  void check(const Status& status) {
-    if (!status.ok()) throw_store_error(store_, status);
   }
 
   ProcessorContext<Windowed<K>, Change<V>>* context_ = nullptr;

@@ -8,6 +8,9 @@
 //   application.id            required; the consumer group and the prefix of internal topics
 //   data.dir                  the embedded log's directory (default ./brook-data)
 //   num.stream.threads        default 1
+//   num.standby.replicas      standby copies of each task's RocksDB stores kept current on
+//                             other instances, where the task goes if its instance fails
+//                             (default 0; Kafka only)
 //   processing.guarantee      at_least_once (default) | exactly_once_v2
 //   commit.interval.ms        default 30000 (100 under exactly_once_v2)
 //   poll.ms                   how long a thread waits for records (default 100)
@@ -188,8 +191,9 @@ class Streams {
   // The same for a key already serialised with the store's key serde.
   Result<KeyQueryMetadata> query_metadata_for_serialized_key(std::string_view store,
                                                              std::string_view key) const;
-  // How far each local store partition (of the tasks here) is behind its changelog, by store
-  // and partition; kUnavailable while tasks move; kFailedPrecondition before start().
+  // How far each local store partition (of the tasks here, and of the standby replicas here,
+  // marked `standby`) is behind its changelog, by store and partition; kUnavailable while
+  // tasks move; kFailedPrecondition before start().
   Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> local_store_lags() const;
 
   // The topology it runs, and its configuration as given.

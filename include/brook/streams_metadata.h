@@ -42,6 +42,7 @@ struct LagInfo {
   std::int64_t end_offset = 0;      // the changelog's end
   std::int64_t lag = 0;             // end_offset - current_offset, at least 0
   bool restoring = false;           // its task restores it now
+  bool standby = false;             // a standby replica's copy (num.standby.replicas)
   friend bool operator==(const LagInfo&, const LagInfo&) = default;
 };
 

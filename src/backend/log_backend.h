@@ -58,6 +58,21 @@ struct OffsetAndMetadata {
 // refuses such a commit before it changes anything.
 Status check_commit_metadata(const std::map<TopicPartition, OffsetAndMetadata>& offsets);
 
+// One member of a consumer group as its coordinator knows it.
+struct GroupMember {
+  std::string member_id;  // given by the coordinator when the member joins
+  std::string client_id;
+  std::string group_instance_id;  // static membership; empty for a dynamic member
+  std::string host;               // where it connects from; empty on the embedded log
+  std::vector<TopicPartition> assignment;
+};
+
+struct GroupDescription {
+  // A rebalance is under way: assignments are about to change.
+  bool rebalancing = false;
+  std::vector<GroupMember> members;
+};
+
 class Admin {
  public:
   virtual ~Admin() = default;
@@ -72,9 +87,9 @@ class Admin {
   virtual Result<TopicDescription> describe_topic(const std::string& name) = 0;
   virtual Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) = 0;
   virtual Status delete_records_before(const TopicPartition& partition, Offset offset) = 0;
-  // The active members of consumer group `group`, by client id (on Kafka "client-id@host");
-  // empty if it has none or does not exist.
-  virtual Result<std::vector<std::string>> group_members(const std::string& group) = 0;
+  // The active members of consumer group `group` with their current assignments; no members
+  // if it has none or does not exist.
+  virtual Result<GroupDescription> describe_group(const std::string& group) = 0;
   // The consumer groups that have committed offsets or active members, sorted.
   virtual Result<std::vector<std::string>> list_groups() = 0;
   // The offsets `group` has committed, by partition; empty if none or no such group.

@@ -234,13 +234,13 @@ Status reset_offsets(LogBackend& log, const ResetOptions& options) {
 }
 
 Status reset(LogBackend& log, const ResetOptions& options) {
-  auto members = log.admin().group_members(options.application_id);
-  if (!members) return members.error();
-  if (!members->empty()) {
-    return Status::failed_precondition(
-        fmt::format("application {} is running: its group has {} active member(s): {}; stop every "
-                    "instance first",
-                    options.application_id, members->size(), fmt::join(*members, ", ")));
+  auto group = log.admin().describe_group(options.application_id);
+  if (!group) return group.error();
+  if (const auto& members = group->members; !members.empty()) {
+    return Status::failed_precondition(fmt::format(
+        "application {} is running: its group has {} active member(s): {}; stop every "
+        "instance first",
+        options.application_id, members.size(), fmt::join(member_names(members), ", ")));
   }
   if (auto s = reset_offsets(log, options); !s.ok()) return s;
   auto topics = log.admin().list_topics();
@@ -341,11 +341,11 @@ Status describe(LogBackend& log, const DescribeOptions& options) {
                     options.local_state_dir ? " in " + options.local_state_dir->string() : ""));
   }
 
-  auto members = log.admin().group_members(id);
-  if (!members) return members.error();
+  auto group = log.admin().describe_group(id);
+  if (!group) return group.error();
   auto lags = group_lag(log, id);
   if (!lags) return lags.error();
-  fmt::print("Application: {}\tMembers: {}\tLag: {}\n", id, members_text(*members),
+  fmt::print("Application: {}\tMembers: {}\tLag: {}\n", id, members_text(group->members),
              total_lag(*lags));
   fmt::print("Internal topics:{}\n", internal_topics.empty() ? " none" : "");
   for (const auto& topic : internal_topics) {

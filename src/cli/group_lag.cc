@@ -42,9 +42,18 @@ void print_lag(const std::vector<PartitionLag>& lags) {
   }
 }
 
-std::string members_text(const std::vector<std::string>& members) {
+std::vector<std::string> member_names(const std::vector<internal::GroupMember>& members) {
+  std::vector<std::string> names;
+  for (const auto& member : members) {
+    names.push_back(member.host.empty() ? member.client_id
+                                        : fmt::format("{}@{}", member.client_id, member.host));
+  }
+  return names;
+}
+
+std::string members_text(const std::vector<internal::GroupMember>& members) {
   if (members.empty()) return "none";
-  return fmt::format("{}: {}", members.size(), fmt::join(members, ", "));
+  return fmt::format("{}: {}", members.size(), fmt::join(member_names(members), ", "));
 }
 
 }  // namespace brook::cli

@@ -31,7 +31,9 @@ std::int64_t total_lag(const std::vector<PartitionLag>& lags);
 // deleted topic).
 void print_lag(const std::vector<PartitionLag>& lags);
 
+// Each member as "client-id@host" (the client id alone without a host).
+std::vector<std::string> member_names(const std::vector<internal::GroupMember>& members);
 // "none" or "2: a@host, b@host": a group's active members.
-std::string members_text(const std::vector<std::string>& members);
+std::string members_text(const std::vector<internal::GroupMember>& members);
 
 }  // namespace brook::cli

@@ -70,11 +70,12 @@ Status describe(LogBackend& log, const ParsedArgs& args) {
     return Status::not_found(
         fmt::format("consumer group {} has no committed offsets or members", group));
   }
-  auto members = log.admin().group_members(group);
-  if (!members) return members.error();
+  auto description = log.admin().describe_group(group);
+  if (!description) return description.error();
   auto lags = group_lag(log, group);
   if (!lags) return lags.error();
-  fmt::print("Group: {}\tMembers: {}\tLag: {}\n", group, members_text(*members), total_lag(*lags));
+  fmt::print("Group: {}\tMembers: {}\tLag: {}\n", group, members_text(description->members),
+             total_lag(*lags));
   print_lag(*lags);
   return Status();
 }

@@ -64,7 +64,7 @@ Status StreamThread::start() {
   tasks_ = std::make_unique<TaskManager>(
       index_, *topology_,
       [this](TaskId id, std::vector<TopicPartition> inputs) { return make_task(id, inputs); },
-      std::move(restorer), state_.registry);
+      std::move(restorer), state_.registry, standbys_);
   thread_ = std::thread([this] { run(); });
   return {};
 }
@@ -82,7 +82,7 @@ std::unique_ptr<StreamTask> StreamThread::make_task(TaskId id,
 }
 
 std::string StreamThread::client_id() const {
-  return fmt::format("{}-StreamThread-{}", config_.application_id, index_);
+  return fmt::format("{}-StreamThread-{}", instance_name(config_), index_);
 }
 
 Status StreamThread::make_clients() {

@@ -44,6 +44,9 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   // Before start(): the thread joins the group only once `gate` opens (the global stores are
   // restored), and stops with the global thread's error if it fails.
   void set_global_gate(std::shared_ptr<const GlobalGate> gate) { global_gate_ = std::move(gate); }
+  // Before start(): the instance's standby replicas, which hand over the stores of a task
+  // assigned here.
+  void set_standbys(StandbyTasks* standbys) { standbys_ = standbys; }
   // Asks the loop to finish: it commits, closes its tasks and leaves the group.
   void request_stop() { stop_.store(true); }
   // Waits for the thread to end; the error that stopped it, if any.
@@ -118,6 +121,7 @@ class StreamThread final : public RebalanceListener, public RecordCollector {
   PhaseListener on_phase_;
   std::optional<Phase> phase_;                     // none before run()
   std::shared_ptr<const GlobalGate> global_gate_;  // null: no global stores
+  StandbyTasks* standbys_ = nullptr;               // null: none
 
   std::unique_ptr<Consumer> consumer_;
   std::unique_ptr<Producer> producer_;

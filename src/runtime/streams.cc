@@ -23,6 +23,7 @@
 #include "runtime/global_stream_thread.h"
 #include "runtime/instance_directory.h"
 #include "runtime/local_store_query.h"
+#include "runtime/standby_tasks.h"
 #include "runtime/store_registry.h"
 #include "runtime/stream_thread.h"
 #include "runtime/streams_config.h"
@@ -107,6 +108,7 @@ struct Streams::Impl {
   std::vector<std::unique_ptr<StreamThread>> threads;
   std::unique_ptr<internal::GlobalStreamThread> global;    // if the topology has global stores
   std::unique_ptr<internal::InstanceDirectory> directory;  // with an application.server
+  std::unique_ptr<internal::StandbyTasks> standbys;        // with num.standby.replicas on Kafka
   std::mutex lag_mutex;                                    // guards lag_reader
   std::unique_ptr<internal::Consumer> lag_reader;          // reads the committed offsets for lag()
   Metrics metrics;
@@ -460,6 +462,24 @@ Status Streams::start() {
     }
     state.global_stores = impl_->global->stores();
   }
+  if (impl_->config.num_standby_replicas > 0 && impl_->config.bootstrap_servers.empty()) {
+    internal::log(internal::LogLevel::kWarn,
+                  "num.standby.replicas is {}, but the embedded log runs in one process, so "
+                  "there is no other instance to keep standbys on: none are kept",
+                  impl_->config.num_standby_replicas);
+  } else if (impl_->config.num_standby_replicas > 0) {
+    impl_->standbys = std::make_unique<internal::StandbyTasks>(impl_->config, impl_->resolved,
+                                                               *impl_->backend, state);
+    if (auto s = impl_->standbys->start(); !s.ok()) {
+      {
+        std::lock_guard lock(impl_->mutex);
+        std::fill(impl_->phases.begin(), impl_->phases.end(), StreamThread::Phase::kStopped);
+      }
+      impl_->record_failure(s);
+      (void)close();
+      return s;
+    }
+  }
   for (int i = 0; i < impl_->config.num_threads; ++i) {
     impl_->threads.push_back(std::make_unique<StreamThread>(
         i, impl_->config, impl_->resolved, *impl_->backend, impl_->metrics, state,
@@ -468,6 +488,7 @@ Status Streams::start() {
           impl->on_thread_phase(index, phase, error);
         }));
     if (impl_->global) impl_->threads.back()->set_global_gate(impl_->global->gate());
+    impl_->threads.back()->set_standbys(impl_->standbys.get());
   }
   for (std::size_t i = 0; i < impl_->threads.size(); ++i) {
     if (auto s = impl_->threads[i]->start(); !s.ok()) {
@@ -518,6 +539,10 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok()) impl_->record_failure(s);
   }
   impl_->threads.clear();
+  if (impl_->standbys) {  // after the tasks, which claim their stores from it
+    impl_->standbys->stop();
+    impl_->standbys.reset();
+  }
   if (impl_->directory) {  // withdraws this instance's announcement
     impl_->directory->stop();
     impl_->directory.reset();
@@ -791,6 +816,20 @@ Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_st
         info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
       }
       out[name][partition] = info;
+    }
+  }
+  if (impl_->standbys) {
+    for (const auto& store : impl_->standbys->stores()) {
+      auto position = store->changelog_position();
+      if (!position) continue;  // closed since: its task moved here
+      auto end = impl_->backend->admin().list_offset(
+          *store->changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
+      if (!end) return error(std::move(end.error()));
+      LagInfo info{.current_offset = position->value_or(Offset(0)).value(),
+                   .end_offset = end->value(),
+                   .standby = true};
+      info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
+      out[store->name()].try_emplace(store->task().partition, info);
     }
   }
   if (!impl_->stores.unchanged_since(version)) {

@@ -42,6 +42,8 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       config.data_dir = value;
     } else if (key == "num.stream.threads") {
       integer(key, value, 1, [&](auto v) { config.num_threads = static_cast<int>(v); });
+    } else if (key == "num.standby.replicas") {
+      integer(key, value, 0, [&](auto v) { config.num_standby_replicas = static_cast<int>(v); });
     } else if (key == "processing.guarantee") {
       if (value == "at_least_once" || value == "exactly_once_v2") {
         config.exactly_once = value == "exactly_once_v2";
@@ -156,6 +158,15 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
         fmt::format("invalid configuration:\n  - {}", fmt::join(errors, "\n  - "))));
   }
   return config;
+}
+
+std::string instance_name(const StreamsConfig& config) {
+  if (config.process_id.empty()) return config.application_id;
+  return config.application_id + "-" + config.process_id;
+}
+
+std::string instance_of_client(std::string_view client_id) {
+  return std::string(client_id.substr(0, client_id.rfind("-StreamThread-")));
 }
 
 }  // namespace brook::internal

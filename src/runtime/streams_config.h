@@ -18,6 +18,9 @@ struct StreamsConfig {
   std::string application_id;
   std::string data_dir = "./brook-data";
   int num_threads = 1;
+  // num.standby.replicas: standby copies of each task's persistent stores on other instances
+  // (Kafka only: the embedded log runs in one process).
+  int num_standby_replicas = 0;
   bool exactly_once = false;
   std::chrono::milliseconds commit_interval{30'000};
   std::chrono::milliseconds poll{100};
@@ -56,6 +59,13 @@ struct StreamsConfig {
   // from those of other instances of the application (empty on the embedded log).
   std::string process_id;
 };
+
+// What the consumers of this instance's stream threads are named by ("<application.id>-<process
+// id>", Kafka Streams' client id; the application id alone on the embedded log): their client
+// ids are "<instance name>-StreamThread-<n>".
+std::string instance_name(const StreamsConfig& config);
+// The instance name in a stream thread's client id.
+std::string instance_of_client(std::string_view client_id);
 
 // Every unknown key and bad value is reported, all in one Status.
 Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::string>& config);

@@ -10,11 +10,13 @@
 namespace brook::internal {
 
 TaskManager::TaskManager(int thread, const TopologyData& topology, TaskFactory make_task,
-                         std::unique_ptr<StateRestorer> restorer, StoreRegistry* registry)
+                         std::unique_ptr<StateRestorer> restorer, StoreRegistry* registry,
+                         StandbyTasks* standbys)
     : thread_(thread),
       make_task_(std::move(make_task)),
       restorer_(std::move(restorer)),
-      registry_(registry) {
+      registry_(registry),
+      standbys_(standbys) {
   for (const auto& sub : topology.subtopologies) {
     for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
   }
@@ -54,6 +56,7 @@ Status TaskManager::create(const std::vector<TopicPartition>& assigned, Consumer
     const TaskId id = id_of(tp);
     if (tasks_.contains(id)) continue;
     auto inputs = inputs_of(id, consumer);
+    if (standbys_ != nullptr) standbys_->claim(id);  // its stores, before the task opens them
     auto task = make_task_(id, inputs);
     if (auto s = task->init(); !s.ok()) return s;
     // As Kafka Streams: partition times come back from the commit metadata.
@@ -91,6 +94,7 @@ Result<std::vector<TopicPartition>> TaskManager::close(const std::vector<TopicPa
       if (auto s = restorer_->remove(it->first); !s.ok() && status.ok()) status = s;
     }
     it->second->close();
+    if (standbys_ != nullptr) standbys_->release(it->first);
     tasks_.erase(it);
   }
   report();
@@ -105,7 +109,10 @@ void TaskManager::close_all() {
       log(LogLevel::kWarn, "stream thread {}: {}", thread_, s.to_string());
     }
   }
-  for (auto& [id, task] : tasks_) task->close();
+  for (auto& [id, task] : tasks_) {
+    task->close();
+    if (standbys_ != nullptr) standbys_->release(id);
+  }
   tasks_.clear();
   report();
 }

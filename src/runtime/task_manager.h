@@ -2,9 +2,9 @@
 // TaskManager). It knows which task reads a partition, creates the tasks of assigned partitions
 // (initialised, their partition times back from the commit metadata, their stores handed to
 // the restorer, their inputs paused until restored), moves them to RUNNING as the restorer
-// finishes, and closes them. The thread polls, processes and commits through it; standby tasks
-// will live here. Single-threaded: the stream thread calls it, also from its rebalance
-// callbacks.
+// finishes, and closes them, claiming a task's stores from this instance's standby replicas
+// while it is active here. The thread polls, processes and commits through it. Single-threaded: the
+// stream thread calls it, also from its rebalance callbacks.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backend/log_backend.h"
+#include "runtime/standby_tasks.h"
 #include "runtime/state_restorer.h"
 #include "runtime/store_registry.h"
 #include "runtime/stream_task.h"
@@ -29,9 +30,11 @@ class TaskManager {
   using TaskFactory =
       std::function<std::unique_ptr<StreamTask>(TaskId id, std::vector<TopicPartition> inputs)>;
 
-  // `registry`, if any, learns which tasks thread `thread` runs (the instance's metadata).
+  // `registry`, if any, learns which tasks thread `thread` runs (the instance's metadata);
+  // `standbys`, if any, hands over the stores of a task becoming active here.
   TaskManager(int thread, const TopologyData& topology, TaskFactory make_task,
-              std::unique_ptr<StateRestorer> restorer, StoreRegistry* registry);
+              std::unique_ptr<StateRestorer> restorer, StoreRegistry* registry,
+              StandbyTasks* standbys);
   ~TaskManager();
   TaskManager(const TaskManager&) = delete;
   TaskManager& operator=(const TaskManager&) = delete;
@@ -81,6 +84,7 @@ class TaskManager {
   TaskFactory make_task_;
   std::unique_ptr<StateRestorer> restorer_;
   StoreRegistry* registry_;
+  StandbyTasks* standbys_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
 };
 

@@ -9,12 +9,14 @@
 namespace brook::internal {
 
 Status TaskStores::open(const TopologyData& topology, std::string_view application_id, Send send,
-                        std::function<Timestamp()> now) {
+                        std::function<Timestamp()> now,
+                        const std::function<bool(const StoreSpec&)>& keep) {
   std::vector<const StoreSpec*> used;
   for (std::size_t i : topology.subtopologies.at(task_.subtopology).nodes) {
     for (const auto& name : topology.nodes[i].stores) {
       const StoreSpec* spec = topology.store(name);
       if (spec->global) continue;  // the instance's, not the task's
+      if (keep && !keep(*spec)) continue;
       if (std::find(used.begin(), used.end(), spec) == used.end()) used.push_back(spec);
     }
   }

@@ -43,10 +43,12 @@ class TaskStores {
   TaskStores(TaskId task, StateConfig config) : task_(task), config_(std::move(config)) {}
   ~TaskStores() { close(); }
 
-  // Opens every store the nodes of the task's sub-topology use, in the order of their first
-  // user (so upstream caches flush first). `now` gives changelog records their timestamp.
+  // Opens every store the nodes of the task's sub-topology use (those `keep` accepts, if
+  // given), in the order of their first user (so upstream caches flush first). `now` gives
+  // changelog records their timestamp.
   Status open(const TopologyData& topology, std::string_view application_id, Send send,
-              std::function<Timestamp()> now);
+              std::function<Timestamp()> now,
+              const std::function<bool(const StoreSpec&)>& keep = {});
   // The task's store `name`, or else the global store `name`; null if neither exists.
   LocalStore* find(std::string_view name) const;
   const std::vector<std::shared_ptr<LocalStore>>& stores() const { return stores_; }

@@ -1,12 +1,15 @@
 // What only Streams applications on a real Kafka broker do, in this process: a fenced producer
 // is replaced and the application keeps running; changelogs compacted by the broker restore
-// correctly; static members restart without a rebalance. What applications do on both logs is
-// in tests/contract/streams_contract_test.cc.
+// correctly; static members restart without a rebalance; a standby replica takes its task over
+// without restoring it. What applications do on both logs is in
+// tests/contract/streams_contract_test.cc.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "app_waits.h"
@@ -169,6 +172,114 @@ TEST_F(KafkaStreamsTest, AStaticMemberRestartsWithoutARebalance) {
   EXPECT_EQ(rebalances.load(), before) << "the other member had to give up its partitions";
   EXPECT_THAT(values(out), ::testing::ElementsAre("1!", "2!", "3!", "4!", "5!", "6!", "7!", "8!"));
   EXPECT_TRUE(restarts->close().ok());
+  EXPECT_TRUE(stays.close().ok());
+}
+
+// Waits until `app` keeps a standby replica of store `store` for each of `partitions`,
+// caught up with its changelog; fails the test if that takes longer than kDeadline.
+void wait_for_standbys(const Streams& app, const std::string& store,
+                       const std::set<std::int32_t>& partitions) {
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  std::string last = "none";
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto lags = app.local_store_lags();
+    std::set<std::int32_t> current;
+    if (lags && lags->contains(store)) {
+      last.clear();
+      for (const auto& [partition, info] : lags->at(store)) {
+        last += fmt::format(" {}:{}{}", partition, info.standby ? "standby lag " : "active lag ",
+                            info.lag);
+        if (info.standby && info.lag == 0 && info.end_offset > 0) current.insert(partition);
+      }
+    }
+    if (current == partitions) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // lags have no change feed
+  }
+  FAIL() << "no caught-up standbys of " << store << " for every partition; last lags:" << last;
+}
+
+// The partitions of store `store` whose active task runs on `app`.
+std::set<std::int32_t> active_partitions(const Streams& app, const std::string& store) {
+  auto lags = app.local_store_lags();
+  EXPECT_TRUE(lags) << lags.error().to_string();
+  std::set<std::int32_t> out;
+  if (!lags || !lags->contains(store)) return out;
+  for (const auto& [partition, info] : lags->at(store)) {
+    if (!info.standby) out.insert(partition);
+  }
+  return out;
+}
+
+TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
+  const auto in = unique_name("standby-in");
+  const auto out = unique_name("standby-out");
+  create_topic(in, 4);
+  create_topic(out, 4);
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>(in)
+      .group_by_key()
+      .count({.name = "counts", .caching = false})
+      .to_stream()
+      .to(out);
+  const auto topology = *builder.build();
+  const auto app_id = unique_name("standby-app");
+  auto with_standby = [&](const std::string& instance) {
+    auto settings = config(app_id, instance);
+    settings["num.standby.replicas"] = "1";
+    return settings;
+  };
+  Streams leaves(topology, with_standby("leaves"));
+  Streams stays(topology, with_standby("stays"));
+  auto restored = std::make_shared<CountingRestoreListener>();
+  stays.set_restore_listener(restored);
+  ASSERT_TRUE(leaves.start().ok());
+  ASSERT_TRUE(stays.start().ok());
+  // The group settles with tasks on both.
+  auto settled = [&] {
+    return leaves.state() == Streams::State::kRunning &&
+           stays.state() == Streams::State::kRunning &&
+           !active_partitions(leaves, "counts").empty() &&
+           active_partitions(leaves, "counts").size() + active_partitions(stays, "counts").size() ==
+               4;
+  };
+  const auto joined = std::chrono::steady_clock::now() + kDeadline;
+  while (!settled() && std::chrono::steady_clock::now() < joined) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the group rebalances
+  }
+  ASSERT_TRUE(settled()) << "the two instances never shared the tasks";
+  constexpr int kKeys = 40;
+  constexpr int kRounds = 25;
+  KeyValues batch;
+  for (int i = 0; i < kKeys * kRounds; ++i)
+    batch.emplace_back("k" + std::to_string(i % kKeys), "x");
+  produce(in, batch);
+  wait_until_idle(leaves);
+  wait_until_idle(stays);
+  // The instance that stays keeps the other's tasks as standbys, caught up.
+  const auto moving = active_partitions(leaves, "counts");
+  wait_for_standbys(stays, "counts", moving);
+  const std::int64_t restored_before = restored->total.load();
+
+  // One instance leaves: its tasks move to the standbys, which hold all their state.
+  ASSERT_TRUE(leaves.close().ok());
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (active_partitions(stays, "counts").size() < 4 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the group rebalances
+  }
+  ASSERT_EQ(stays.wait_for_state(Streams::State::kRunning, kDeadline).to_string(), "OK");
+  ASSERT_EQ(active_partitions(stays, "counts").size(), 4u);
+  EXPECT_EQ(restored->total.load(), restored_before)
+      << "the tasks that moved restored their stores from the changelogs";
+  // Their counts go on from the standbys' state.
+  KeyValues more;
+  for (int i = 0; i < kKeys; ++i) more.emplace_back("k" + std::to_string(i), "x");
+  produce(in, more);
+  wait_until_idle(stays);
+  for (int i = 0; i < kKeys; ++i) {
+    wait_for_store_value<std::string, std::int64_t>(stays, "counts", "k" + std::to_string(i),
+                                                    kRounds + 1);
+  }
   EXPECT_TRUE(stays.close().ok());
 }
 

@@ -74,8 +74,8 @@ class EmbeddedAdmin final : public Admin {
   Result<TopicDescription> describe_topic(const std::string& name) override;
   Result<Offset> list_offset(const TopicPartition& partition, OffsetSpec spec) override;
   Status delete_records_before(const TopicPartition& partition, Offset offset) override;
-  Result<std::vector<std::string>> group_members(const std::string& group) override {
-    return state_.groups->members(group);
+  Result<GroupDescription> describe_group(const std::string& group) override {
+    return state_.groups->describe(group);
   }
   Result<std::vector<std::string>> list_groups() override;
   Result<std::map<TopicPartition, OffsetAndMetadata>> committed_offsets(

@@ -23,11 +23,16 @@ void GroupCoordinator::leave(const std::string& group, std::uint64_t member) {
   changed_.notify_all();
 }
 
-std::vector<std::string> GroupCoordinator::members(const std::string& group) {
+GroupDescription GroupCoordinator::describe(const std::string& group) {
   std::lock_guard lock(mutex_);
-  std::vector<std::string> out;
+  GroupDescription out;
   if (auto g = groups_.find(group); g != groups_.end()) {
-    for (const auto& [id, member] : g->second.members) out.push_back(member.client_id);
+    out.rebalancing = !all_revoked(g->second);
+    for (const auto& [id, member] : g->second.members) {
+      out.members.push_back({.member_id = std::to_string(id),
+                             .client_id = member.client_id,
+                             .assignment = member.target});
+    }
   }
   return out;
 }

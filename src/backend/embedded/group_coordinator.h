@@ -38,8 +38,9 @@ class GroupCoordinator {
   std::uint64_t join(const std::string& group, const std::string& client_id,
                      std::vector<std::string> topics);
   void leave(const std::string& group, std::uint64_t member);
-  // The client ids of the group's members.
-  std::vector<std::string> members(const std::string& group);
+  // The group's members with the partitions of the current generation; rebalancing until
+  // every member has given up what it loses.
+  GroupDescription describe(const std::string& group);
   // The groups with members, sorted.
   std::vector<std::string> groups();
 

@@ -142,7 +142,7 @@ Result<std::vector<std::string>> KafkaAdmin::list_topics() {
   return names;
 }
 
-Result<std::vector<std::string>> KafkaAdmin::group_members(const std::string& group) {
+Result<GroupDescription> KafkaAdmin::describe_group(const std::string& group) {
   const std::string what = "describing consumer group " + group;
   const char* groups[] = {group.c_str()};
   auto event = run_request(what, [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
@@ -153,18 +153,28 @@ Result<std::vector<std::string>> KafkaAdmin::group_members(const std::string& gr
   std::size_t count = 0;
   const auto* const* descriptions = rd_kafka_DescribeConsumerGroups_result_groups(result, &count);
   if (count != 1) return error(Status::io_error(fmt::format("{}: no result", what)));
-  if (const rd_kafka_error_t* problem = rd_kafka_ConsumerGroupDescription_error(descriptions[0])) {
+  const auto* description = descriptions[0];
+  if (const rd_kafka_error_t* problem = rd_kafka_ConsumerGroupDescription_error(description)) {
     return error(kafka_status(rd_kafka_error_code(problem),
                               fmt::format("{} ({})", what, rd_kafka_error_string(problem))));
   }
-  std::vector<std::string> members;
-  for (std::size_t i = 0; i < rd_kafka_ConsumerGroupDescription_member_count(descriptions[0]);
-       ++i) {
-    const auto* member = rd_kafka_ConsumerGroupDescription_member(descriptions[0], i);
-    members.push_back(fmt::format("{}@{}", rd_kafka_MemberDescription_client_id(member),
-                                  rd_kafka_MemberDescription_host(member)));
+  const auto state = rd_kafka_ConsumerGroupDescription_state(description);
+  GroupDescription out{.rebalancing = state == RD_KAFKA_CONSUMER_GROUP_STATE_PREPARING_REBALANCE ||
+                                      state == RD_KAFKA_CONSUMER_GROUP_STATE_COMPLETING_REBALANCE};
+  for (std::size_t i = 0; i < rd_kafka_ConsumerGroupDescription_member_count(description); ++i) {
+    const auto* member = rd_kafka_ConsumerGroupDescription_member(description, i);
+    const auto text = [](const char* s) { return std::string(s != nullptr ? s : ""); };
+    const auto* assigned =
+        rd_kafka_MemberAssignment_partitions(rd_kafka_MemberDescription_assignment(member));
+    out.members.push_back(
+        {.member_id = text(rd_kafka_MemberDescription_consumer_id(member)),
+         .client_id = text(rd_kafka_MemberDescription_client_id(member)),
+         .group_instance_id = text(rd_kafka_MemberDescription_group_instance_id(member)),
+         .host = text(rd_kafka_MemberDescription_host(member)),
+         .assignment =
+             assigned != nullptr ? to_partitions(assigned) : std::vector<TopicPartition>()});
   }
-  return members;
+  return out;
 }
 
 Result<std::vector<std::string>> KafkaAdmin::list_groups() {

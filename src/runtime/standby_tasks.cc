@@ -1,0 +1,265 @@
+#include "runtime/standby_tasks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <span>
+
+#include "core/log.h"
+#include "runtime/standby_placement.h"
+
+namespace brook::internal {
+namespace {
+
+constexpr auto kPlacementInterval = std::chrono::seconds(1);
+// How often a standby's buffered records go into its store: a standby killed with its
+// instance reads at most this much of its changelog again.
+constexpr auto kLoadInterval = std::chrono::seconds(10);
+
+// A store worth a standby: on disk, so that the active task can take it over, and logged to a
+// changelog of its own (a table's source topic is read by its task up to what it committed).
+bool keeps_standby(const StoreSpec& spec) {
+  return spec.type == StoreType::kRocksDb && spec.logging && !spec.global &&
+         spec.source_topic.empty();
+}
+
+}  // namespace
+
+StandbyTasks::StandbyTasks(const StreamsConfig& config,
+                           std::shared_ptr<const TopologyData> topology, LogBackend& backend,
+                           StateConfig state)
+    : config_(config),
+      topology_(std::move(topology)),
+      backend_(backend),
+      state_(std::move(state)),
+      instance_(instance_name(config)) {
+  state_.cache = nullptr;
+  state_.cache_lock = nullptr;
+  state_.registry = nullptr;
+  state_.metrics = nullptr;
+  for (const auto& sub : topology_->subtopologies) {
+    for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
+  }
+}
+
+StandbyTasks::~StandbyTasks() { stop(); }
+
+Status StandbyTasks::start() {
+  auto consumer = backend_.make_consumer(
+      {.client_id = instance_ + "-standby", .read_committed = true, .max_poll_records = 10'000});
+  if (!consumer) return consumer.error();
+  consumer_ = std::move(*consumer);
+  thread_ = std::thread([this] { run(); });
+  return {};
+}
+
+void StandbyTasks::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard lock(mutex_);
+  while (!standbys_.empty()) close(standbys_.begin()->first);
+}
+
+void StandbyTasks::claim(TaskId task) {
+  std::lock_guard lock(mutex_);
+  claimed_.insert(task);
+  if (standbys_.contains(task)) close(task);
+}
+
+void StandbyTasks::release(TaskId task) {
+  std::lock_guard lock(mutex_);
+  claimed_.erase(task);
+}
+
+std::vector<std::shared_ptr<LocalStore>> StandbyTasks::stores() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<LocalStore>> out;
+  for (const auto& [task, stores] : standbys_) {
+    out.insert(out.end(), stores->stores().begin(), stores->stores().end());
+  }
+  return out;
+}
+
+void StandbyTasks::run() {
+  auto next_placement = std::chrono::steady_clock::now();
+  auto next_load = next_placement + kLoadInterval;
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_placement) {
+      lock.unlock();  // the group's description is a request to the log
+      place();
+      lock.lock();
+      next_placement = now + kPlacementInterval;
+    }
+    if (now >= next_load) {
+      load();
+      next_load = now + kLoadInterval;
+    }
+    if (std::exchange(reassign_, false)) {
+      if (auto s = reassign(); !s.ok()) {
+        log(LogLevel::kWarn, "standby tasks: {}", s.to_string());
+        reassign_ = true;
+      }
+    }
+    if (positions_.empty()) {
+      wake_.wait_until(lock, next_placement, [&] { return stop_; });
+      continue;
+    }
+    lock.unlock();
+    auto batches = consumer_->poll_batches(std::chrono::milliseconds(100));
+    lock.lock();
+    if (!batches) {
+      log(LogLevel::kWarn, "standby tasks: reading changelogs: {}", batches.error().to_string());
+      wake_.wait_until(lock, next_placement, [&] { return stop_; });
+      continue;
+    }
+    if (auto s = apply(*batches); !s.ok()) {
+      // The store that failed may be fine when opened again: start over from what they hold.
+      log(LogLevel::kWarn, "standby tasks: {}; reopening them", s.to_string());
+      while (!standbys_.empty()) close(standbys_.begin()->first);
+    }
+  }
+}
+
+void StandbyTasks::place() {
+  auto group = backend_.admin().describe_group(config_.application_id);
+  if (!group) {
+    log(LogLevel::kWarn, "standby tasks: {}", group.error().to_string());
+    return;
+  }
+  if (group->rebalancing) return;  // the assignment is about to change
+  const auto placement = place_standbys(
+      group->members, config_.num_standby_replicas,
+      [&](const TopicPartition& tp) -> std::optional<TaskId> {
+        auto sub = subtopology_of_topic_.find(tp.topic);
+        if (sub == subtopology_of_topic_.end()) return std::nullopt;
+        return TaskId{sub->second, tp.partition.value()};
+      },
+      [](const GroupMember& member) { return instance_of_client(member.client_id); });
+  std::set<TaskId> wanted;
+  for (const auto& [task, instances] : placement) {
+    if (std::find(instances.begin(), instances.end(), instance_) != instances.end() &&
+        has_standby_stores(task.subtopology)) {
+      wanted.insert(task);
+    }
+  }
+  std::lock_guard lock(mutex_);
+  for (auto it = standbys_.begin(); it != standbys_.end();) {
+    const TaskId task = (it++)->first;  // close() erases it
+    if (!wanted.contains(task)) close(task);
+  }
+  for (TaskId task : wanted) {
+    if (standbys_.contains(task) || claimed_.contains(task)) continue;
+    if (auto s = open(task); !s.ok()) {
+      log(LogLevel::kWarn, "standby task {}: {}", task.to_string(), s.to_string());
+    }
+  }
+}
+
+bool StandbyTasks::has_standby_stores(int subtopology) const {
+  for (std::size_t node : topology_->subtopologies.at(subtopology).nodes) {
+    for (const auto& name : topology_->nodes[node].stores) {
+      if (keeps_standby(*topology_->store(name))) return true;
+    }
+  }
+  return false;
+}
+
+Status StandbyTasks::open(TaskId task) {
+  auto stores = std::make_unique<TaskStores>(task, state_);
+  auto never_sent = [](const std::string&, const OutgoingRecord&) {};  // a standby never writes
+  if (auto s = stores->open(
+          *topology_, config_.application_id, never_sent, [] { return Timestamp(0); },
+          keeps_standby);
+      !s.ok()) {
+    return s;
+  }
+  std::map<TopicPartition, Position> positions;
+  for (const auto& store : stores->stores()) {
+    const TopicPartition& changelog = *store->changelog();
+    auto earliest = backend_.admin().list_offset(changelog, {.kind = OffsetSpec::Kind::kEarliest});
+    if (!earliest) return earliest.error();
+    const Offset next = std::max(store->committed_offset().value_or(*earliest), *earliest);
+    store->start_restoring(0);
+    positions.emplace(changelog, Position{store.get(), next});
+    log(LogLevel::kInfo, "standby task {}: keeping store {} from {} offset {}", task.to_string(),
+        store->name(), changelog.to_string(), next.value());
+  }
+  positions_.merge(positions);
+  standbys_.emplace(task, std::move(stores));
+  reassign_ = true;
+  return {};
+}
+
+void StandbyTasks::close(TaskId task) {
+  auto it = standbys_.find(task);
+  for (const auto& store : it->second->stores()) {
+    if (auto s = store->finish_restore(); !s.ok()) {
+      log(LogLevel::kWarn, "standby task {}: {}", task.to_string(), s.to_string());
+    }
+    positions_.erase(*store->changelog());
+  }
+  it->second->close();
+  standbys_.erase(it);
+  reassign_ = true;
+  log(LogLevel::kInfo, "standby task {}: closed", task.to_string());
+}
+
+void StandbyTasks::load() {
+  for (const auto& [task, stores] : standbys_) {
+    for (const auto& store : stores->stores()) {
+      if (auto s = store->finish_restore(); !s.ok()) {
+        log(LogLevel::kWarn, "standby task {}: {}", task.to_string(), s.to_string());
+      }
+    }
+  }
+}
+
+Status StandbyTasks::reassign() {
+  std::vector<TopicPartition> assignment;
+  for (const auto& [tp, position] : positions_) assignment.push_back(tp);
+  if (auto s = consumer_->assign(assignment); !s.ok()) return s;
+  for (const auto& [tp, position] : positions_) {
+    if (auto s = consumer_->seek(tp, position.next); !s.ok()) return s;
+  }
+  return {};
+}
+
+Status StandbyTasks::apply(const std::vector<RecordBatch>& batches) {
+  std::set<Position*> touched;
+  for (const RecordBatch& batch : batches) {
+    auto it = positions_.find(batch.partition);
+    if (it == positions_.end() || batch.records.empty()) continue;  // closed since the poll
+    Position& position = it->second;
+    // A batch read before a seek may start before the position: skip what is applied.
+    const auto first =
+        std::find_if(batch.records.begin(), batch.records.end(),
+                     [&](const ConsumedRecord& record) { return record.offset >= position.next; });
+    if (first == batch.records.end()) continue;
+    if (auto s = position.store->restore_records(std::span(first, batch.records.end())); !s.ok()) {
+      return s;
+    }
+    position.next = Offset(batch.records.back().offset.value() + 1);
+    touched.insert(&position);
+  }
+  for (auto& [tp, position] : positions_) {
+    // Past transaction markers and compacted gaps too.
+    auto read_to = consumer_->position(tp);
+    if (read_to && *read_to > position.next) {
+      position.next = *read_to;
+      touched.insert(&position);
+    }
+  }
+  for (Position* position : touched) {
+    // The records and the offset they reach land together.
+    if (auto s = position->store->finish_restore_batch(position->next); !s.ok()) return s;
+  }
+  return {};
+}
+
+}  // namespace brook::internal

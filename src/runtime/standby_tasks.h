@@ -1,0 +1,95 @@
+// StandbyTasks: the standby replicas one application instance keeps (num.standby.replicas,
+// Kafka Streams' standby tasks). A thread of its own describes the application's consumer group
+// every second, places the standbys (standby_placement.h) and keeps, for each task placed here,
+// the task's persistent logged stores in their usual directory, current from their changelogs:
+// records read (read committed) go into the stores as restoration's do, each batch with the
+// changelog offset it reached. When the task becomes active on this instance, its stream thread
+// claims it: the standby loads what it buffered and closes, and the task's restoration reads
+// only the changelog's tail from where the standby stopped.
+//
+// A standby is an optimisation: if it fails (the group cannot be described, a store cannot be
+// opened or written), it logs why and is tried again at the next placement; the active tasks
+// are not affected. In-memory stores, and stores whose changelog is their table's source topic,
+// keep no standby.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend/log_backend.h"
+#include "runtime/streams_config.h"
+#include "runtime/task_stores.h"
+
+namespace brook::internal {
+
+class StandbyTasks {
+ public:
+  // `state`: where the stores live (its record cache and query registry are not used).
+  StandbyTasks(const StreamsConfig& config, std::shared_ptr<const TopologyData> topology,
+               LogBackend& backend, StateConfig state);
+  ~StandbyTasks();
+  StandbyTasks(const StandbyTasks&) = delete;
+  StandbyTasks& operator=(const StandbyTasks&) = delete;
+
+  // Creates the changelog consumer and starts the thread.
+  Status start();
+  // Stops the thread and closes every standby (what they buffered loaded).
+  void stop();
+
+  // From a stream thread: `task` is about to become active here. Its standby, if any, closes
+  // first, and none opens until release().
+  void claim(TaskId task);
+  // From a stream thread: `task` is no longer active here (its stores are closed).
+  void release(TaskId task);
+  // The stores the standbys keep now, for their lags.
+  std::vector<std::shared_ptr<LocalStore>> stores() const;
+
+ private:
+  struct Position {
+    LocalStore* store;
+    Offset next;  // the next changelog offset to apply
+  };
+
+  void run();
+  // Describes the group and opens and closes standbys to match the placement.
+  void place();
+  // Under mutex_: opens the standby of `task`, reading its stores' changelogs from the offsets
+  // they hold.
+  Status open(TaskId task);
+  // Under mutex_: loads what the standby of `task` buffered and closes it.
+  void close(TaskId task);
+  // Under mutex_: loads what every standby buffered into its store.
+  void load();
+  // Under mutex_: points the consumer at the open standbys' changelogs.
+  Status reassign();
+  // Under mutex_: applies changelog records to their standby stores.
+  Status apply(const std::vector<RecordBatch>& batches);
+  // Whether a standby of the stores of sub-topology `subtopology` is worth keeping.
+  bool has_standby_stores(int subtopology) const;
+
+  const StreamsConfig& config_;
+  std::shared_ptr<const TopologyData> topology_;
+  LogBackend& backend_;
+  StateConfig state_;
+  const std::string instance_;  // this instance's name in its members' client ids
+  std::map<std::string, int, std::less<>> subtopology_of_topic_;
+  std::unique_ptr<Consumer> consumer_;  // the thread's only
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool reassign_ = false;     // the standbys changed since the consumer was pointed at them
+  std::set<TaskId> claimed_;  // active on this instance
+  std::map<TaskId, std::unique_ptr<TaskStores>> standbys_;
+  std::map<TopicPartition, Position> positions_;
+  std::thread thread_;
+};
+
+}  // namespace brook::internal

@@ -539,9 +539,9 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok()) impl_->record_failure(s);
   }
   impl_->threads.clear();
-  if (impl_->standbys) {  // after the tasks, which claim their stores from it
-    impl_->standbys->stop();
-    impl_->standbys.reset();
+  {
+    std::lock_guard lag(impl_->lag_mutex);  // local_store_lags() reads the standbys
+    impl_->standbys.reset();                // after the tasks, which claim their stores from it
   }
   if (impl_->directory) {  // withdraws this instance's announcement
     impl_->directory->stop();

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,9 +60,11 @@ class KafkaCountAppFixture : public KafkaFixture {
 
   // An instance with its state in <scratch>/state-<instance>, reporting its phase to
   // <scratch>/progress-<instance> (progress_files.h), connecting to `app_bootstrap_` (the
-  // fixture's broker if empty); its output goes to the file `output` if given.
+  // fixture's broker if empty), with `settings` added to its configuration; its output goes to
+  // the file `output` if given.
   std::unique_ptr<ChildProcess> start(int instance, const char* guarantee,
-                                      const std::string& output = "") {
+                                      const std::string& output = "",
+                                      const std::map<std::string, std::string>& settings = {}) {
     const auto progress = progress_dir(instance);
     std::filesystem::create_directories(progress);
     std::filesystem::remove(progress / "phase");
@@ -73,11 +76,21 @@ class KafkaCountAppFixture : public KafkaFixture {
                                   guarantee,
                                   progress.string()};
     if (patterns_) args.insert(args.end(), {window_output_, join_input_, join_output_});
+    for (const auto& [key, value] : settings) args.push_back(key + "=" + value);
     return std::make_unique<ChildProcess>(BROOK_KAFKA_COUNT_APP, args, output);
   }
 
   // The phase the instance last started as `instance` wrote ("starting" before it wrote one).
   std::string phase(int instance) const { return read_phase(progress_dir(instance)); }
+  // The standby replicas it reported last.
+  StandbyReport standbys(int instance) const { return read_standbys(progress_dir(instance)); }
+  // The record counts of the restorations it reported, in order.
+  std::vector<std::int64_t> restorations(int instance) const {
+    std::vector<std::int64_t> out;
+    std::ifstream file(progress_dir(instance) / "restored.txt");
+    for (std::int64_t n; file >> n;) out.push_back(n);
+    return out;
+  }
 
   // Waits until the instance last started as `instance` has run (its signal handling is then
   // in place); fails the test if that takes longer than `limit`.

@@ -2,12 +2,15 @@
 // directory: restored.txt gets each store restoration's record count appended; phase holds the
 // phase the app is in, one word rewritten in place at each change (a killed process leaves the
 // last one): opening (until it first runs), restoring (a store), processing (RUNNING),
-// rebalancing (REBALANCING after it ran) or closing. Restorations run on several threads.
+// rebalancing (REBALANCING after it ran) or closing; standbys holds "<partitions> <lag>": how
+// many store partitions the app keeps as standby replicas and how far behind their changelogs
+// they are in all. Restorations run on several threads.
 #pragma once
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,17 @@
 #include <string>
 
 #include "brook/streams.h"
+
+// The standby replicas an app reported last into `dir` (none: 0 partitions, lag 0).
+struct StandbyReport {
+  int partitions = 0;
+  std::int64_t lag = 0;
+};
+inline StandbyReport read_standbys(const std::filesystem::path& dir) {
+  StandbyReport report;
+  std::ifstream(dir / "standbys") >> report.partitions >> report.lag;
+  return report;
+}
 
 // The phase an app wrote last into `dir`; "starting" if it has written none (killed before).
 inline std::string read_phase(const std::filesystem::path& dir) {
@@ -28,6 +42,7 @@ class ProgressFiles final : public brook::StateRestoreListener {
  public:
   explicit ProgressFiles(const std::filesystem::path& dir)
       : restored_(dir / "restored.txt"),
+        standbys_(dir / "standbys"),
         phase_fd_(::open((dir / "phase").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) {
     update([] {});
   }
@@ -43,6 +58,12 @@ class ProgressFiles final : public brook::StateRestoreListener {
       running_ = to == brook::Streams::State::kRunning;
       ran_ = ran_ || running_;
     });
+  }
+  // Replaces the standby report, whole (written aside, then renamed over it).
+  void standbys(StandbyReport report) {
+    const std::lock_guard lock(mu_);
+    std::ofstream(standbys_.string() + ".new") << report.partitions << " " << report.lag << "\n";
+    std::filesystem::rename(standbys_.string() + ".new", standbys_);
   }
   void closing() {
     update([&] { closing_ = true; });
@@ -74,6 +95,7 @@ class ProgressFiles final : public brook::StateRestoreListener {
   }
 
   const std::filesystem::path restored_;
+  const std::filesystem::path standbys_;
   const int phase_fd_;
   std::mutex mu_;  // guards what follows, and the files
   int restoring_ = 0;

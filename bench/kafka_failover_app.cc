@@ -1,10 +1,11 @@
 // The stateful application of kafka_failover_bench, run as a child process until SIGTERM:
-//   kafka_failover_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR
+//   kafka_failover_app BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR STANDBY_REPLICAS
 // Counts the records per key of INPUT in the RocksDB store "counts" (no record cache: every
 // record is one changelog record) and writes every new count to OUTPUT. One stream thread,
 // at_least_once, a 6 s session timeout so that a killed instance's partitions move within
-// seconds. Prints its timeline to stdout, one line per event, each starting with the time in
-// microseconds of std::chrono::steady_clock (CLOCK_MONOTONIC: comparable across processes):
+// seconds, num.standby.replicas=STANDBY_REPLICAS. Prints its timeline to stdout, one line per
+// event, each starting with the time in microseconds of std::chrono::steady_clock (CLOCK_MONOTONIC:
+// comparable across processes):
 //   <us> state <STATE>                               a change of the application's state
 //   <us> restore-start <task> <start> <end>          a store partition's restoration begins
 //   <us> restore-end <task> <restored>               and ends
@@ -42,8 +43,10 @@ class PrintRestores : public brook::StateRestoreListener {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR\n", argv[0]);
+  if (argc != 7) {
+    std::fprintf(stderr,
+                 "usage: %s BOOTSTRAP APPLICATION_ID INPUT OUTPUT STATE_DIR STANDBY_REPLICAS\n",
+                 argv[0]);
     return 2;
   }
   brook::StreamsBuilder builder;
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
                                         {"application.id", argv[2]},
                                         {"state.dir", argv[5]},
                                         {"num.stream.threads", "1"},
+                                        {"num.standby.replicas", argv[6]},
                                         {"commit.interval.ms", "100"},
                                         {"consumer.session.timeout.ms", "6000"},
                                         {"consumer.heartbeat.interval.ms", "1000"}});

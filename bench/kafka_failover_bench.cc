@@ -1,11 +1,14 @@
 // Failover on a real Kafka broker: seconds from `kill -9` of one of two instances of a stateful
-// application to the survivor processing the victim's partitions again, and the restoration of
-// the victim's state within it next to a raw librdkafka + RocksDB restore of the same changelog
-// (issue "Kafka backend": benchmarks).
+// application to the survivor processing the victim's partitions again, without and with a
+// standby replica, and the restoration of the victim's state without one next to a raw
+// librdkafka + RocksDB restore of the same changelog (issue "Kafka backend": benchmarks).
 //
 //   Broker:   $BROOK_KAFKA_BOOTSTRAP (scripts/kafka.sh start). Topics and groups get unique
 //             names and are deleted at the end (changelogs included).
-//   Scenario: run once, before the benchmarks. Two instances of kafka_failover_app (a count per
+//   Scenario: run twice, before the benchmarks: without standbys (num.standby.replicas=0) and
+//             with one (=1, so the survivor keeps a copy of the victim's stores, current from
+//             its changelogs, and restores only what it had not yet read at the kill). In
+//             each, two instances of kafka_failover_app (a count per
 //             key in RocksDB, no record cache, session timeout 6 s; separate processes and
 //             state dirs) share a 6-partition input topic (3 partitions each). Once both run,
 //             2 x BROOK_FAILOVER_RECORDS records (default 1 M; keys "key-<n>", 100 k per
@@ -16,9 +19,12 @@
 //             survivor's count of the last marker appears in the output.
 //   Timeline: from the survivor's own lines (steady clock, kafka_failover_app): detection
 //             (kill -> the survivor leaves RUNNING: session timeout and rebalance), assignment
-//             (-> its first restoration starts), restoration (-> the last one ends), catch-up
-//             (-> the last marker's count is read from the output), total. Printed, and as
-//             counters of BM_BrookFailoverRestore.
+//             (-> its first restoration starts, or it runs again if it restores nothing),
+//             restoration (-> the last one ends), catch-up (-> the last marker's count is read
+//             from the output), total. Printed, and as counters of BM_BrookFailoverRestore and
+//             BM_BrookFailoverWithStandby.
+//   Standby:  BM_BrookFailoverWithStandby: the failover's seconds after detection (total -
+//             detection: what standbys shorten), next to the same without a standby.
 //   Brook:    BM_BrookFailoverRestore: the survivor's restoration of the victim's store
 //             partitions: changelog records restored / seconds of restoration (from the
 //             first restore-start to the last restore-end after the kill).
@@ -181,24 +187,26 @@ long long wait_for_keys(const std::string& topic, const std::vector<std::int64_t
   return now_us();
 }
 
-// What the scenario measured.
+// What a scenario measured.
 struct Failover {
+  int standby_replicas = 0;
   std::string changelog;
   std::map<std::int32_t, std::int64_t> ends;  // the victim's changelog partitions: end offset
   std::int64_t restored = 0;                  // changelog records the survivor restored
   double detection = 0, assignment = 0, restoration = 0, catch_up = 0, total = 0;  // seconds
 };
 
-Failover run_failover() {
+Failover run_failover(int standby_replicas) {
   BenchDir dir("kafka-failover");
   const std::string input = topics().create("in", kPartitions);
   const std::string output = topics().create("out", kPartitions);
   const std::string app = topics().name("app");
   auto start = [&](int n) {
     const auto state = dir.path() / ("instance-" + std::to_string(n));
-    return std::make_unique<Instance>(std::vector<std::string>{brook::bench::kafka_bootstrap(), app,
-                                                               input, output, state.string()},
-                                      dir.path() / ("instance-" + std::to_string(n) + ".log"));
+    return std::make_unique<Instance>(
+        std::vector<std::string>{brook::bench::kafka_bootstrap(), app, input, output,
+                                 state.string(), std::to_string(standby_replicas)},
+        dir.path() / ("instance-" + std::to_string(n) + ".log"));
   };
   auto survivor = start(0);
   auto victim = start(1);
@@ -228,13 +236,14 @@ Failover run_failover() {
   const long long caught_up = wait_for_keys(output, output_ends, markers);
   survivor->stop(SIGTERM);
 
-  Failover f{.changelog = app + "-counts-changelog"};
-  long long left = 0, restore_start = 0, restore_end = 0;
+  Failover f{.standby_replicas = standby_replicas, .changelog = app + "-counts-changelog"};
+  long long left = 0, resumed = 0, restore_start = 0, restore_end = 0;
   for (const auto& e : survivor->events()) {
     if (e.size() < 3 || !std::isdigit(static_cast<unsigned char>(e[0][0]))) continue;
     const long long at = std::stoll(e[0]);
     if (at < killed) continue;
     if (e[1] == "state" && e[2] != "RUNNING" && left == 0) left = at;
+    if (e[1] == "state" && e[2] == "RUNNING" && left != 0 && resumed == 0) resumed = at;
     if (e[1] == "restore-start" && e.size() == 5 && std::stoll(e[4]) > std::stoll(e[3])) {
       if (restore_start == 0) restore_start = at;
       f.ends[std::stoi(e[2].substr(e[2].find('_') + 1))] = std::stoll(e[4]);
@@ -244,36 +253,55 @@ Failover run_failover() {
       f.restored += std::stoll(e[3]);
     }
   }
-  if (left == 0 || restore_start == 0 || restore_end == 0) {
-    throw std::runtime_error("the survivor's log shows no rebalance or no restoration");
+  if (left == 0 || (restore_end == 0 && resumed == 0)) {
+    throw std::runtime_error("the survivor's log shows no rebalance or no return to RUNNING");
   }
+  const long long ran_again = restore_end != 0 ? restore_end : resumed;
   f.detection = (left - killed) / 1e6;
-  f.assignment = (restore_start - left) / 1e6;
+  f.assignment = ((restore_start != 0 ? restore_start : resumed) - left) / 1e6;
   f.restoration = (restore_end - restore_start) / 1e6;
-  f.catch_up = (caught_up - restore_end) / 1e6;
+  f.catch_up = (caught_up - ran_again) / 1e6;
   f.total = (caught_up - killed) / 1e6;
   std::printf(
-      "failover: %lld changelog records restored over %zu partitions; detection %.2f s, "
-      "assignment %.2f s, restoration %.2f s, catch-up %.2f s, total %.2f s\n",
-      static_cast<long long>(f.restored), f.ends.size(), f.detection, f.assignment, f.restoration,
-      f.catch_up, f.total);
+      "failover, %d standby replica(s): %lld changelog records restored over %zu partitions; "
+      "detection %.2f s, assignment %.2f s, restoration %.2f s, catch-up %.2f s, total %.2f s\n",
+      standby_replicas, static_cast<long long>(f.restored), f.ends.size(), f.detection,
+      f.assignment, f.restoration, f.catch_up, f.total);
   return f;
 }
 
 const Failover& failover() {
-  static const Failover f = run_failover();
+  static const Failover f = run_failover(0);
   return f;
+}
+
+const Failover& failover_with_standby() {
+  static const Failover f = run_failover(1);
+  return f;
+}
+
+void set_timeline_counters(benchmark::State& state, const Failover& f) {
+  state.counters["detection_s"] = f.detection;
+  state.counters["assignment_s"] = f.assignment;
+  state.counters["restoration_s"] = f.restoration;
+  state.counters["restored_records"] = static_cast<double>(f.restored);
+  state.counters["catch_up_s"] = f.catch_up;
+  state.counters["total_s"] = f.total;
 }
 
 void BM_BrookFailoverRestore(benchmark::State& state) {
   const Failover& f = failover();
   for (auto _ : state) state.SetIterationTime(f.restoration);
   state.SetItemsProcessed(state.iterations() * f.restored);
-  state.counters["detection_s"] = f.detection;
-  state.counters["assignment_s"] = f.assignment;
-  state.counters["restoration_s"] = f.restoration;
-  state.counters["catch_up_s"] = f.catch_up;
-  state.counters["total_s"] = f.total;
+  set_timeline_counters(state, f);
+}
+
+void BM_BrookFailoverWithStandby(benchmark::State& state) {
+  const Failover& f = failover_with_standby();
+  const Failover& without = failover();
+  for (auto _ : state) state.SetIterationTime(f.total - f.detection);
+  set_timeline_counters(state, f);
+  state.counters["after_detection_without_standby_s"] = without.total - without.detection;
 }
 
 void BM_BaselineFailoverRestore(benchmark::State& state) {
@@ -316,9 +344,16 @@ void BM_BaselineFailoverRestore(benchmark::State& state) {
 
 BENCHMARK(BM_BrookFailoverRestore)->Apply(brook::bench::one_timed_iteration);
 BENCHMARK(BM_BaselineFailoverRestore)->Apply(brook::bench::one_timed_iteration);
+BENCHMARK(BM_BrookFailoverWithStandby)->Apply(brook::bench::one_timed_iteration);
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return brook::bench::run_kafka_benchmarks(argc, argv, [] { failover(); });
+  return brook::bench::run_kafka_benchmarks(argc, argv, [] {
+    const Failover& without = failover();
+    const Failover& with = failover_with_standby();
+    std::printf("failover after detection: %.2f s with a standby, %.2f s without (ratio %.2f)\n",
+                with.total - with.detection, without.total - without.detection,
+                (with.total - with.detection) / (without.total - without.detection));
+  });
 }

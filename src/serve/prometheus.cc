@@ -110,10 +110,17 @@ std::string prometheus_text(const Streams& app) {
                              "1 while the local store partition restores");
     auto& offset = family("kafka_streams_stream_state_metrics_changelog_offset", "gauge",
                           "the changelog offset the local store partition holds up to");
+    auto& standby = family("kafka_streams_stream_state_metrics_standby_records_lag", "gauge",
+                           "changelog records the standby replica of the store partition kept "
+                           "here has yet to read");
     for (const auto& [store, partitions] : *stores) {
       for (const auto& [partition, info] : partitions) {
         const std::map<std::string, std::string> tags{{"store", store},
                                                       {"partition", std::to_string(partition)}};
+        if (info.standby) {
+          standby.add(tags, info.lag);
+          continue;
+        }
         remaining.add(tags, info.restoring ? info.lag : 0);
         restoring.add(tags, info.restoring ? 1 : 0);
         offset.add(tags, info.current_offset);

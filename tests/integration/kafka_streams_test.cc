@@ -17,6 +17,7 @@
 #include "brook/streams.h"
 #include "brook/streams_builder.h"
 #include "kafka_cluster.h"
+#include "serve/prometheus.h"
 #include "topic_reader.h"
 
 namespace brook::testing {
@@ -258,6 +259,12 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
   // The instance that stays keeps the other's tasks as standbys, caught up.
   const auto moving = active_partitions(leaves, "counts");
   wait_for_standbys(stays, "counts", moving);
+  const std::string metrics = internal::prometheus_text(stays);
+  for (std::int32_t p : moving) {
+    EXPECT_THAT(metrics, HasSubstr(fmt::format("kafka_streams_stream_state_metrics_standby_records_"
+                                               "lag{{partition=\"{}\",store=\"counts\"}} 0\n",
+                                               p)));
+  }
   const std::int64_t restored_before = restored->total.load();
 
   // One instance leaves: its tasks move to the standbys, which hold all their state.

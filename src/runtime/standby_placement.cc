@@ -30,14 +30,48 @@ std::size_t range_owner(std::size_t members, std::int32_t partitions, std::int32
   return static_cast<std::size_t>(extra + (partition - long_ranges) / per);
 }
 
+// The partition count of each topic, as far as the members' assignments show.
+std::map<std::string, std::int32_t> partition_counts(const std::vector<GroupMember>& members) {
+  std::map<std::string, std::int32_t> out;
+  for (const auto& member : members) {
+    for (const auto& tp : member.assignment) {
+      auto& count = out[tp.topic];
+      count = std::max(count, tp.partition.value() + 1);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::set<TaskId> tasks_after_join(const std::vector<GroupMember>& members,
+                                  const std::vector<GroupMember>& joining,
+                                  const std::string& instance, const TaskOfPartition& task_of,
+                                  const InstanceOfMember& instance_of) {
+  std::vector<GroupMember> all;
+  for (const auto& member : members) {
+    if (instance_of(member) != instance) all.push_back(member);
+  }
+  all.insert(all.end(), joining.begin(), joining.end());
+  const auto order = ranked(all);
+  std::set<TaskId> out;
+  for (const auto& [topic, count] : partition_counts(members)) {
+    for (std::int32_t p = 0; p < count; ++p) {
+      const auto task = task_of({topic, Partition(p)});
+      if (task && instance_of(*order[range_owner(order.size(), count, p)]) == instance) {
+        out.insert(*task);
+      }
+    }
+  }
+  return out;
+}
 
 std::map<TaskId, std::vector<std::string>> place_standbys(const std::vector<GroupMember>& members,
                                                           int replicas,
                                                           const TaskOfPartition& task_of,
                                                           const InstanceOfMember& instance_of) {
   const auto order = ranked(members);
-  std::map<std::string, std::int32_t> partition_counts;  // as far as the assignment shows
+  const auto counts = partition_counts(members);
   struct Active {
     TopicPartition partition;  // one of the task's inputs
     std::string instance;
@@ -45,8 +79,6 @@ std::map<TaskId, std::vector<std::string>> place_standbys(const std::vector<Grou
   std::map<TaskId, Active> active;
   for (const GroupMember* member : order) {
     for (const auto& tp : member->assignment) {
-      auto& count = partition_counts[tp.topic];
-      count = std::max(count, tp.partition.value() + 1);
       if (auto task = task_of(tp)) active.try_emplace(*task, Active{tp, instance_of(*member)});
     }
   }
@@ -60,7 +92,7 @@ std::map<TaskId, std::vector<std::string>> place_standbys(const std::vector<Grou
         if (!failed.contains(instance_of(*member))) survivors.push_back(member);
       }
       if (survivors.empty()) break;
-      const auto next = range_owner(survivors.size(), partition_counts.at(owner.partition.topic),
+      const auto next = range_owner(survivors.size(), counts.at(owner.partition.topic),
                                     owner.partition.partition.value());
       const std::string instance = instance_of(*survivors[next]);
       standbys.push_back(instance);

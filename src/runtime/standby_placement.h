@@ -4,13 +4,15 @@
 // range assignor, per topic, over the members in a fixed order (by group.instance.id when every
 // member has one, else by member id). So the first standby of a task is the instance that the
 // range over the members of every other instance gives the task's partition; the k-th, the one
-// it gives with the instances of the first k-1 standbys left out too. Pure: the caller
-// describes the group.
+// it gives with the instances of the first k-1 standbys left out too. The same ranking tells a
+// joining instance which tasks it will get, so that it can warm their stores up first. Pure:
+// the caller describes the group.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,14 @@ std::map<TaskId, std::vector<std::string>> place_standbys(const std::vector<Grou
                                                           int replicas,
                                                           const TaskOfPartition& task_of,
                                                           const InstanceOfMember& instance_of);
+
+// The tasks the range assignment gives instance `instance` once its members `joining` (member
+// ids that sort as theirs will: the client id followed by the coordinator's suffix) join the
+// group of `members`, replacing any of its members still there (a restart). Only tasks with
+// partitions assigned now.
+std::set<TaskId> tasks_after_join(const std::vector<GroupMember>& members,
+                                  const std::vector<GroupMember>& joining,
+                                  const std::string& instance, const TaskOfPartition& task_of,
+                                  const InstanceOfMember& instance_of);
 
 }  // namespace brook::internal

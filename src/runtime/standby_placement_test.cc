@@ -85,5 +85,38 @@ TEST(StandbyPlacement, MoreMembersThanPartitions) {
   EXPECT_EQ(place(members, 1), (Placement{{{0, 0}, {"b"}}, {{0, 1}, {"c"}}}));
 }
 
+std::set<TaskId> after_join(const std::vector<GroupMember>& members, const GroupMember& joining,
+                            const std::string& instance) {
+  return tasks_after_join(
+      members, {joining}, instance,
+      [](const TopicPartition& tp) -> std::optional<TaskId> {
+        return TaskId{0, tp.partition.value()};
+      },
+      [](const GroupMember& m) { return m.client_id.substr(0, m.client_id.find('-')); });
+}
+
+TEST(TasksAfterJoin, AJoiningInstanceGetsTheRangeItsMemberIdRanksFor) {
+  // a and c hold three tasks each; b joins and ranks between them: 0-1 a, 2-3 b, 4-5 c.
+  const std::vector<GroupMember> members{member("a-StreamThread-0-x", "a", {0, 1, 2}),
+                                         member("c-StreamThread-0-x", "c", {3, 4, 5})};
+  EXPECT_EQ(after_join(members, member("b-StreamThread-0-", "b", {}), "b"),
+            (std::set<TaskId>{{0, 2}, {0, 3}}));
+  // Ranked last, d gets the last range.
+  EXPECT_EQ(after_join(members, member("d-StreamThread-0-", "d", {}), "d"),
+            (std::set<TaskId>{{0, 4}, {0, 5}}));
+}
+
+TEST(TasksAfterJoin, ARestartingInstanceReplacesItsOldMembers) {
+  // b's old member is still listed (killed, its session not yet over).
+  const std::vector<GroupMember> members{member("a-StreamThread-0-x", "a", {0, 1}),
+                                         member("b-StreamThread-0-old", "b", {2, 3})};
+  EXPECT_EQ(after_join(members, member("b-StreamThread-0-", "b", {}), "b"),
+            (std::set<TaskId>{{0, 2}, {0, 3}}));
+}
+
+TEST(TasksAfterJoin, NothingToGetFromAnEmptyGroup) {
+  EXPECT_TRUE(after_join({}, member("a-StreamThread-0-", "a", {}), "a").empty());
+}
+
 }  // namespace
 }  // namespace brook::internal

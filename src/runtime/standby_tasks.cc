@@ -6,7 +6,6 @@
 #include <span>
 
 #include "core/log.h"
-#include "runtime/standby_placement.h"
 
 namespace brook::internal {
 namespace {
@@ -23,6 +22,10 @@ bool keeps_standby(const StoreSpec& spec) {
          spec.source_topic.empty();
 }
 
+std::string member_instance(const GroupMember& member) {
+  return instance_of_client(member.client_id);
+}
+
 }  // namespace
 
 StandbyTasks::StandbyTasks(const StreamsConfig& config,
@@ -32,7 +35,8 @@ StandbyTasks::StandbyTasks(const StreamsConfig& config,
       topology_(std::move(topology)),
       backend_(backend),
       state_(std::move(state)),
-      instance_(instance_name(config)) {
+      instance_(instance_name(config)),
+      warming_up_(config.max_warmup_replicas > 0) {
   state_.cache = nullptr;
   state_.cache_lock = nullptr;
   state_.registry = nullptr;
@@ -40,6 +44,11 @@ StandbyTasks::StandbyTasks(const StreamsConfig& config,
   for (const auto& sub : topology_->subtopologies) {
     for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
   }
+  task_of_ = [this](const TopicPartition& tp) -> std::optional<TaskId> {
+    auto sub = subtopology_of_topic_.find(tp.topic);
+    if (sub == subtopology_of_topic_.end()) return std::nullopt;
+    return TaskId{sub->second, tp.partition.value()};
+  };
 }
 
 StandbyTasks::~StandbyTasks() { stop(); }
@@ -62,6 +71,11 @@ void StandbyTasks::stop() {
   if (thread_.joinable()) thread_.join();
   std::lock_guard lock(mutex_);
   while (!standbys_.empty()) close(standbys_.begin()->first);
+}
+
+bool StandbyTasks::wait_for_warm_up(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return warmed_up_.wait_for(lock, timeout, [&] { return !warming_up_; });
 }
 
 void StandbyTasks::claim(TaskId task) {
@@ -92,7 +106,11 @@ void StandbyTasks::run() {
     const auto now = std::chrono::steady_clock::now();
     if (now >= next_placement) {
       lock.unlock();  // the group's description is a request to the log
-      place();
+      if (warming_up_) {
+        warm_up();
+      } else {
+        place();
+      }
       lock.lock();
       next_placement = now + kPlacementInterval;
     }
@@ -126,6 +144,76 @@ void StandbyTasks::run() {
   }
 }
 
+std::vector<GroupMember> StandbyTasks::joining_members() const {
+  std::vector<GroupMember> out;
+  for (int i = 0; i < config_.num_threads; ++i) {
+    const std::string client_id = thread_client_id(config_, i);
+    // The coordinator names a member "<client id>-<uuid>": that sorts as this does.
+    out.push_back({.member_id = client_id + "-",
+                   .client_id = client_id,
+                   .group_instance_id = thread_group_instance_id(config_, i)});
+  }
+  return out;
+}
+
+void StandbyTasks::warm_up() {
+  auto group = backend_.admin().describe_group(config_.application_id);
+  std::lock_guard lock(mutex_);
+  if (!group) return end_warm_up("the group cannot be described: " + group.error().to_string());
+  if (group->rebalancing) return;  // the assignment is about to change
+  std::set<TaskId> mine;
+  for (TaskId task :
+       tasks_after_join(group->members, joining_members(), instance_, task_of_, member_instance)) {
+    if (has_standby_stores(task.subtopology)) mine.insert(task);
+  }
+  for (auto it = warm_ups_.begin(); it != warm_ups_.end();) {  // the group changed
+    const TaskId task = *it++;                                 // close() erases it
+    if (!mine.contains(task)) close(task);
+  }
+  std::map<TaskId, bool> ready;  // the open warm-ups: caught up?
+  for (TaskId task : warm_ups_) {
+    auto done = caught_up(task);
+    if (!done) return end_warm_up(done.error().to_string());
+    ready[task] = *done;
+  }
+  int warming = static_cast<int>(
+      std::count_if(ready.begin(), ready.end(), [](const auto& entry) { return !entry.second; }));
+  bool all_caught_up = true;
+  for (TaskId task : mine) {
+    if (auto it = ready.find(task); it != ready.end()) {
+      all_caught_up = all_caught_up && it->second;
+      continue;
+    }
+    all_caught_up = false;
+    if (warming >= config_.max_warmup_replicas) continue;
+    if (auto s = open(task); !s.ok()) return end_warm_up(s.to_string());
+    warm_ups_.insert(task);
+    ++warming;
+  }
+  if (all_caught_up) {
+    end_warm_up(mine.empty() ? "no stateful task to warm up"
+                             : fmt::format("{} task(s) caught up", mine.size()));
+  }
+}
+
+void StandbyTasks::end_warm_up(const std::string& why) {
+  warming_up_ = false;
+  warmed_up_.notify_all();
+  log(LogLevel::kInfo, "warm-up before joining the group done: {}", why);
+}
+
+Result<bool> StandbyTasks::caught_up(TaskId task) {
+  for (const auto& store : standbys_.at(task)->stores()) {
+    const TopicPartition& changelog = *store->changelog();
+    auto end = backend_.admin().list_offset(changelog, {.kind = OffsetSpec::Kind::kHighWatermark});
+    if (!end) return error(std::move(end.error()));
+    if (end->value() - positions_.at(changelog).next.value() > config_.acceptable_recovery_lag) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void StandbyTasks::place() {
   auto group = backend_.admin().describe_group(config_.application_id);
   if (!group) {
@@ -133,14 +221,8 @@ void StandbyTasks::place() {
     return;
   }
   if (group->rebalancing) return;  // the assignment is about to change
-  const auto placement = place_standbys(
-      group->members, config_.num_standby_replicas,
-      [&](const TopicPartition& tp) -> std::optional<TaskId> {
-        auto sub = subtopology_of_topic_.find(tp.topic);
-        if (sub == subtopology_of_topic_.end()) return std::nullopt;
-        return TaskId{sub->second, tp.partition.value()};
-      },
-      [](const GroupMember& member) { return instance_of_client(member.client_id); });
+  const auto placement =
+      place_standbys(group->members, config_.num_standby_replicas, task_of_, member_instance);
   std::set<TaskId> wanted;
   for (const auto& [task, instances] : placement) {
     if (std::find(instances.begin(), instances.end(), instance_) != instances.end() &&
@@ -149,9 +231,15 @@ void StandbyTasks::place() {
     }
   }
   std::lock_guard lock(mutex_);
+  // The warm-ups wait for their tasks until this instance's threads are in the group; then
+  // they are standbys like any other.
+  if (std::any_of(group->members.begin(), group->members.end(),
+                  [&](const GroupMember& m) { return member_instance(m) == instance_; })) {
+    warm_ups_.clear();
+  }
   for (auto it = standbys_.begin(); it != standbys_.end();) {
     const TaskId task = (it++)->first;  // close() erases it
-    if (!wanted.contains(task)) close(task);
+    if (!wanted.contains(task) && !warm_ups_.contains(task)) close(task);
   }
   for (TaskId task : wanted) {
     if (standbys_.contains(task) || claimed_.contains(task)) continue;
@@ -206,6 +294,7 @@ void StandbyTasks::close(TaskId task) {
   }
   it->second->close();
   standbys_.erase(it);
+  warm_ups_.erase(task);
   reassign_ = true;
   log(LogLevel::kInfo, "standby task {}: closed", task.to_string());
 }

@@ -7,6 +7,13 @@
 // claims it: the standby loads what it buffered and closes, and the task's restoration reads
 // only the changelog's tail from where the standby stopped.
 //
+// Before the instance's stream threads join the group, the same thread warms up (Kafka
+// Streams' warm-up replicas, KIP-441): if the group has members, it opens as standbys the
+// stateful tasks the range assignment will give this instance once it joins, up to
+// max.warmup.replicas at a time, and lets the threads join once each is within
+// acceptable.recovery.lag records of its changelogs' ends. Meanwhile those tasks' owners keep
+// processing them; when they move here they restore only what is left.
+//
 // A standby is an optimisation: if it fails (the group cannot be described, a store cannot be
 // opened or written), it logs why and is tried again at the next placement; the active tasks
 // are not affected. In-memory stores, and stores whose changelog is their table's source topic,
@@ -24,6 +31,7 @@
 #include <vector>
 
 #include "backend/log_backend.h"
+#include "runtime/standby_placement.h"
 #include "runtime/streams_config.h"
 #include "runtime/task_stores.h"
 
@@ -42,6 +50,9 @@ class StandbyTasks {
   Status start();
   // Stops the thread and closes every standby (what they buffered loaded).
   void stop();
+  // For the stream threads, before they join: waits up to `timeout` for the warm-up to end;
+  // true once it has.
+  bool wait_for_warm_up(std::chrono::milliseconds timeout);
 
   // From a stream thread: `task` is about to become active here. Its standby, if any, closes
   // first, and none opens until release().
@@ -60,6 +71,16 @@ class StandbyTasks {
   void run();
   // Describes the group and opens and closes standbys to match the placement.
   void place();
+  // One step of the warm-up: describes the group, opens the warm-ups of the tasks this
+  // instance will get, and ends the warm-up once they caught up.
+  void warm_up();
+  // Under mutex_: ends the warm-up (the stream threads join).
+  void end_warm_up(const std::string& why);
+  // Under mutex_: whether every store of the open standby `task` is within
+  // acceptable.recovery.lag records of its changelog's end.
+  Result<bool> caught_up(TaskId task);
+  // The group's members as they will be once this instance's stream threads join.
+  std::vector<GroupMember> joining_members() const;
   // Under mutex_: opens the standby of `task`, reading its stores' changelogs from the offsets
   // they hold.
   Status open(TaskId task);
@@ -80,13 +101,17 @@ class StandbyTasks {
   StateConfig state_;
   const std::string instance_;  // this instance's name in its members' client ids
   std::map<std::string, int, std::less<>> subtopology_of_topic_;
+  TaskOfPartition task_of_;
   std::unique_ptr<Consumer> consumer_;  // the thread's only
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable warmed_up_;
   bool stop_ = false;
-  bool reassign_ = false;     // the standbys changed since the consumer was pointed at them
-  std::set<TaskId> claimed_;  // active on this instance
+  bool warming_up_;            // the stream threads have not joined yet
+  std::set<TaskId> warm_ups_;  // standbys opened by the warm-up
+  bool reassign_ = false;      // the standbys changed since the consumer was pointed at them
+  std::set<TaskId> claimed_;   // active on this instance
   std::map<TaskId, std::unique_ptr<TaskStores>> standbys_;
   std::map<TopicPartition, Position> positions_;
   std::thread thread_;

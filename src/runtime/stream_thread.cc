@@ -81,19 +81,16 @@ std::unique_ptr<StreamTask> StreamThread::make_task(TaskId id,
                                       *this, metrics_);
 }
 
-std::string StreamThread::client_id() const {
-  return fmt::format("{}-StreamThread-{}", instance_name(config_), index_);
-}
+std::string StreamThread::client_id() const { return thread_client_id(config_, index_); }
 
 Status StreamThread::make_clients() {
   // Static members and transactional producers need names unique across the instances.
-  const std::string& instance = config_.group_instance_id;
-  auto consumer = backend_.make_consumer(
-      {.group_id = config_.application_id,
-       .client_id = client_id(),
-       .group_instance_id = instance.empty() ? "" : fmt::format("{}-{}", instance, index_),
-       .read_committed = true,
-       .max_poll_records = config_.max_poll_records});
+  auto consumer =
+      backend_.make_consumer({.group_id = config_.application_id,
+                              .client_id = client_id(),
+                              .group_instance_id = thread_group_instance_id(config_, index_),
+                              .read_committed = true,
+                              .max_poll_records = config_.max_poll_records});
   if (!consumer) return consumer.error();
   std::string transactional_id;
   if (config_.exactly_once) {
@@ -186,6 +183,11 @@ Status StreamThread::loop() {
     while (!stop_.load() && !global_gate_->wait(config_.poll)) {
     }
     if (auto s = global_gate_->status(); !s.ok()) return s;
+    if (stop_.load()) return {};
+  }
+  if (standbys_ != nullptr) {  // the stores of the tasks it will get are warm first
+    while (!stop_.load() && !standbys_->wait_for_warm_up(config_.poll)) {
+    }
     if (stop_.load()) return {};
   }
   if (auto s = subscribe(); !s.ok()) return s;

@@ -108,7 +108,7 @@ struct Streams::Impl {
   std::vector<std::unique_ptr<StreamThread>> threads;
   std::unique_ptr<internal::GlobalStreamThread> global;    // if the topology has global stores
   std::unique_ptr<internal::InstanceDirectory> directory;  // with an application.server
-  std::unique_ptr<internal::StandbyTasks> standbys;        // with num.standby.replicas on Kafka
+  std::unique_ptr<internal::StandbyTasks> standbys;        // standbys and warm-ups, on Kafka
   std::mutex lag_mutex;                                    // guards lag_reader
   std::unique_ptr<internal::Consumer> lag_reader;          // reads the committed offsets for lag()
   Metrics metrics;
@@ -467,7 +467,8 @@ Status Streams::start() {
                   "num.standby.replicas is {}, but the embedded log runs in one process, so "
                   "there is no other instance to keep standbys on: none are kept",
                   impl_->config.num_standby_replicas);
-  } else if (impl_->config.num_standby_replicas > 0) {
+  } else if (!impl_->config.bootstrap_servers.empty() &&
+             (impl_->config.num_standby_replicas > 0 || impl_->config.max_warmup_replicas > 0)) {
     impl_->standbys = std::make_unique<internal::StandbyTasks>(impl_->config, impl_->resolved,
                                                                *impl_->backend, state);
     if (auto s = impl_->standbys->start(); !s.ok()) {

@@ -44,6 +44,10 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
       integer(key, value, 1, [&](auto v) { config.num_threads = static_cast<int>(v); });
     } else if (key == "num.standby.replicas") {
       integer(key, value, 0, [&](auto v) { config.num_standby_replicas = static_cast<int>(v); });
+    } else if (key == "max.warmup.replicas") {
+      integer(key, value, 0, [&](auto v) { config.max_warmup_replicas = static_cast<int>(v); });
+    } else if (key == "acceptable.recovery.lag") {
+      integer(key, value, 0, [&](auto v) { config.acceptable_recovery_lag = v; });
     } else if (key == "processing.guarantee") {
       if (value == "at_least_once" || value == "exactly_once_v2") {
         config.exactly_once = value == "exactly_once_v2";
@@ -163,6 +167,15 @@ Result<StreamsConfig> parse_streams_config(const std::map<std::string, std::stri
 std::string instance_name(const StreamsConfig& config) {
   if (config.process_id.empty()) return config.application_id;
   return config.application_id + "-" + config.process_id;
+}
+
+std::string thread_client_id(const StreamsConfig& config, int thread) {
+  return fmt::format("{}-StreamThread-{}", instance_name(config), thread);
+}
+
+std::string thread_group_instance_id(const StreamsConfig& config, int thread) {
+  if (config.group_instance_id.empty()) return "";
+  return fmt::format("{}-{}", config.group_instance_id, thread);
 }
 
 std::string instance_of_client(std::string_view client_id) {

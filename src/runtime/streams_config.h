@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,12 @@ struct StreamsConfig {
   // num.standby.replicas: standby copies of each task's persistent stores on other instances
   // (Kafka only: the embedded log runs in one process).
   int num_standby_replicas = 0;
+  // max.warmup.replicas and acceptable.recovery.lag (Kafka Streams' names and defaults): an
+  // instance joining a group first warms up the stores of this many of the tasks it will get
+  // at a time, and joins once each is within this many changelog records of its end (0
+  // warm-ups: it joins at once). Kafka only.
+  int max_warmup_replicas = 2;
+  std::int64_t acceptable_recovery_lag = 10'000;
   bool exactly_once = false;
   std::chrono::milliseconds commit_interval{30'000};
   std::chrono::milliseconds poll{100};
@@ -64,6 +71,11 @@ struct StreamsConfig {
 // id>", Kafka Streams' client id; the application id alone on the embedded log): their client
 // ids are "<instance name>-StreamThread-<n>".
 std::string instance_name(const StreamsConfig& config);
+// The client id of stream thread `thread`'s clients.
+std::string thread_client_id(const StreamsConfig& config, int thread);
+// The group.instance.id of stream thread `thread`'s consumer: "<group.instance.id>-<thread>",
+// or empty without static membership.
+std::string thread_group_instance_id(const StreamsConfig& config, int thread);
 // The instance name in a stream thread's client id.
 std::string instance_of_client(std::string_view client_id);
 

@@ -1,8 +1,8 @@
 // What only Streams applications on a real Kafka broker do, in this process: a fenced producer
 // is replaced and the application keeps running; changelogs compacted by the broker restore
 // correctly; static members restart without a rebalance; a standby replica takes its task over
-// without restoring it. What applications do on both logs is in
-// tests/contract/streams_contract_test.cc.
+// without restoring it; a joining instance warms up its tasks' stores before it joins. What
+// applications do on both logs is in tests/contract/streams_contract_test.cc.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
@@ -47,6 +47,18 @@ Topology copy_topology(const std::string& in, const std::string& out) {
   return *builder.build();
 }
 
+// Counts per key of `in` in the store "counts" (no record cache: one changelog record per
+// input record), every new count to `out`.
+Topology count_topology(const std::string& in, const std::string& out) {
+  StreamsBuilder builder;
+  builder.stream<std::string, std::string>(in)
+      .group_by_key()
+      .count({.name = "counts", .caching = false})
+      .to_stream()
+      .to(out);
+  return *builder.build();
+}
+
 TEST_F(KafkaStreamsTest, AFencedProducerIsReplacedAndTheAppKeepsRunning) {
   const auto in = unique_name("fence-in");
   const auto out = unique_name("fence-out");
@@ -83,13 +95,7 @@ TEST_F(KafkaStreamsTest, ChangelogsCompactedByTheBrokerRestoreTheStore) {
                {{"cleanup.policy", "compact"},
                 {"segment.ms", "100"},
                 {"min.cleanable.dirty.ratio", "0.01"}});
-  StreamsBuilder builder;
-  builder.stream<std::string, std::string>(in)
-      .group_by_key()
-      .count({.name = "counts", .caching = false})
-      .to_stream()
-      .to(out);
-  const auto topology = *builder.build();
+  const auto topology = count_topology(in, out);
   constexpr int kKeys = 10;
   constexpr int kUpdates = 300;
   {
@@ -202,11 +208,37 @@ void wait_for_standbys(const Streams& app, const std::string& store,
 // The partitions of store `store` whose active task runs on `app`.
 std::set<std::int32_t> active_partitions(const Streams& app, const std::string& store) {
   auto lags = app.local_store_lags();
-  EXPECT_TRUE(lags) << lags.error().to_string();
   std::set<std::int32_t> out;
-  if (!lags || !lags->contains(store)) return out;
+  if (!lags || !lags->contains(store)) return out;  // not running, or tasks moving
   for (const auto& [partition, info] : lags->at(store)) {
     if (!info.standby) out.insert(partition);
+  }
+  return out;
+}
+
+// Waits until `a` and `b` both run, sharing the `partitions` tasks of the store "counts";
+// fails the test if that takes longer than kDeadline.
+void wait_until_sharing(const Streams& a, const Streams& b, std::size_t partitions) {
+  auto sharing = [&] {
+    const auto on_a = active_partitions(a, "counts").size();
+    return a.state() == Streams::State::kRunning && b.state() == Streams::State::kRunning &&
+           on_a > 0 && on_a < partitions &&
+           on_a + active_partitions(b, "counts").size() == partitions;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (!sharing() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the group rebalances
+  }
+  ASSERT_TRUE(sharing()) << "the two instances never shared the tasks";
+}
+
+// The last count written per key to `topic`.
+std::map<std::string, std::int64_t> last_counts(internal::LogBackend& log,
+                                                const std::string& topic) {
+  std::map<std::string, std::int64_t> out;
+  const Int64Serde serde;
+  for (const auto& [partition, records] : read_topic(log, topic)) {
+    for (const auto& r : records) out[*r.key] = *serde.deserialize(*r.value);
   }
   return out;
 }
@@ -216,13 +248,7 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
   const auto out = unique_name("standby-out");
   create_topic(in, 4);
   create_topic(out, 4);
-  StreamsBuilder builder;
-  builder.stream<std::string, std::string>(in)
-      .group_by_key()
-      .count({.name = "counts", .caching = false})
-      .to_stream()
-      .to(out);
-  const auto topology = *builder.build();
+  const auto topology = count_topology(in, out);
   const auto app_id = unique_name("standby-app");
   auto with_standby = [&](const std::string& instance) {
     auto settings = config(app_id, instance);
@@ -235,19 +261,7 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
   stays.set_restore_listener(restored);
   ASSERT_TRUE(leaves.start().ok());
   ASSERT_TRUE(stays.start().ok());
-  // The group settles with tasks on both.
-  auto settled = [&] {
-    return leaves.state() == Streams::State::kRunning &&
-           stays.state() == Streams::State::kRunning &&
-           !active_partitions(leaves, "counts").empty() &&
-           active_partitions(leaves, "counts").size() + active_partitions(stays, "counts").size() ==
-               4;
-  };
-  const auto joined = std::chrono::steady_clock::now() + kDeadline;
-  while (!settled() && std::chrono::steady_clock::now() < joined) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the group rebalances
-  }
-  ASSERT_TRUE(settled()) << "the two instances never shared the tasks";
+  wait_until_sharing(leaves, stays, 4);
   constexpr int kKeys = 40;
   constexpr int kRounds = 25;
   KeyValues batch;
@@ -288,6 +302,47 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
                                                     kRounds + 1);
   }
   EXPECT_TRUE(stays.close().ok());
+}
+
+TEST_F(KafkaStreamsTest, AJoiningInstanceWarmsUpTheTasksItWillGetBeforeItJoins) {
+  const auto in = unique_name("warmup-in");
+  const auto out = unique_name("warmup-out");
+  create_topic(in, 4);
+  create_topic(out, 4);
+  const auto topology = count_topology(in, out);
+  const auto app_id = unique_name("warmup-app");
+  Streams first(topology, config(app_id, "first"));
+  ASSERT_TRUE(first.start().ok());
+  ASSERT_EQ(first.wait_for_state(Streams::State::kRunning, kDeadline).to_string(), "OK");
+  constexpr int kKeys = 40;
+  constexpr int kRounds = 50;
+  KeyValues batch;
+  for (int i = 0; i < kKeys * kRounds; ++i)
+    batch.emplace_back("k" + std::to_string(i % kKeys), "x");
+  produce(in, batch);
+  wait_until_idle(first);
+
+  // The second instance reads the changelogs of the tasks it will get to their ends
+  // (max.warmup.replicas 2 by default) before it joins: taking them over restores nothing.
+  auto settings = config(app_id, "second");
+  settings["acceptable.recovery.lag"] = "0";
+  Streams second(topology, settings);
+  auto restored = std::make_shared<CountingRestoreListener>();
+  second.set_restore_listener(restored);
+  ASSERT_TRUE(second.start().ok());
+  wait_until_sharing(first, second, 4);
+  EXPECT_EQ(restored->total.load(), 0) << "the tasks that moved restored their stores";
+
+  KeyValues more;
+  for (int i = 0; i < kKeys; ++i) more.emplace_back("k" + std::to_string(i), "x");
+  produce(in, more);
+  wait_until_idle(first);
+  wait_until_idle(second);
+  const auto counts = last_counts(*kafka_, out);
+  ASSERT_EQ(counts.size(), static_cast<std::size_t>(kKeys));
+  for (const auto& [key, count] : counts) EXPECT_EQ(count, kRounds + 1) << key;
+  EXPECT_TRUE(second.close().ok());
+  EXPECT_TRUE(first.close().ok());
 }
 
 }  // namespace

@@ -36,25 +36,18 @@
 // Wall clock (UseManualTime), one iteration, 3 repetitions (the Brook side repeats the one
 // scenario's figure).
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <span>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "compare.h"
+#include "kafka_app_instances.h"
 #include "rdkafka_baseline.h"
 #include "rocksdb_baseline.h"
 #include "state_workload.h"
@@ -62,8 +55,12 @@
 
 namespace {
 
+using brook::bench::AppInstance;
 using brook::bench::BenchDir;
 using brook::bench::Clock;
+using brook::bench::committed;
+using brook::bench::now_us;
+using brook::bench::wait_until;
 
 constexpr int kPartitions = 6;
 constexpr std::int64_t kKeysPerPartition = 100'000;
@@ -73,94 +70,6 @@ const std::int64_t kRecords = brook::bench::env_or("BROOK_FAILOVER_RECORDS", 1'0
 brook::bench::BenchTopics& topics() {
   static brook::bench::BenchTopics topics("brook-kbench-failover");
   return topics;
-}
-
-long long now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch())
-      .count();
-}
-
-// kafka_failover_app as a child process, its stdout and stderr in `log`; killed with SIGKILL
-// on destruction if still running.
-class Instance {
- public:
-  Instance(const std::vector<std::string>& args, const std::filesystem::path& log) : log_(log) {
-    std::vector<char*> argv{const_cast<char*>(BROOK_FAILOVER_APP)};
-    for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-    argv.push_back(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(fd, STDOUT_FILENO);
-      ::dup2(fd, STDERR_FILENO);
-      ::execv(BROOK_FAILOVER_APP, argv.data());
-      ::_exit(127);
-    }
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-  }
-  ~Instance() { stop(SIGKILL); }
-  Instance(const Instance&) = delete;
-  Instance& operator=(const Instance&) = delete;
-
-  // Sends `signal` and waits for the process to end.
-  void stop(int signal) {
-    if (pid_ <= 0) return;
-    ::kill(pid_, signal);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-  }
-
-  // The lines of its log, split into words.
-  std::vector<std::vector<std::string>> events() const {
-    std::vector<std::vector<std::string>> out;
-    std::ifstream in(log_);
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream words(line);
-      out.emplace_back(std::istream_iterator<std::string>(words),
-                       std::istream_iterator<std::string>());
-    }
-    return out;
-  }
-  // Whether its last state is RUNNING; throws if the process ended.
-  bool running() const {
-    if (int status = 0; ::waitpid(pid_, &status, WNOHANG) == pid_) {
-      std::ifstream in(log_);
-      std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      throw std::runtime_error("an instance ended; its log:\n" + log);
-    }
-    std::string state;
-    for (const auto& e : events()) {
-      if (e.size() == 3 && e[1] == "state") state = e[2];
-    }
-    return state == "RUNNING";
-  }
-
- private:
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
-};
-
-// Waits (polling) until `done()`; throws naming `what` after kDeadline.
-template <class Done>
-void wait_until(Done done, const std::string& what) {
-  for (const auto deadline = Clock::now() + kDeadline; !done();) {
-    if (Clock::now() > deadline) throw std::runtime_error("timed out waiting for " + what);
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
-// The input records whose offsets `group` committed, over all partitions of `topic`.
-std::int64_t committed(const std::string& group, const std::string& topic) {
-  auto consumer = brook::bench::make_client(RD_KAFKA_CONSUMER, {{"group.id", group}});
-  brook::bench::PartitionList list(rd_kafka_topic_partition_list_new(kPartitions));
-  for (int p = 0; p < kPartitions; ++p) {
-    rd_kafka_topic_partition_list_add(list.get(), topic.c_str(), p);
-  }
-  brook::bench::check(rd_kafka_committed(consumer.get(), list.get(), 30'000), "committed");
-  std::int64_t total = 0;
-  for (int i = 0; i < list->cnt; ++i) total += std::max<std::int64_t>(list->elems[i].offset, 0);
-  return total;
 }
 
 // Reads `topic` from `from` (an offset per partition) until a record with each of `keys` was
@@ -203,14 +112,17 @@ Failover run_failover(int standby_replicas) {
   const std::string app = topics().name("app");
   auto start = [&](int n) {
     const auto state = dir.path() / ("instance-" + std::to_string(n));
-    return std::make_unique<Instance>(
+    return std::make_unique<AppInstance>(
+        BROOK_FAILOVER_APP,
         std::vector<std::string>{brook::bench::kafka_bootstrap(), app, input, output,
-                                 state.string(), std::to_string(standby_replicas)},
+                                 state.string(),
+                                 "num.standby.replicas=" + std::to_string(standby_replicas)},
         dir.path() / ("instance-" + std::to_string(n) + ".log"));
   };
   auto survivor = start(0);
   auto victim = start(1);
-  wait_until([&] { return victim->running() && survivor->running(); }, "both instances to run");
+  wait_until([&] { return victim->running() && survivor->running(); }, "both instances to run",
+             kDeadline);
   const std::int64_t records = 2 * kRecords;
   brook::bench::produce_records(
       input, records, [](std::int64_t i, std::string& key, std::string& value) {
@@ -218,8 +130,8 @@ Failover run_failover(int standby_replicas) {
         value = "v";
         return static_cast<std::int32_t>(i % kPartitions);
       });
-  wait_until([&] { return survivor->running() && committed(app, input) >= records; },
-             "the input to be committed");
+  wait_until([&] { return survivor->running() && committed(app, input, kPartitions) >= records; },
+             "the input to be committed", kDeadline);
 
   std::vector<std::int64_t> output_ends;
   for (int p = 0; p < kPartitions; ++p) output_ends.push_back(brook::bench::end_offset(output, p));

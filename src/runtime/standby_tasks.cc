@@ -78,6 +78,11 @@ bool StandbyTasks::wait_for_warm_up(std::chrono::milliseconds timeout) {
   return warmed_up_.wait_for(lock, timeout, [&] { return !warming_up_; });
 }
 
+bool StandbyTasks::has_warm_ups() const {
+  std::lock_guard lock(mutex_);
+  return !warm_ups_.empty();
+}
+
 void StandbyTasks::claim(TaskId task) {
   std::lock_guard lock(mutex_);
   claimed_.insert(task);
@@ -108,7 +113,7 @@ void StandbyTasks::run() {
       lock.unlock();  // the group's description is a request to the log
       if (warming_up_) {
         warm_up();
-      } else {
+      } else if (config_.num_standby_replicas > 0 || has_warm_ups()) {
         place();
       }
       lock.lock();

@@ -74,6 +74,8 @@ class StandbyTasks {
   // One step of the warm-up: describes the group, opens the warm-ups of the tasks this
   // instance will get, and ends the warm-up once they caught up.
   void warm_up();
+  // Whether warm-ups wait for their tasks (the stream threads have not got them yet).
+  bool has_warm_ups() const;
   // Under mutex_: ends the warm-up (the stream threads join).
   void end_warm_up(const std::string& why);
   // Under mutex_: whether every store of the open standby `task` is within

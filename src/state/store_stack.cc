@@ -54,7 +54,7 @@ Result<StoreStack> open_store_stack(const StoreSpec& spec, const StoreEnvironmen
   if (spec.logging) {
     stack.top = std::make_unique<ChangeLoggingStore>(std::move(stack.top), env.log);
   }
-  if (spec.caching) {
+  if (spec.caching && env.cache != nullptr) {
     // DEBUG only, as Kafka Streams' record cache metrics: recorded on every read.
     Sensor* hit_ratio = env.metrics == nullptr || !env.debug_metrics
                             ? nullptr

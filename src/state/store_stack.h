@@ -1,6 +1,6 @@
 // Builds the decorator stack of one store of one task from its spec:
-//   metering (if DEBUG metrics) -> record cache (if caching) -> change logging (if logging)
-//   -> in-memory | RocksDB,
+//   metering (if DEBUG metrics) -> record cache (if caching and there is a cache)
+//   -> change logging (if logging) -> in-memory | RocksDB,
 // with a SegmentedStore above the bottom store for window and session stores (it is then
 // the `bottom` restoration writes to: it translates their keys).
 #pragma once
@@ -27,7 +27,7 @@ struct StoreEnvironment {
   std::filesystem::path dir;                      // this store's directory (RocksDB)
   std::shared_ptr<RocksDbMemory> rocksdb_memory;  // shared by the instance's RocksDB stores
   bool sync = false;                              // fsync RocksDB's log on every commit
-  std::shared_ptr<RecordCache> cache;             // the record cache of the task's thread
+  std::shared_ptr<RecordCache> cache;             // the task thread's record cache, or null
   ChangeLoggingStore::Log log;                    // where changelog records go (if logging)
   // Where the store's sensors go (null: none), tagged with `metric_tags` (thread and task): the
   // record cache's hit ratio, and with `debug_metrics` (metrics.recording.level=DEBUG) the

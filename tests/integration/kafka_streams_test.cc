@@ -47,13 +47,13 @@ Topology copy_topology(const std::string& in, const std::string& out) {
   return *builder.build();
 }
 
-// Counts per key of `in` in the store "counts" (no record cache: one changelog record per
-// input record), every new count to `out`.
-Topology count_topology(const std::string& in, const std::string& out) {
+// Counts per key of `in` in the store "counts" (without the record cache: one changelog
+// record per input record), every new count to `out`.
+Topology count_topology(const std::string& in, const std::string& out, bool caching = false) {
   StreamsBuilder builder;
   builder.stream<std::string, std::string>(in)
       .group_by_key()
-      .count({.name = "counts", .caching = false})
+      .count({.name = "counts", .caching = caching})
       .to_stream()
       .to(out);
   return *builder.build();
@@ -309,7 +309,7 @@ TEST_F(KafkaStreamsTest, AJoiningInstanceWarmsUpTheTasksItWillGetBeforeItJoins) 
   const auto out = unique_name("warmup-out");
   create_topic(in, 4);
   create_topic(out, 4);
-  const auto topology = count_topology(in, out);
+  const auto topology = count_topology(in, out, /*caching=*/true);
   const auto app_id = unique_name("warmup-app");
   Streams first(topology, config(app_id, "first"));
   ASSERT_TRUE(first.start().ok());

@@ -11,6 +11,10 @@
 //   num.standby.replicas      standby copies of each task's RocksDB stores kept current on
 //                             other instances, where the task goes if its instance fails
 //                             (default 0; Kafka only)
+//   max.warmup.replicas       an instance joining a group first warms up the RocksDB stores of
+//                             this many of the tasks it will get at a time (default 2; 0: joins
+//                             at once; Kafka only)
+//   acceptable.recovery.lag   records a warm-up may lag by and count as caught up (default 10000)
 //   processing.guarantee      at_least_once (default) | exactly_once_v2
 //   commit.interval.ms        default 30000 (100 under exactly_once_v2)
 //   poll.ms                   how long a thread waits for records (default 100)

@@ -15,11 +15,13 @@
 //             how many records it processed every 100 ms. Steady rate: records processed per
 //             second by all instances in the 2 s before the fourth started. Rebalance: from
 //             the first of the three leaving RUNNING after that to the last of the four
-//             running again; records processed per second by all in it. Join delay: from the
-//             fourth's start to the rebalance (its warm-up, with warm-up on).
-//   Brook:    BM_RebalanceWithWarmUp / BM_RebalanceWithoutWarmUp: one iteration of the rebalance's
-//             length (manual time), its records/s as items_per_second; the steady rate and the
-//             ratio as counters.
+//             running again; records processed per second by all in it. Five seconds: records
+//             processed per second by all in the 5 s from the rebalance's start (what the
+//             rebalance and the restorations after it cost, whatever their lengths). Join
+//             delay: from the fourth's start to the rebalance (its warm-up, with warm-up on).
+//   Brook:    BM_RebalanceWithWarmUp / BM_RebalanceWithoutWarmUp: one iteration of the
+//             rebalance's length (manual time), its records/s as items_per_second; the steady
+//             rate, the ratios to it and the join delay as counters.
 // Wall clock (UseManualTime), one iteration, 3 repetitions (each repeats its scenario's figure).
 #include <benchmark/benchmark.h>
 
@@ -64,10 +66,11 @@ long long processed_at(const Progress& progress, long long at) {
 
 // What a scenario measured.
 struct Rebalance {
-  double steady = 0;      // records/s before the join
-  double during = 0;      // records/s while the group rebalanced
-  double seconds = 0;     // the rebalance's length
-  double join_delay = 0;  // the fourth's start -> the rebalance begins
+  double steady = 0;        // records/s before the join
+  double during = 0;        // records/s while the group rebalanced
+  double seconds = 0;       // the rebalance's length
+  double join_delay = 0;    // the fourth's start -> the rebalance begins
+  double five_seconds = 0;  // records/s in the 5 s from the rebalance's start
 };
 
 Rebalance run_rebalance(int max_warmup_replicas) {
@@ -132,10 +135,14 @@ Rebalance run_rebalance(int max_warmup_replicas) {
   r.seconds = (back - left) / 1e6;
   r.during = (processed(back) - processed(left)) / r.seconds;
   r.join_delay = (left - joined) / 1e6;
+  constexpr long long kAfterWindow = 5'000'000;  // us
+  r.five_seconds = (processed(left + kAfterWindow) - processed(left)) / (kAfterWindow / 1e6);
   std::printf(
       "rebalance, max.warmup.replicas=%d: steady %.0f records/s; join delay %.2f s; rebalance "
-      "%.2f s at %.0f records/s (%.2f of steady)\n",
-      max_warmup_replicas, r.steady, r.join_delay, r.seconds, r.during, r.during / r.steady);
+      "%.2f s at %.0f records/s (%.2f of steady); the 5 s from its start at %.0f records/s "
+      "(%.2f of steady)\n",
+      max_warmup_replicas, r.steady, r.join_delay, r.seconds, r.during, r.during / r.steady,
+      r.five_seconds, r.five_seconds / r.steady);
   return r;
 }
 
@@ -154,6 +161,7 @@ void report(benchmark::State& state, const Rebalance& r) {
   state.SetItemsProcessed(static_cast<std::int64_t>(r.during * r.seconds) * state.iterations());
   state.counters["steady_records_per_s"] = r.steady;
   state.counters["ratio_to_steady"] = r.during / r.steady;
+  state.counters["ratio_5s_to_steady"] = r.five_seconds / r.steady;
   state.counters["join_delay_s"] = r.join_delay;
 }
 

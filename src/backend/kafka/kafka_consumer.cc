@@ -142,10 +142,17 @@ Status KafkaConsumer::seek(const TopicPartition& partition, Offset offset) {
 Status KafkaConsumer::apply_assignment() {
   if (!assignment_changed_) return {};
   assignment_changed_ = false;
+  // Without a position: the committed offset, else the earliest. A consumer outside any group
+  // has no committed offsets, so it starts at the earliest without asking a coordinator:
+  // librdkafka does not retry a committed-offset fetch that a coordinator refused as a whole
+  // (NOT_COORDINATOR, as while a fresh broker loads its groups), and leaves the partition
+  // unread (its issue #5586).
+  const std::int64_t unset =
+      config_.group_id.empty() ? RD_KAFKA_OFFSET_BEGINNING : RD_KAFKA_OFFSET_INVALID;
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(assigned_.size())));
   for (const auto& [tp, reading] : assigned_) {
     rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition.value())->offset =
-        reading.position ? reading.position->value() : RD_KAFKA_OFFSET_INVALID;
+        reading.position ? reading.position->value() : unset;
   }
   if (auto s = kafka_status(rd_kafka_assign(handle_.get(), list.get()), "assigning partitions");
       !s.ok() || paused_.empty()) {

@@ -53,13 +53,8 @@ StandbyTasks::StandbyTasks(const StreamsConfig& config,
 
 StandbyTasks::~StandbyTasks() { stop(); }
 
-Status StandbyTasks::start() {
-  auto consumer = backend_.make_consumer(
-      {.client_id = instance_ + "-standby", .read_committed = true, .max_poll_records = 10'000});
-  if (!consumer) return consumer.error();
-  consumer_ = std::move(*consumer);
+void StandbyTasks::start() {
   thread_ = std::thread([this] { run(); });
-  return {};
 }
 
 void StandbyTasks::stop() {
@@ -264,6 +259,12 @@ bool StandbyTasks::has_standby_stores(int subtopology) const {
 }
 
 Status StandbyTasks::open(TaskId task) {
+  if (!consumer_) {  // made with the first standby: most instances only warm up, if that
+    auto consumer = backend_.make_consumer(
+        {.client_id = instance_ + "-standby", .read_committed = true, .max_poll_records = 10'000});
+    if (!consumer) return consumer.error();
+    consumer_ = std::move(*consumer);
+  }
   auto stores = std::make_unique<TaskStores>(task, state_);
   auto never_sent = [](const std::string&, const OutgoingRecord&) {};  // a standby never writes
   if (auto s = stores->open(

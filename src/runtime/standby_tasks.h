@@ -46,8 +46,8 @@ class StandbyTasks {
   StandbyTasks(const StandbyTasks&) = delete;
   StandbyTasks& operator=(const StandbyTasks&) = delete;
 
-  // Creates the changelog consumer and starts the thread.
-  Status start();
+  // Starts the thread.
+  void start();
   // Stops the thread and closes every standby (what they buffered loaded).
   void stop();
   // For the stream threads, before they join: waits up to `timeout` for the warm-up to end;
@@ -104,7 +104,7 @@ class StandbyTasks {
   const std::string instance_;  // this instance's name in its members' client ids
   std::map<std::string, int, std::less<>> subtopology_of_topic_;
   TaskOfPartition task_of_;
-  std::unique_ptr<Consumer> consumer_;  // the thread's only
+  std::unique_ptr<Consumer> consumer_;  // the thread's only; made by the first open()
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

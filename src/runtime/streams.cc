@@ -441,17 +441,6 @@ Status Streams::start() {
 
   impl_->phases.assign(impl_->config.num_threads, StreamThread::Phase::kStarting);
   impl_->transition(State::kRebalancing);
-  // A failure before the stream threads start: none of them will report, so they count as
-  // stopped for close().
-  auto stop_unstarted = [this](Status s) {
-    {
-      std::lock_guard lock(impl_->mutex);
-      std::fill(impl_->phases.begin(), impl_->phases.end(), StreamThread::Phase::kStopped);
-    }
-    impl_->record_failure(s);
-    (void)close();
-    return s;
-  };
   // The global thread restores the global stores while the application is REBALANCING; the
   // stream threads join the group once it is done.
   if (!impl_->resolved->global_subtopologies.empty()) {
@@ -462,7 +451,15 @@ Status Streams::start() {
           impl->record_failure(error);
           impl->transition(State::kError);
         });
-    if (auto s = impl_->global->start(); !s.ok()) return stop_unstarted(s);
+    if (auto s = impl_->global->start(); !s.ok()) {
+      {
+        std::lock_guard lock(impl_->mutex);
+        std::fill(impl_->phases.begin(), impl_->phases.end(), StreamThread::Phase::kStopped);
+      }
+      impl_->record_failure(s);
+      (void)close();
+      return s;
+    }
     state.global_stores = impl_->global->stores();
   }
   if (impl_->config.num_standby_replicas > 0 && impl_->config.bootstrap_servers.empty()) {
@@ -474,7 +471,7 @@ Status Streams::start() {
              (impl_->config.num_standby_replicas > 0 || impl_->config.max_warmup_replicas > 0)) {
     impl_->standbys = std::make_unique<internal::StandbyTasks>(impl_->config, impl_->resolved,
                                                                *impl_->backend, state);
-    if (auto s = impl_->standbys->start(); !s.ok()) return stop_unstarted(s);
+    impl_->standbys->start();
   }
   for (int i = 0; i < impl_->config.num_threads; ++i) {
     impl_->threads.push_back(std::make_unique<StreamThread>(

@@ -9,8 +9,8 @@
 //             "key-<n>", 100 k per partition at most) are written evenly to a 6-partition
 //             input topic; three instances of kafka_failover_app (a count per key in RocksDB,
 //             no record cache; separate processes and state dirs) start and work through them.
-//             Once a quarter is committed, a fourth instance starts; the run ends once all is
-//             committed.
+//             Once the three run and a quarter is committed, a fourth instance starts; the run
+//             ends once all is committed.
 //   Measured: from the instances' own lines (steady clock, kafka_failover_app), each printing
 //             how many records it processed every 100 ms. Steady rate: records processed per
 //             second by all instances in the 2 s before the fourth started. Rebalance: from
@@ -96,8 +96,13 @@ Rebalance run_rebalance(int max_warmup_replicas) {
   };
   for (int n = 0; n < 3; ++n) start(n);
   auto committed = [&] { return brook::bench::committed(app, input, kPartitions); };
-  brook::bench::wait_until([&] { return committed() >= kRecords / 4; },
-                           "a quarter of the input to be committed", kDeadline);
+  brook::bench::wait_until(
+      [&] {
+        return std::all_of(instances.begin(), instances.end(),
+                           [](const auto& i) { return i->running(); }) &&
+               committed() >= kRecords / 4;
+      },
+      "the three to run and a quarter of the input to be committed", kDeadline);
   const long long joined = brook::bench::now_us();
   start(3);
   brook::bench::wait_until(

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "core/log.h"
+#include "runtime/state_restorer.h"
 
 namespace brook::internal {
 namespace {
@@ -36,19 +37,13 @@ StandbyTasks::StandbyTasks(const StreamsConfig& config,
       backend_(backend),
       state_(std::move(state)),
       instance_(instance_name(config)),
+      task_ids_(*topology_),
       warming_up_(config.max_warmup_replicas > 0) {
   state_.cache = nullptr;
   state_.cache_lock = nullptr;
   state_.registry = nullptr;
   state_.metrics = nullptr;
-  for (const auto& sub : topology_->subtopologies) {
-    for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
-  }
-  task_of_ = [this](const TopicPartition& tp) -> std::optional<TaskId> {
-    auto sub = subtopology_of_topic_.find(tp.topic);
-    if (sub == subtopology_of_topic_.end()) return std::nullopt;
-    return TaskId{sub->second, tp.partition.value()};
-  };
+  task_of_ = [this](const TopicPartition& tp) { return task_ids_.of(tp); };
 }
 
 StandbyTasks::~StandbyTasks() { stop(); }
@@ -276,13 +271,12 @@ Status StandbyTasks::open(TaskId task) {
   std::map<TopicPartition, Position> positions;
   for (const auto& store : stores->stores()) {
     const TopicPartition& changelog = *store->changelog();
-    auto earliest = backend_.admin().list_offset(changelog, {.kind = OffsetSpec::Kind::kEarliest});
-    if (!earliest) return earliest.error();
-    const Offset next = std::max(store->committed_offset().value_or(*earliest), *earliest);
+    auto next = first_missing_offset(backend_.admin(), *store);
+    if (!next) return next.error();
     store->start_restoring(0);
-    positions.emplace(changelog, Position{store.get(), next});
+    positions.emplace(changelog, Position{store.get(), *next});
     log(LogLevel::kInfo, "standby task {}: keeping store {} from {} offset {}", task.to_string(),
-        store->name(), changelog.to_string(), next.value());
+        store->name(), changelog.to_string(), next->value());
   }
   positions_.merge(positions);
   standbys_.emplace(task, std::move(stores));

@@ -33,6 +33,7 @@
 #include "backend/log_backend.h"
 #include "runtime/standby_placement.h"
 #include "runtime/streams_config.h"
+#include "runtime/task_ids.h"
 #include "runtime/task_stores.h"
 
 namespace brook::internal {
@@ -102,8 +103,8 @@ class StandbyTasks {
   LogBackend& backend_;
   StateConfig state_;
   const std::string instance_;  // this instance's name in its members' client ids
-  std::map<std::string, int, std::less<>> subtopology_of_topic_;
-  TaskOfPartition task_of_;
+  TaskIds task_ids_;
+  TaskOfPartition task_of_;             // task_ids_, for the placement
   std::unique_ptr<Consumer> consumer_;  // the thread's only; made by the first open()
 
   mutable std::mutex mutex_;

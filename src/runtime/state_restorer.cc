@@ -18,6 +18,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+Result<Offset> first_missing_offset(Admin& admin, const LocalStore& store) {
+  auto earliest = admin.list_offset(*store.changelog(), {.kind = OffsetSpec::Kind::kEarliest});
+  if (!earliest) return error(std::move(earliest.error()));
+  return std::max(store.committed_offset().value_or(*earliest), *earliest);
+}
+
 StateRestorer::StateRestorer(std::unique_ptr<Consumer> consumer, Admin& admin, std::string group,
                              Metrics& metrics, std::shared_ptr<StateRestoreListener> listener)
     : consumer_(std::move(consumer)),
@@ -31,13 +37,13 @@ Result<bool> StateRestorer::add(StreamTask& task) {
   for (const auto& store : task.stores().stores()) {
     if (!store->changelog()) continue;
     const TopicPartition& tp = *store->changelog();
-    auto earliest = admin_.list_offset(tp, {.kind = OffsetSpec::Kind::kEarliest});
-    if (!earliest) return error(std::move(earliest.error()));
+    auto first = first_missing_offset(admin_, *store);
+    if (!first) return error(std::move(first.error()));
     auto found_end = restore_end(*store, tp);
     if (!found_end) return error(std::move(found_end.error()));
     if (!*found_end) continue;
     const Offset end = **found_end;
-    const Offset start = std::max(store->committed_offset().value_or(*earliest), *earliest);
+    const Offset start = *first;
     if (start >= end) continue;
     store->start_restoring(end.value() - start.value());
     const auto now = std::chrono::steady_clock::now();

@@ -19,6 +19,10 @@
 
 namespace brook::internal {
 
+// The first changelog offset `store` lacks: after what it committed with its data, or the
+// earliest the changelog still holds.
+Result<Offset> first_missing_offset(Admin& admin, const LocalStore& store);
+
 class StateRestorer {
  public:
   // `group`: the application's consumer group, whose committed offsets end the restoration

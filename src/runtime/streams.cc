@@ -794,19 +794,27 @@ Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_st
   const auto version = impl_->stores.version();
   std::map<std::string, std::map<std::int32_t, LagInfo>> out;
   std::lock_guard lock(impl_->lag_mutex);  // the admin client is shared with lag()
+  // `info` with the store's changelog position (`position`), the changelog's end and the lag.
+  auto with_lag = [&](LagInfo info, const internal::LocalStore& store,
+                      std::optional<Offset> position) -> Result<LagInfo> {
+    auto end = impl_->backend->admin().list_offset(
+        *store.changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
+    if (!end) return error(std::move(end.error()));
+    info.end_offset = end->value();
+    info.current_offset = position.value_or(Offset(0)).value();
+    info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
+    return info;
+  };
   for (const auto& [name, partitions] : impl_->stores.partitions()) {
     auto snapshot = impl_->stores.find(name);
     for (const auto& [partition, store] : snapshot.stores) {
       LagInfo info{.restoring = store->restoring()};
-      if (const auto& changelog = store->changelog()) {
-        auto end = impl_->backend->admin().list_offset(
-            *changelog, {.kind = internal::OffsetSpec::Kind::kHighWatermark});
-        if (!end) return error(std::move(end.error()));
-        info.end_offset = end->value();
+      if (store->changelog()) {
         auto position = store->changelog_position();
         if (!position) return error(std::move(position.error()));
-        info.current_offset = position->value_or(Offset(0)).value();
-        info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
+        auto read = with_lag(info, *store, *position);
+        if (!read) return error(std::move(read.error()));
+        info = *read;
       }
       out[name][partition] = info;
     }
@@ -815,14 +823,9 @@ Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_st
     for (const auto& store : impl_->standbys->stores()) {
       auto position = store->changelog_position();
       if (!position) continue;  // closed since: its task moved here
-      auto end = impl_->backend->admin().list_offset(
-          *store->changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
-      if (!end) return error(std::move(end.error()));
-      LagInfo info{.current_offset = position->value_or(Offset(0)).value(),
-                   .end_offset = end->value(),
-                   .standby = true};
-      info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
-      out[store->name()].try_emplace(store->task().partition, info);
+      auto info = with_lag({.standby = true}, *store, *position);
+      if (!info) return error(std::move(info.error()));
+      out[store->name()].try_emplace(store->task().partition, *info);
     }
   }
   if (!impl_->stores.unchanged_since(version)) {

@@ -16,20 +16,12 @@ TaskManager::TaskManager(int thread, const TopologyData& topology, TaskFactory m
       make_task_(std::move(make_task)),
       restorer_(std::move(restorer)),
       registry_(registry),
-      standbys_(standbys) {
-  for (const auto& sub : topology.subtopologies) {
-    for (const auto& topic : sub.source_topics) subtopology_of_topic_.emplace(topic, sub.id);
-  }
+      standbys_(standbys),
+      task_ids_(topology) {
   for (const auto& topic : topology.repartition_topics) repartition_topics_.push_back(topic.name);
 }
 
 TaskManager::~TaskManager() = default;  // each task closes as it goes
-
-std::vector<std::string> TaskManager::source_topics() const {
-  std::vector<std::string> out;
-  for (const auto& [topic, sub] : subtopology_of_topic_) out.push_back(topic);
-  return out;
-}
 
 bool TaskManager::is_repartition_topic(std::string_view topic) const {
   return std::find(repartition_topics_.begin(), repartition_topics_.end(), topic) !=
@@ -37,14 +29,13 @@ bool TaskManager::is_repartition_topic(std::string_view topic) const {
 }
 
 TaskId TaskManager::id_of(const TopicPartition& partition) const {
-  return {subtopology_of_topic_.at(partition.topic), partition.partition.value()};
+  return task_ids_.of(partition).value();
 }
 
 std::vector<TopicPartition> TaskManager::inputs_of(TaskId task, const Consumer& consumer) const {
   std::vector<TopicPartition> out;
   for (auto& tp : consumer.assignment()) {
-    if (tp.partition.value() == task.partition &&
-        subtopology_of_topic_.at(tp.topic) == task.subtopology) {
+    if (task_ids_.of(tp) == task) {
       out.push_back(std::move(tp));
     }
   }
@@ -82,9 +73,9 @@ Result<std::vector<TopicPartition>> TaskManager::close(const std::vector<TopicPa
   std::vector<TopicPartition> inputs;
   Status status;
   for (const auto& tp : revoked) {
-    auto sub = subtopology_of_topic_.find(tp.topic);
-    if (sub == subtopology_of_topic_.end()) continue;
-    auto it = tasks_.find(TaskId{sub->second, tp.partition.value()});
+    auto id = task_ids_.of(tp);
+    if (!id) continue;
+    auto it = tasks_.find(*id);
     if (it == tasks_.end()) continue;
     for (const auto& [partition, offset] : it->second->consumed()) inputs.push_back(partition);
     for (const auto& [partition, count] : it->second->buffered_per_input()) {

@@ -21,6 +21,7 @@
 #include "runtime/state_restorer.h"
 #include "runtime/store_registry.h"
 #include "runtime/stream_task.h"
+#include "runtime/task_ids.h"
 
 namespace brook::internal {
 
@@ -40,7 +41,7 @@ class TaskManager {
   TaskManager& operator=(const TaskManager&) = delete;
 
   // The source topics of the topology, which the thread subscribes to.
-  std::vector<std::string> source_topics() const;
+  std::vector<std::string> source_topics() const { return task_ids_.source_topics(); }
   bool is_repartition_topic(std::string_view topic) const;
 
   // Creates the tasks of `assigned` partitions that have none yet (see above). `consumer` is
@@ -79,12 +80,12 @@ class TaskManager {
   void report() const;
 
   int thread_;
-  std::map<std::string, int, std::less<>> subtopology_of_topic_;
   std::vector<std::string> repartition_topics_;
   TaskFactory make_task_;
   std::unique_ptr<StateRestorer> restorer_;
   StoreRegistry* registry_;
   StandbyTasks* standbys_;
+  TaskIds task_ids_;
   std::map<TaskId, std::unique_ptr<StreamTask>> tasks_;
 };
 

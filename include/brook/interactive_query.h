@@ -28,6 +28,19 @@
 //
 // Their keyed calls ask the task of the key's partition, as get() does; fetch_all() and all()
 // read every local task.
+//
+// Stale reads (Kafka Streams' StoreQueryParameters.enableStaleStores()): a view made with
+// StoreQueryOptions{.allow_stale = true} also answers from this instance's standby replicas
+// (num.standby.replicas) and from tasks still restoring, and while the application rebalances:
+//
+//   auto counts = app.store<std::string, std::int64_t>("counts", {.allow_stale = true});
+//
+// Such an answer may be behind the changelog by what local_store_lags() says for the
+// partition (Streams::local_store_lag()): a standby applies its changelog as it is written,
+// read committed. A keyed call answers from the active task of the key's partition if it is
+// here, else from its standby; kNotFound if this instance holds neither. A call over all local
+// tasks reads each partition held here once, active or standby, without the checks above
+// (an answer from a rebalancing instance may miss partitions on their way).
 #pragma once
 
 #include <functional>
@@ -41,6 +54,13 @@
 #include "brook/windowed.h"
 
 namespace brook {
+
+// How an interactive query may answer (Kafka Streams' StoreQueryParameters).
+struct StoreQueryOptions {
+  // Also from standby replicas and restoring tasks, and while the application rebalances: the
+  // answer may be stale (see above).
+  bool allow_stale = false;
+};
 
 template <class K, class V>
 class ReadOnlyKeyValueStore {

@@ -131,10 +131,12 @@ class Streams {
   // A read-only view of the store `name` over this instance's tasks (see
   // brook/interactive_query.h). kNotFound if the topology has no such store; kInvalidArgument
   // if its types are not <K, V> (or <K, ValueAndTimestamp<V>>) or it is a window or session
-  // store; kFailedPrecondition before start().
+  // store; kFailedPrecondition before start(). `options`: whether it may answer from standby
+  // replicas and restoring tasks (stale).
   template <class K, class V>
-  Result<ReadOnlyKeyValueStore<K, V>> store(std::string_view name) const {
-    auto query = store_query(name);
+  Result<ReadOnlyKeyValueStore<K, V>> store(std::string_view name,
+                                            StoreQueryOptions options = {}) const {
+    auto query = store_query(name, options);
     if (!query) return error(std::move(query.error()));
     const auto& spec = (*query)->spec();
     auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kKeyValue);
@@ -145,8 +147,9 @@ class Streams {
   // The same for a window store (of a windowed aggregation): kInvalidArgument also if `name` is
   // not a window store.
   template <class K, class V>
-  Result<ReadOnlyWindowStore<K, V>> window_store(std::string_view name) const {
-    auto query = store_query(name);
+  Result<ReadOnlyWindowStore<K, V>> window_store(std::string_view name,
+                                                 StoreQueryOptions options = {}) const {
+    auto query = store_query(name, options);
     if (!query) return error(std::move(query.error()));
     const auto& spec = (*query)->spec();
     auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kWindow);
@@ -157,8 +160,9 @@ class Streams {
   }
   // The same for a session store.
   template <class K, class V>
-  Result<ReadOnlySessionStore<K, V>> session_store(std::string_view name) const {
-    auto query = store_query(name);
+  Result<ReadOnlySessionStore<K, V>> session_store(std::string_view name,
+                                                   StoreQueryOptions options = {}) const {
+    auto query = store_query(name, options);
     if (!query) return error(std::move(query.error()));
     const auto& spec = (*query)->spec();
     auto decode = internal::query_value_decoder<K, V>(spec, internal::StoreKind::kSession);
@@ -173,11 +177,13 @@ class Streams {
   //
   // Every instance of the application known now, this one first.
   std::vector<StreamsMetadata> metadata_for_all_clients() const;
-  // The instances that host a partition of `store` now; kNotFound if there is no such store.
+  // The instances that host a partition of `store` now, active or standby; kNotFound if there
+  // is no such store.
   Result<std::vector<StreamsMetadata>> metadata_for_store(std::string_view store) const;
-  // The instance whose active task holds `key` of `store`. kNotFound for an unknown store;
-  // kInvalidArgument if its keys are not K; kUnavailable (retry) if no instance holds the key's
-  // partition now (a rebalance is moving it); kFailedPrecondition before start().
+  // The instance whose active task holds `key` of `store`, and those keeping standbys of it.
+  // kNotFound for an unknown store; kInvalidArgument if its keys are not K; kUnavailable (retry)
+  // if no instance holds the key's partition now, active or standby (a rebalance is moving it);
+  // kFailedPrecondition before start().
   template <class K>
   Result<KeyQueryMetadata> query_metadata_for_key(std::string_view store, const K& key) const {
     auto query = store_query(store);
@@ -199,13 +205,17 @@ class Streams {
   // marked `standby`) is behind its changelog, by store and partition; kUnavailable while
   // tasks move; kFailedPrecondition before start().
   Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> local_store_lags() const;
+  // The same for one local store partition: the active task's if it runs here, else the
+  // standby's; kNotFound if this instance holds neither.
+  Result<LagInfo> local_store_lag(std::string_view store, std::int32_t partition) const;
 
   // The topology it runs, and its configuration as given.
   const Topology& topology() const;
   const std::map<std::string, std::string>& config() const;
   // The untyped query of store `name` (errors as store()): for the serve layer, which finds
   // the types from the store's spec. Not for applications.
-  Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name) const;
+  Result<std::shared_ptr<internal::StoreQuery>> store_query(std::string_view name,
+                                                            StoreQueryOptions options = {}) const;
   // The log this application runs on, from start() to close() (null otherwise): for a source
   // in the same process that writes into it (brook/postgres_source.h), as the embedded log's
   // data dir is one process's. Not for applications.

@@ -24,15 +24,22 @@ struct StreamsMetadata {
   bool local = false;  // this is the instance that answered
   // The partitions of each store whose active task runs there (restoring or not).
   std::map<std::string, std::vector<std::int32_t>> store_partitions;
+  // The partitions of each store it keeps a standby replica of (num.standby.replicas).
+  std::map<std::string, std::vector<std::int32_t>> standby_store_partitions;
   std::vector<TaskId> tasks;  // its active tasks
   friend bool operator==(const StreamsMetadata&, const StreamsMetadata&) = default;
 };
 
 // Where a key of a store lives.
 struct KeyQueryMetadata {
-  std::string active_server;  // application.server of the instance with the key's active task
-  bool local = false;         // that instance is this one
-  Partition partition;        // the key's partition of the store
+  // application.server of the instance with the key's active task; empty if no instance has it
+  // now but standby replicas of it are known (a rebalance is moving it).
+  std::string active_server;
+  bool local = false;  // that instance is this one
+  // application.server of the instances keeping a standby replica of the key's partition, for
+  // stale reads (StoreQueryOptions::allow_stale), this one first if it keeps one.
+  std::vector<std::string> standby_servers;
+  Partition partition;  // the key's partition of the store
   friend bool operator==(const KeyQueryMetadata&, const KeyQueryMetadata&) = default;
 };
 

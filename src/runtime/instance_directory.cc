@@ -16,6 +16,7 @@ std::string encode_announcement(const Announcement& a) {
   return nlohmann::json{{"server", a.metadata.server},
                         {"state", a.metadata.state},
                         {"stores", a.metadata.store_partitions},
+                        {"standby_stores", a.metadata.standby_store_partitions},
                         {"tasks", std::move(tasks)},
                         {"sent_ms", a.sent_ms}}
       .dump();
@@ -29,6 +30,10 @@ Result<Announcement> decode_announcement(std::string_view json) {
     a.metadata.state = j.at("state").get<std::string>();
     a.metadata.store_partitions =
         j.at("stores").get<std::map<std::string, std::vector<std::int32_t>>>();
+    if (j.contains("standby_stores")) {  // absent from the announcements of earlier versions
+      a.metadata.standby_store_partitions =
+          j.at("standby_stores").get<std::map<std::string, std::vector<std::int32_t>>>();
+    }
     for (const auto& task : j.at("tasks")) {
       a.metadata.tasks.push_back({task.at(0).get<int>(), task.at(1).get<std::int32_t>()});
     }
@@ -42,9 +47,10 @@ Result<Announcement> decode_announcement(std::string_view json) {
 
 namespace {
 
-bool holds(const StreamsMetadata& metadata, const std::string& store, std::int32_t partition) {
-  auto it = metadata.store_partitions.find(store);
-  return it != metadata.store_partitions.end() &&
+bool holds(const std::map<std::string, std::vector<std::int32_t>>& partitions,
+           const std::string& store, std::int32_t partition) {
+  auto it = partitions.find(store);
+  return it != partitions.end() &&
          std::find(it->second.begin(), it->second.end(), partition) != it->second.end();
 }
 
@@ -53,11 +59,24 @@ bool holds(const StreamsMetadata& metadata, const std::string& store, std::int32
 std::optional<std::string> owner_of(const StreamsMetadata& local,
                                     const std::vector<Announcement>& others,
                                     const std::string& store, std::int32_t partition) {
-  if (holds(local, store, partition)) return local.server;
+  if (holds(local.store_partitions, store, partition)) return local.server;
   for (const auto& other : others) {  // newest first
-    if (holds(other.metadata, store, partition)) return other.metadata.server;
+    if (holds(other.metadata.store_partitions, store, partition)) return other.metadata.server;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> standbys_of(const StreamsMetadata& local,
+                                     const std::vector<Announcement>& others,
+                                     const std::string& store, std::int32_t partition) {
+  std::vector<std::string> out;
+  if (holds(local.standby_store_partitions, store, partition)) out.push_back(local.server);
+  for (const auto& other : others) {
+    if (holds(other.metadata.standby_store_partitions, store, partition)) {
+      out.push_back(other.metadata.server);
+    }
+  }
+  return out;
 }
 
 InstanceDirectory::InstanceDirectory(LogBackend& backend, Options options, LocalView local,

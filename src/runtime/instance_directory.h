@@ -1,9 +1,10 @@
 // InstanceDirectory: what one instance of an application knows about the others, for routing
 // interactive queries. Every instance with an application.server announces itself on the
 // application's compacted topic <application.id>-instances (one partition, keyed by
-// application.server): its state, its active tasks and the store partitions they hold. It
-// announces again whenever its tasks or state change and at every heartbeat, and deletes its
-// announcement (a tombstone) when it closes. Every instance reads the whole topic.
+// application.server): its state, its active tasks, the store partitions they hold and those
+// its standby replicas keep. It announces again whenever these or its state change and at
+// every heartbeat, and deletes its announcement (a tombstone) when it closes. Every instance
+// reads the whole topic.
 //
 // An instance not heard from within the expiry (killed) is forgotten; an announcement's age
 // counts from the wall-clock time it was sent (the instances' clocks are assumed in sync to
@@ -43,6 +44,11 @@ Result<Announcement> decode_announcement(std::string_view json);
 std::optional<std::string> owner_of(const StreamsMetadata& local,
                                     const std::vector<Announcement>& others,
                                     const std::string& store, std::int32_t partition);
+// The application.server of the instances keeping a standby replica of `partition` of `store`:
+// `local` first if it keeps one, then `others` in their order.
+std::vector<std::string> standbys_of(const StreamsMetadata& local,
+                                     const std::vector<Announcement>& others,
+                                     const std::string& store, std::int32_t partition);
 
 class InstanceDirectory {
  public:

@@ -5,6 +5,8 @@
 // as they share its record cache (an eviction for one store may drop another's entries).
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -60,7 +62,8 @@ class LocalStore final : public KeyValueBytesStore {
   // `restored`/`total` count records for progress reports; `total` also sizes the bottom store
   // (KeyValueBytesStore::reserve_for_restore).
   void start_restoring(std::int64_t total);
-  // Restores `records` (one changelog partition's, in offset order) under one lock.
+  // Restores `records` (one changelog partition's, in offset order) under one lock. A batch of
+  // such calls ends with finish_restore_batch(), which makes it readable (stale queries wait).
   Status restore_records(std::span<const ConsumedRecord> records);
   Status finish_restore_batch(Offset next);
   // Ends a restoration from the changelog: the bottom store loads what it buffered (flush()),
@@ -75,12 +78,21 @@ class LocalStore final : public KeyValueBytesStore {
   Result<std::optional<Offset>> changelog_position() const;
 
   // For interactive queries from other threads: `fn(store)` under the lock if the store is
-  // active; otherwise kUnavailable saying why it cannot answer (restoring, with its progress;
-  // closed: the task migrated).
+  // active, or, with `allow_stale`, restoring, once the restoration batch under way, if any,
+  // has landed (a standby's store restores for good: it is read only with `allow_stale`);
+  // otherwise kUnavailable saying why it cannot answer (restoring, with its progress; closed:
+  // the task migrated).
   template <class Fn>
-  auto query(Fn fn) -> decltype(fn(std::declval<KeyValueBytesStore&>())) {
-    std::lock_guard lock(*mutex_);
-    if (phase_ != Phase::kActive) return error(unavailable());
+  auto query(Fn fn, bool allow_stale = false) -> decltype(fn(std::declval<KeyValueBytesStore&>())) {
+    std::unique_lock lock(*mutex_);
+    auto answers = [&] {
+      return phase_ == Phase::kActive || (allow_stale && phase_ == Phase::kRestoring);
+    };
+    if (answers() && in_batch_) {  // a batch is applied call after call: wait for its end
+      batch_landed_.wait_for(lock, std::chrono::seconds(1),
+                             [&] { return !in_batch_ || phase_ == Phase::kClosed; });
+    }
+    if (!answers() || in_batch_) return error(unavailable());
     return fn(*stack_.top);
   }
 
@@ -98,6 +110,8 @@ class LocalStore final : public KeyValueBytesStore {
   std::shared_ptr<std::recursive_mutex> mutex_;
   StoreStack stack_;
   Phase phase_ = Phase::kActive;
+  bool in_batch_ = false;  // restore_records() since the last finish_restore_batch()
+  std::condition_variable_any batch_landed_;
   bool written_ = false;
   std::int64_t restored_ = 0;
   std::int64_t to_restore_ = 0;

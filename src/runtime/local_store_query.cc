@@ -12,16 +12,22 @@ Result<std::shared_ptr<LocalStore>> LocalStoreQuery::owner(Partition partition) 
   auto snapshot = registry_.find(spec_.name);
   auto it = snapshot.stores.find(partition.value());
   if (it != snapshot.stores.end()) return it->second;
+  if (allow_stale_) {
+    if (auto standby = snapshot.standbys.find(partition.value());
+        standby != snapshot.standbys.end()) {
+      return standby->second;
+    }
+  }
   if (!spec_.global && !snapshot.complete.ok()) {
     return error(
         Status(snapshot.complete.code(),
                fmt::format("store {}: the key's partition {} is not on this instance now: {}",
                            spec_.name, partition.value(), snapshot.complete.message())));
   }
-  return error(Status::not_found(
-      fmt::format("store {}: the key's partition {} is not on this instance (its task runs on "
-                  "another instance)",
-                  spec_.name, partition.value())));
+  return error(Status::not_found(fmt::format(
+      "store {}: the key's partition {} is not on this instance (its task runs on another "
+      "instance{})",
+      spec_.name, partition.value(), allow_stale_ ? ", and no standby of it is kept here" : "")));
 }
 
 Result<std::optional<std::string>> LocalStoreQuery::get(std::string_view key) {
@@ -32,16 +38,18 @@ Result<std::optional<std::string>> LocalStoreQuery::get_keyed(std::string_view p
                                                               std::string_view key) {
   auto store = owner(partition_key);
   if (!store) return error(std::move(store.error()));
-  return (*store)->query([&](KeyValueBytesStore& s) { return s.read(key); });
+  return (*store)->query([&](KeyValueBytesStore& s) { return s.read(key); }, allow_stale_);
 }
 
 Status LocalStoreQuery::scan_store(LocalStore& store, const KeyRange& range,
-                                   const ScanVisitor& visit) {
-  auto scanned = store.query([&](KeyValueBytesStore& s) -> Result<bool> {
-    auto status = s.scan(range, visit);
-    if (!status.ok()) return error(std::move(status));
-    return true;
-  });
+                                   const ScanVisitor& visit) const {
+  auto scanned = store.query(
+      [&](KeyValueBytesStore& s) -> Result<bool> {
+        auto status = s.scan(range, visit);
+        if (!status.ok()) return error(std::move(status));
+        return true;
+      },
+      allow_stale_);
   if (!scanned) return scanned.error();
   return {};
 }
@@ -90,18 +98,21 @@ Result<std::int64_t> LocalStoreQuery::approximate_count() {
 
 Status LocalStoreQuery::over_all_tasks(const std::function<Result<bool>(KeyValueBytesStore&)>& fn) {
   auto snapshot = registry_.find(spec_.name);
-  if (!spec_.global && !snapshot.complete.ok()) {
+  // A stale answer needs no settled application: every partition held here, read once.
+  const bool whole = !allow_stale_ && !spec_.global;
+  if (whole && !snapshot.complete.ok()) {
     return Status(
         snapshot.complete.code(),
         fmt::format("store {}: an answer over this instance's tasks could be incomplete: {}",
                     spec_.name, snapshot.complete.message()));
   }
+  if (allow_stale_) snapshot.stores.merge(snapshot.standbys);  // the active store where both are
   for (const auto& [partition, store] : snapshot.stores) {
-    auto more = store->query(fn);
+    auto more = store->query(fn, allow_stale_);
     if (!more) return more.error();
     if (!*more) break;
   }
-  if (!spec_.global && !registry_.unchanged_since(snapshot.version)) {
+  if (whole && !registry_.unchanged_since(snapshot.version)) {
     return Status::unavailable(fmt::format(
         "store {}: its tasks moved while it was read (a rebalance started); query again",
         spec_.name));

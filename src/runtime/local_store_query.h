@@ -3,6 +3,10 @@
 // An answer over every local task (scan, count) is refused unless the application is RUNNING
 // and no task came or went while it was read; a keyed answer needs the key's task to be here
 // and active. Global stores hold every partition: only their own phase matters.
+//
+// A query that allows stale answers (StoreQueryOptions::allow_stale) also reads restoring
+// stores and the standby replicas' (the active task's store first), and answers over every
+// local store whatever the application's state.
 #pragma once
 
 #include <functional>
@@ -15,8 +19,9 @@ namespace brook::internal {
 class LocalStoreQuery final : public StoreQuery {
  public:
   // `partitions`: how many tasks (partitions) the store has in all.
-  LocalStoreQuery(const StoreSpec& spec, std::int32_t partitions, const StoreRegistry& registry)
-      : spec_(spec), partitions_(partitions), registry_(registry) {}
+  LocalStoreQuery(const StoreSpec& spec, std::int32_t partitions, const StoreRegistry& registry,
+                  bool allow_stale)
+      : spec_(spec), partitions_(partitions), registry_(registry), allow_stale_(allow_stale) {}
 
   const StoreSpec& spec() const override { return spec_; }
   std::int32_t partitions() const override { return partitions_; }
@@ -31,18 +36,21 @@ class LocalStoreQuery final : public StoreQuery {
                         const ScanVisitor& visit) override;
 
  private:
-  // The local store of the task owning `partition_key`'s partition; kNotFound if it runs on
-  // another instance, kUnavailable if that is not settled (the application rebalances).
+  // The local store of the task owning `partition_key`'s partition (or of its standby, if
+  // allowed); kNotFound if neither is here, kUnavailable if that is not settled (the
+  // application rebalances).
   Result<std::shared_ptr<LocalStore>> owner(std::string_view partition_key) const;
   Result<std::shared_ptr<LocalStore>> owner(Partition partition) const;
   // Scans `store` (under its lock, if it is active).
-  static Status scan_store(LocalStore& store, const KeyRange& range, const ScanVisitor& visit);
-  // Calls `fn` on each local task's store, in partition order, until it returns false.
+  Status scan_store(LocalStore& store, const KeyRange& range, const ScanVisitor& visit) const;
+  // Calls `fn` on each local task's store (and standby's, if allowed), in partition order,
+  // until it returns false.
   Status over_all_tasks(const std::function<Result<bool>(KeyValueBytesStore&)>& fn);
 
   const StoreSpec& spec_;
   std::int32_t partitions_;
   const StoreRegistry& registry_;
+  bool allow_stale_;
 };
 
 }  // namespace brook::internal

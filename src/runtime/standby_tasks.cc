@@ -41,7 +41,7 @@ StandbyTasks::StandbyTasks(const StreamsConfig& config,
       warming_up_(config.max_warmup_replicas > 0) {
   state_.cache = nullptr;
   state_.cache_lock = nullptr;
-  state_.registry = nullptr;
+  state_.standby = true;
   state_.metrics = nullptr;
   task_of_ = [this](const TopicPartition& tp) { return task_ids_.of(tp); };
 }
@@ -82,15 +82,6 @@ void StandbyTasks::claim(TaskId task) {
 void StandbyTasks::release(TaskId task) {
   std::lock_guard lock(mutex_);
   claimed_.erase(task);
-}
-
-std::vector<std::shared_ptr<LocalStore>> StandbyTasks::stores() const {
-  std::lock_guard lock(mutex_);
-  std::vector<std::shared_ptr<LocalStore>> out;
-  for (const auto& [task, stores] : standbys_) {
-    out.insert(out.end(), stores->stores().begin(), stores->stores().end());
-  }
-  return out;
 }
 
 void StandbyTasks::run() {

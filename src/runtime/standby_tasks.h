@@ -14,6 +14,8 @@
 // acceptable.recovery.lag records of its changelogs' ends. Meanwhile those tasks' owners keep
 // processing them; when they move here they restore only what is left.
 //
+// Interactive queries that allow stale answers read the standbys' stores (StoreRegistry).
+//
 // A standby is an optimisation: if it fails (the group cannot be described, a store cannot be
 // opened or written), it logs why and is tried again at the next placement; the active tasks
 // are not affected. In-memory stores, and stores whose changelog is their table's source topic,
@@ -40,7 +42,8 @@ namespace brook::internal {
 
 class StandbyTasks {
  public:
-  // `state`: where the stores live (its record cache and query registry are not used).
+  // `state`: where the stores live (its record cache is not used) and where queries allowed
+  // stale answers find them.
   StandbyTasks(const StreamsConfig& config, std::shared_ptr<const TopologyData> topology,
                LogBackend& backend, StateConfig state);
   ~StandbyTasks();
@@ -60,8 +63,6 @@ class StandbyTasks {
   void claim(TaskId task);
   // From a stream thread: `task` is no longer active here (its stores are closed).
   void release(TaskId task);
-  // The stores the standbys keep now, for their lags.
-  std::vector<std::shared_ptr<LocalStore>> stores() const;
 
  private:
   struct Position {

@@ -113,6 +113,9 @@ struct Streams::Impl {
   std::unique_ptr<internal::Consumer> lag_reader;          // reads the committed offsets for lag()
   Metrics metrics;
 
+  // The lag of `store`, a local store (a standby replica's if `standby`), under lag_mutex.
+  Result<LagInfo> lag_of(const internal::LocalStore& store, bool standby);
+
   std::mutex close_mutex;                 // one close() at a time
   std::recursive_mutex transition_mutex;  // serialises transitions and listener calls
   mutable std::mutex mutex;
@@ -185,6 +188,7 @@ struct Streams::Impl {
             .state = std::string(to_string(current_state())),
             .local = true,
             .store_partitions = stores.partitions(),
+            .standby_store_partitions = stores.standby_partitions(),
             .tasks = stores.tasks()};
   }
   State current_state() const {
@@ -499,7 +503,8 @@ Status Streams::start() {
         internal::InstanceDirectory::Options{.topic = impl_->instances_topic(),
                                              .server = impl_->config.application_server},
         [impl = impl_.get()] { return impl->local_metadata(); },
-        [impl = impl_.get()] { return impl->stores.version(); });
+        // Both only grow: their sum changes whenever either does.
+        [impl = impl_.get()] { return impl->stores.version() + impl->stores.standby_version(); });
     if (auto s = impl_->directory->start(); !s.ok()) {
       impl_->record_failure(s);
       (void)close();
@@ -532,11 +537,8 @@ Status Streams::close(std::chrono::milliseconds timeout) {
     if (auto s = thread->join(); !s.ok()) impl_->record_failure(s);
   }
   impl_->threads.clear();
-  {
-    std::lock_guard lag(impl_->lag_mutex);  // local_store_lags() reads the standbys
-    impl_->standbys.reset();                // after the tasks, which claim their stores from it
-  }
-  if (impl_->directory) {  // withdraws this instance's announcement
+  impl_->standbys.reset();  // after the tasks, which claim their stores from it
+  if (impl_->directory) {   // withdraws this instance's announcement
     impl_->directory->stop();
     impl_->directory.reset();
   }
@@ -757,7 +759,10 @@ Result<std::vector<StreamsMetadata>> Streams::metadata_for_store(std::string_vie
   }
   std::vector<StreamsMetadata> out;
   for (auto& instance : metadata_for_all_clients()) {
-    if (instance.store_partitions.contains(std::string(store))) out.push_back(std::move(instance));
+    if (instance.store_partitions.contains(std::string(store)) ||
+        instance.standby_store_partitions.contains(std::string(store))) {
+      out.push_back(std::move(instance));
+    }
   }
   return out;
 }
@@ -773,18 +778,37 @@ Result<KeyQueryMetadata> Streams::query_metadata_for_serialized_key(std::string_
   const auto local = impl_->local_metadata();
   if (spec.global)
     return KeyQueryMetadata{.active_server = local.server, .local = true, .partition = partition};
-  auto owner = internal::owner_of(local, impl_->other_instances(), spec.name, partition.value());
-  if (!owner) {
+  const auto others = impl_->other_instances();
+  auto owner = internal::owner_of(local, others, spec.name, partition.value());
+  auto standbys = internal::standbys_of(local, others, spec.name, partition.value());
+  if (!owner && standbys.empty()) {
     return error(Status::unavailable(fmt::format(
         "store {}: no instance holds the key's partition {} now (the application is {} here; a "
         "rebalance may be moving it, or its instance has not announced itself yet); query again "
         "shortly",
         spec.name, partition.value(), local.state)));
   }
-  const bool here = local.store_partitions.contains(spec.name) && *owner == local.server &&
+  const bool here = owner == local.server && local.store_partitions.contains(spec.name) &&
                     std::ranges::find(local.store_partitions.at(spec.name), partition.value()) !=
                         local.store_partitions.at(spec.name).end();
-  return KeyQueryMetadata{.active_server = *owner, .local = here, .partition = partition};
+  return KeyQueryMetadata{.active_server = owner.value_or(""),
+                          .local = here,
+                          .standby_servers = std::move(standbys),
+                          .partition = partition};
+}
+
+Result<LagInfo> Streams::Impl::lag_of(const internal::LocalStore& store, bool standby) {
+  LagInfo info{.restoring = !standby && store.restoring(), .standby = standby};
+  if (!store.changelog()) return info;
+  auto position = store.changelog_position();
+  if (!position) return error(std::move(position.error()));
+  auto end = backend->admin().list_offset(*store.changelog(),
+                                          {.kind = internal::OffsetSpec::Kind::kHighWatermark});
+  if (!end) return error(std::move(end.error()));
+  info.end_offset = end->value();
+  info.current_offset = position->value_or(Offset(0)).value();
+  info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
+  return info;
 }
 
 Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_store_lags() const {
@@ -794,38 +818,17 @@ Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_st
   const auto version = impl_->stores.version();
   std::map<std::string, std::map<std::int32_t, LagInfo>> out;
   std::lock_guard lock(impl_->lag_mutex);  // the admin client is shared with lag()
-  // `info` with the store's changelog position (`position`), the changelog's end and the lag.
-  auto with_lag = [&](LagInfo info, const internal::LocalStore& store,
-                      std::optional<Offset> position) -> Result<LagInfo> {
-    auto end = impl_->backend->admin().list_offset(
-        *store.changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
-    if (!end) return error(std::move(end.error()));
-    info.end_offset = end->value();
-    info.current_offset = position.value_or(Offset(0)).value();
-    info.lag = std::max<std::int64_t>(0, info.end_offset - info.current_offset);
-    return info;
-  };
-  for (const auto& [name, partitions] : impl_->stores.partitions()) {
-    auto snapshot = impl_->stores.find(name);
+  for (const auto& spec : internal::topology_data(impl_->topology).stores) {
+    auto snapshot = impl_->stores.find(spec.name);
     for (const auto& [partition, store] : snapshot.stores) {
-      LagInfo info{.restoring = store->restoring()};
-      if (store->changelog()) {
-        auto position = store->changelog_position();
-        if (!position) return error(std::move(position.error()));
-        auto read = with_lag(info, *store, *position);
-        if (!read) return error(std::move(read.error()));
-        info = *read;
-      }
-      out[name][partition] = info;
-    }
-  }
-  if (impl_->standbys) {
-    for (const auto& store : impl_->standbys->stores()) {
-      auto position = store->changelog_position();
-      if (!position) continue;  // closed since: its task moved here
-      auto info = with_lag({.standby = true}, *store, *position);
+      auto info = impl_->lag_of(*store, false);
       if (!info) return error(std::move(info.error()));
-      out[store->name()].try_emplace(store->task().partition, *info);
+      out[spec.name][partition] = *info;
+    }
+    for (const auto& [partition, store] : snapshot.standbys) {
+      auto info = impl_->lag_of(*store, true);
+      if (!info) continue;  // closed since: its task moved here
+      out[spec.name].try_emplace(partition, *info);
     }
   }
   if (!impl_->stores.unchanged_since(version)) {
@@ -834,11 +837,29 @@ Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> Streams::local_st
   return out;
 }
 
+Result<LagInfo> Streams::local_store_lag(std::string_view store, std::int32_t partition) const {
+  if (!impl_->backend || !impl_->resolved) {
+    return error(Status::failed_precondition("the application is not running"));
+  }
+  auto snapshot = impl_->stores.find(store);
+  std::lock_guard lock(impl_->lag_mutex);  // the admin client is shared with lag()
+  if (auto it = snapshot.stores.find(partition); it != snapshot.stores.end()) {
+    return impl_->lag_of(*it->second, false);
+  }
+  if (auto it = snapshot.standbys.find(partition); it != snapshot.standbys.end()) {
+    return impl_->lag_of(*it->second, true);
+  }
+  return error(Status::not_found(
+      fmt::format("store {}: partition {} is neither active nor a standby on this instance", store,
+                  partition)));
+}
+
 void Streams::set_restore_listener(std::shared_ptr<StateRestoreListener> listener) {
   impl_->restore_listener = std::move(listener);
 }
 
-Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(std::string_view name) const {
+Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(
+    std::string_view name, StoreQueryOptions options) const {
   const auto* spec = internal::topology_data(impl_->topology).store(name);
   if (spec == nullptr) {
     return error(Status::not_found(fmt::format("the topology has no store named '{}'", name)));
@@ -849,7 +870,8 @@ Result<std::shared_ptr<internal::StoreQuery>> Streams::store_query(std::string_v
         fmt::format("store {} can be queried once the application has started", name)));
   }
   // A global store is registered as partition 0 of 1: every key is local.
-  return std::make_shared<internal::LocalStoreQuery>(*spec, partitions->second, impl_->stores);
+  return std::make_shared<internal::LocalStoreQuery>(*spec, partitions->second, impl_->stores,
+                                                     options.allow_stale);
 }
 
 }  // namespace brook

@@ -57,7 +57,7 @@ Status TaskStores::open(const TopologyData& topology, std::string_view applicati
     }
     auto store = std::make_shared<LocalStore>(*spec, task_, std::move(*stack), changelog,
                                               config_.cache_lock);
-    if (config_.registry != nullptr) config_.registry->add(store);
+    if (config_.registry != nullptr) config_.registry->add(store, config_.standby);
     stores_.push_back(std::move(store));
   }
   return {};

@@ -27,6 +27,7 @@ struct StateConfig {
   // The lock of the stores sharing `cache` (LocalStore); null: a lock per store.
   std::shared_ptr<std::recursive_mutex> cache_lock;
   StoreRegistry* registry = nullptr;  // where queries find the stores, if any
+  bool standby = false;               // the stores are a standby replica's (for the registry)
   Metrics* metrics = nullptr;         // where the stores' sensors go, if anywhere
   bool debug_metrics = false;         // metrics.recording.level=DEBUG: get and put latency too
   std::string thread_id;              // the thread running the task, as the sensors tag it

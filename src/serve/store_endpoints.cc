@@ -63,8 +63,9 @@ StoreEndpoints::StoreEndpoints(Streams& app, const ServeOptions& options, Forwar
     renderers_.insert_or_assign(renderer.type, renderer);
 }
 
-Result<StoreEndpoints::Found> StoreEndpoints::find(const std::string& store) const {
-  auto query = app_.store_query(store);
+Result<StoreEndpoints::Found> StoreEndpoints::find(const std::string& store,
+                                                   bool allow_stale) const {
+  auto query = app_.store_query(store, {.allow_stale = allow_stale});
   if (!query) return error(std::move(query.error()));
   const auto& spec = (*query)->spec();
   return Found{*query, &spec};
@@ -84,14 +85,42 @@ std::optional<Reply> StoreEndpoints::key_bytes(const StoreSpec& spec, const std:
   return std::nullopt;
 }
 
+Result<bool> StoreEndpoints::allows_stale(const Request& request) const {
+  auto stale = request.param("stale");
+  if (!stale || *stale == "false") return false;
+  if (*stale == "true") return true;
+  return error(Status::invalid_argument("stale: '" + *stale + "' is not true or false"));
+}
+
 Result<std::optional<std::string>> StoreEndpoints::forward_to(const StoreSpec& spec,
                                                               const std::string& key,
-                                                              const Request& request) const {
+                                                              const Request& request,
+                                                              bool stale) const {
   if (!request.forwarded_by.empty()) return std::optional<std::string>();  // one hop only
   auto where = app_.query_metadata_for_serialized_key(spec.name, key);
   if (!where) return error(std::move(where.error()));
-  if (where->local) return std::optional<std::string>();
-  return std::optional<std::string>(where->active_server);
+  const auto& standbys = where->standby_servers;
+  if (where->local || (stale && !standbys.empty() && standbys.front() == self_)) {
+    return std::optional<std::string>();
+  }
+  if (!where->active_server.empty()) return std::optional<std::string>(where->active_server);
+  if (stale) return std::optional<std::string>(standbys.front());
+  return error(Status::unavailable(fmt::format(
+      "store {}: no instance runs the active task of the key's partition {} now (a rebalance is "
+      "moving it); query again shortly, or add stale=true to read a standby replica",
+      spec.name, where->partition.value())));
+}
+
+Reply StoreEndpoints::answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,
+                                    nlohmann::json body) const {
+  if (stale && !spec.global) {
+    auto lag = app_.local_store_lag(spec.name, partition);
+    if (!lag) return status_reply(lag.error());
+    body["standby"] = lag->standby;
+    body["restoring"] = lag->restoring;
+    body["lag"] = lag->lag;
+  }
+  return answered(std::move(body));
 }
 
 Result<nlohmann::json> StoreEndpoints::render_value(const StoreSpec& spec,
@@ -154,7 +183,9 @@ Reply StoreEndpoints::stores() const {
 
 Reply StoreEndpoints::key(const std::string& store, const std::string& text,
                           const Request& request) {
-  auto found = find(store);
+  auto stale = allows_stale(request);
+  if (!stale) return status_reply(stale.error());
+  auto found = find(store, *stale);
   if (!found) return status_reply(found.error());
   const auto& spec = *found->spec;
   if (spec.kind != StoreKind::kKeyValue) {
@@ -164,7 +195,7 @@ Reply StoreEndpoints::key(const std::string& store, const std::string& text,
   }
   std::string key;
   if (auto bad = key_bytes(spec, text, key)) return *bad;
-  auto owner = forward_to(spec, key, request);
+  auto owner = forward_to(spec, key, request, *stale);
   if (!owner) return status_reply(owner.error());
   if (*owner) return forwarder_.get(**owner, request.target);
   auto value = found->query->get(key);
@@ -181,15 +212,19 @@ Reply StoreEndpoints::key(const std::string& store, const std::string& text,
   }
   auto rendered = render_value(spec, **value);
   if (!rendered) return status_reply(rendered.error());
-  return answered({{"store", spec.name},
-                   {"key", render_key(spec, key)},
-                   {"value", std::move(*rendered)},
-                   {"partition", partition_for_key(key, found->query->partitions()).value()}});
+  const auto partition = partition_for_key(key, found->query->partitions()).value();
+  return answered_from(spec, partition, *stale,
+                       {{"store", spec.name},
+                        {"key", render_key(spec, key)},
+                        {"value", std::move(*rendered)},
+                        {"partition", partition}});
 }
 
 Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
                               const Request& request) {
-  auto found = find(store);
+  auto stale = allows_stale(request);
+  if (!stale) return status_reply(stale.error());
+  auto found = find(store, *stale);
   if (!found) return status_reply(found.error());
   const auto& spec = *found->spec;
   if (spec.kind == StoreKind::kKeyValue) {
@@ -210,7 +245,7 @@ Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
   }
   std::string key;
   if (auto bad = key_bytes(spec, text, key)) return *bad;
-  auto owner = forward_to(spec, key, request);
+  auto owner = forward_to(spec, key, request, *stale);
   if (!owner) return status_reply(owner.error());
   if (*owner) return forwarder_.get(**owner, request.target);
 
@@ -249,7 +284,12 @@ Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
     return status_reply(scanned);
   }
   if (!failure.ok()) return status_reply(failure);
-  return answered({{"store", spec.name}, {"key", render_key(spec, key)}, {"windows", entries}});
+  const auto partition = partition_for_key(key, found->query->partitions()).value();
+  return answered_from(spec, partition, *stale,
+                       {{"store", spec.name},
+                        {"key", render_key(spec, key)},
+                        {"windows", entries},
+                        {"partition", partition}});
 }
 
 Reply StoreEndpoints::partition(const std::string& store, const std::string& partition_text,
@@ -396,6 +436,7 @@ nlohmann::json instance_json(const StreamsMetadata& m) {
           {"state", m.state},
           {"local", m.local},
           {"stores", m.store_partitions},
+          {"standby_stores", m.standby_store_partitions},
           {"tasks", std::move(tasks)}};
 }
 
@@ -422,6 +463,7 @@ Reply StoreEndpoints::for_key(const Request& request) {
                    {"key", render_key(*found->spec, key)},
                    {"active_server", where->active_server},
                    {"local", where->local},
+                   {"standby_servers", where->standby_servers},
                    {"partition", where->partition.value()}});
 }
 

@@ -1,7 +1,9 @@
 // StoreEndpoints: the interactive-query endpoints (/v1/stores..., /v1/instances...). A keyed
 // request is answered from the local store when this instance owns the key, else forwarded
-// once to the owner; a range or a listing of every entry reads every partition of the store,
-// one after another, each from its owner, a page at a time with a continuation token.
+// once to the owner; with stale=true, from a standby replica here too, else forwarded to the
+// owner or, with none known, to a standby, and the answer says how far behind its copy is. A
+// range or a listing of every entry reads every partition of the store, one after another,
+// each from its owner, a page at a time with a continuation token.
 #pragma once
 
 #include <cstdint>
@@ -39,14 +41,23 @@ class StoreEndpoints {
     std::shared_ptr<StoreQuery> query;
     const StoreSpec* spec;
   };
-  Result<Found> find(const std::string& store) const;
+  Result<Found> find(const std::string& store, bool allow_stale = false) const;
+  // Whether the request allows a stale answer (stale=true); kInvalidArgument if `stale` is
+  // neither true nor false.
+  Result<bool> allows_stale(const Request& request) const;
   // The store's key from its text form; an error reply if it has none or this is not one.
   std::optional<Reply> key_bytes(const StoreSpec& spec, const std::string& text,
                                  std::string& out) const;
   // The owner of the key's partition when that is another instance and the request was not
-  // forwarded already (then forward it there); nullopt to answer here; or the error reply.
+  // forwarded already (then forward it there); nullopt to answer here; or the error. With
+  // `stale`: nullopt also if a standby of it is here, and a standby's instance when no owner is
+  // known.
   Result<std::optional<std::string>> forward_to(const StoreSpec& spec, const std::string& key,
-                                                const Request& request) const;
+                                                const Request& request, bool stale) const;
+  // `body` answered from this instance, with, for a stale answer, how far behind the copy of
+  // `partition` read here is.
+  Reply answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,
+                      nlohmann::json body) const;
   Result<nlohmann::json> render_value(const StoreSpec& spec, std::string_view bytes) const;
   nlohmann::json render_key(const StoreSpec& spec, std::string_view bytes) const;
   // The page size asked for: `limit`, default_page without one; an error reply if bad.

@@ -1,8 +1,8 @@
 // What only Streams applications on a real Kafka broker do, in this process: a fenced producer
 // is replaced and the application keeps running; changelogs compacted by the broker restore
-// correctly; static members restart without a rebalance; a standby replica takes its task over
-// without restoring it; a joining instance warms up its tasks' stores before it joins. What
-// applications do on both logs is in tests/contract/streams_contract_test.cc.
+// correctly; static members restart without a rebalance; a standby replica answers stale reads
+// and takes its task over without restoring it; a joining instance warms up its tasks' stores
+// before it joins. What applications do on both logs is in tests/contract/streams_contract_test.cc.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
@@ -243,7 +243,55 @@ std::map<std::string, std::int64_t> last_counts(internal::LogBackend& log,
   return out;
 }
 
-TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
+// Checks that `stays` answers stale reads of store "counts" from its standbys of `standby`
+// partitions (each key counted `count` times) and fresh reads only from its active tasks, and
+// that its metadata names it as their standby.
+void expect_stale_reads_from_standbys(const Streams& stays, const std::set<std::int32_t>& standby,
+                                      int keys, std::int64_t count) {
+  auto fresh = stays.store<std::string, std::int64_t>("counts");
+  auto stale = stays.store<std::string, std::int64_t>("counts", {.allow_stale = true});
+  ASSERT_TRUE(fresh && stale);
+  for (int i = 0; i < keys; ++i) {
+    const std::string key = "k" + std::to_string(i);
+    auto where = stays.query_metadata_for_key("counts", key);
+    ASSERT_TRUE(where) << where.error().to_string();
+    auto read = stale->get(key);
+    ASSERT_TRUE(read) << key << ": " << read.error().to_string();
+    EXPECT_EQ(*read, count) << key;
+    if (!standby.contains(where->partition.value())) continue;
+    EXPECT_EQ(where->active_server, "leaves:1") << key;
+    EXPECT_EQ(where->standby_servers, std::vector<std::string>{"stays:1"}) << key;
+    auto refused = fresh->get(key);
+    ASSERT_FALSE(refused) << key << " was read from a standby without allow_stale";
+    EXPECT_EQ(refused.error().code(), StatusCode::kNotFound);
+    auto lag = stays.local_store_lag("counts", where->partition.value());
+    ASSERT_TRUE(lag) << lag.error().to_string();
+    EXPECT_TRUE(lag->standby);
+    EXPECT_EQ(lag->lag, 0);
+  }
+  auto all = stale->all();
+  ASSERT_TRUE(all) << all.error().to_string();
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(keys)) << "a stale all() reads every partition";
+}
+
+// Waits until `app` has heard that the instance "leaves:1" runs the tasks of `partitions`.
+void wait_for_announced_owner(const Streams& app, const std::set<std::int32_t>& partitions) {
+  auto announced = [&] {
+    for (const auto& instance : app.metadata_for_all_clients()) {
+      if (instance.server != "leaves:1" || !instance.store_partitions.contains("counts")) continue;
+      const auto& held = instance.store_partitions.at("counts");
+      return std::set<std::int32_t>(held.begin(), held.end()) == partitions;
+    }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + kDeadline;
+  while (!announced() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // announcements are records
+  }
+  ASSERT_TRUE(announced()) << "leaves:1 never announced its tasks";
+}
+
+TEST_F(KafkaStreamsTest, AStandbyReplicaAnswersStaleReadsAndTakesItsTaskOverWithoutRestoring) {
   const auto in = unique_name("standby-in");
   const auto out = unique_name("standby-out");
   create_topic(in, 4);
@@ -253,6 +301,7 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
   auto with_standby = [&](const std::string& instance) {
     auto settings = config(app_id, instance);
     settings["num.standby.replicas"] = "1";
+    settings["application.server"] = instance + ":1";  // announced, never listened on
     return settings;
   };
   Streams leaves(topology, with_standby("leaves"));
@@ -280,6 +329,8 @@ TEST_F(KafkaStreamsTest, AStandbyReplicaTakesItsTaskOverWithoutRestoring) {
                                                p)));
   }
   const std::int64_t restored_before = restored->total.load();
+  wait_for_announced_owner(stays, moving);
+  expect_stale_reads_from_standbys(stays, moving, kKeys, kRounds);
 
   // One instance leaves: its tasks move to the standbys, which hold all their state.
   ASSERT_TRUE(leaves.close().ok());

@@ -1,5 +1,6 @@
 // Local state on the real runtime over the embedded log: compaction of changelogs, cleanup,
-// queries while restoring or rebalancing, multi-phase topologies, purged repartition topics.
+// queries while restoring (fresh and stale) or rebalancing, multi-phase topologies, purged
+// repartition topics.
 // What local state does on both logs is in tests/contract/state_contract_test.cc.
 #include <gmock/gmock.h>
 
@@ -114,8 +115,9 @@ TEST_F(StateTest, CleanupIsRefusedWhileTheApplicationRunsHereOrElsewhere) {
 // Holds restoration after its first batch until the test has queried the store.
 class BlockingRestoreListener : public StateRestoreListener {
  public:
-  void on_batch_restored(const std::string&, TaskId, Offset, std::int64_t) override {
+  void on_batch_restored(const std::string&, TaskId task, Offset, std::int64_t) override {
     std::unique_lock lock(mutex);
+    if (!restoring) held = task;
     restoring = true;
     changed.notify_all();
     changed.wait(lock, [&] { return released; });
@@ -129,6 +131,7 @@ class BlockingRestoreListener : public StateRestoreListener {
   std::condition_variable changed;
   bool restoring = false;
   bool released = false;
+  TaskId held;  // the task whose first landed batch the listener holds
 };
 
 TEST_F(StateTest, AQueryDuringRestorationSaysTheStoreIsRestoring) {
@@ -157,6 +160,50 @@ TEST_F(StateTest, AQueryDuringRestorationSaysTheStoreIsRestoring) {
   ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
             "OK");
   EXPECT_EQ(counts->get("k7").value(), expected_counts(500).at("k7"));
+  ASSERT_TRUE(app.close().ok());
+}
+
+TEST_F(StateTest, AStaleQueryDuringRestorationAnswersFromTheBatchesThatLanded) {
+  produce("in", words(0, 500));
+  run(count_topology(StoreType::kRocksDb));
+  Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
+  ASSERT_TRUE(app.cleanup().ok());  // the stores restore from their changelogs
+  auto listener = std::make_shared<BlockingRestoreListener>();
+  app.set_restore_listener(listener);
+  ASSERT_TRUE(app.start().ok());
+  {
+    std::unique_lock lock(listener->mutex);
+    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
+                                           [&] { return listener->restoring; }));
+  }
+  // The restoration holds in the listener, after the batch of task `held` landed.
+  auto stale = app.store<std::string, std::int64_t>("counts", {.allow_stale = true});
+  ASSERT_TRUE(stale);
+  const auto expected = expected_counts(500);
+  int read = 0;
+  for (const auto& [key, count] : expected) {
+    auto where = app.query_metadata_for_key("counts", key);
+    ASSERT_TRUE(where) << where.error().to_string();
+    if (where->partition.value() != listener->held.partition) continue;
+    auto value = stale->get(key);
+    ASSERT_TRUE(value) << key << ": " << value.error().to_string();
+    ASSERT_TRUE(value->has_value()) << key;
+    EXPECT_LE(**value, count) << key;
+    ++read;
+  }
+  EXPECT_GT(read, 0);
+  auto lag = app.local_store_lag("counts", listener->held.partition);
+  ASSERT_TRUE(lag) << lag.error().to_string();
+  EXPECT_TRUE(lag->restoring);
+  EXPECT_FALSE(lag->standby);
+  // Fresh reads still refuse.
+  auto fresh = app.store<std::string, std::int64_t>("counts")->get(expected.begin()->first);
+  ASSERT_FALSE(fresh);
+  EXPECT_EQ(fresh.error().code(), StatusCode::kUnavailable);
+  listener->release();
+  ASSERT_EQ(app.wait_for_state(Streams::State::kRunning, std::chrono::seconds(30)).to_string(),
+            "OK");
+  for (const auto& [key, count] : expected) EXPECT_EQ(stale->get(key).value(), count) << key;
   ASSERT_TRUE(app.close().ok());
 }
 

@@ -1,7 +1,8 @@
 // Interactive queries over HTTP across two instances on a real Kafka broker, through a real
 // HTTP client: every key answers through either instance with its owner's value (one forward
 // at most, naming the owner); ranges gather both instances' partitions; an unreachable owner
-// is a 503 to retry; after an instance leaves, the other answers every key itself.
+// is a 503 to retry; after an instance leaves, the other answers every key itself. With standby
+// replicas, stale=true answers every key from the instance asked, saying how far behind it is.
 #include <gmock/gmock.h>
 
 #include <set>
@@ -37,10 +38,11 @@ class KafkaHttpTest : public KafkaFixture {
 
   static std::string key(int i) { return "key-" + std::to_string(i); }
 
-  Instance start(const std::string& name) {
+  Instance start(const std::string& name, const std::map<std::string, std::string>& extra = {}) {
     Instance instance{.server = "127.0.0.1:" + std::to_string(free_port())};
     auto cfg = config(app_, name);
     cfg["application.server"] = instance.server;
+    for (const auto& [k, v] : extra) cfg[k] = v;
     instance.app = std::make_unique<Streams>(counting_topology(input_, output_), cfg);
     EXPECT_TRUE(instance.app->start().ok());
     auto http = serve(*instance.app);
@@ -144,6 +146,71 @@ TEST_F(KafkaHttpTest, EveryKeyAnswersThroughEitherInstanceWithItsOwnersValue) {
     EXPECT_EQ(answer.json()["server"], a.server);
   }
   a.http->stop();
+  ASSERT_TRUE(a.app->close().ok());
+}
+
+TEST_F(KafkaHttpTest, WithStaleTrueEachInstanceAnswersEveryKeyFromItsStandbysSayingHowFarBehind) {
+  const std::map<std::string, std::string> standby{{"num.standby.replicas", "1"}};
+  auto a = start("a", standby);
+  auto b = start("b", standby);
+  ASSERT_TRUE(a.http && b.http);
+  wait_until_idle(*a.app);
+  wait_until_idle(*b.app);
+  wait_for_instances(a, 2);
+  wait_for_instances(b, 2);
+
+  int from_standbys = 0;
+  for (int i = 0; i < kKeys; ++i) {
+    auto where = a.app->query_metadata_for_key("counts", key(i));
+    ASSERT_TRUE(where) << where.error().to_string();
+    for (const auto* through : {&a, &b}) {
+      const std::string target = "/v1/stores/counts/keys/" + key(i) + "?stale=true";
+      // Until the instance keeps the key's partition, it forwards the request to the owner;
+      // a standby opens once the group is stable and then catches up with its changelog.
+      auto answer = wait_for_answer([&] { return http_get(through->http->port(), target); },
+                                    [&](const HttpAnswer& x) {
+                                      return x.status == 200 && x.json()["lag"] == 0 &&
+                                             x.header("X-Brook-Answered-By") == through->server;
+                                    });
+      ASSERT_EQ(answer.status, 200) << answer.body;
+      const auto json = answer.json();
+      EXPECT_EQ(answer.header("X-Brook-Answered-By"), through->server) << "forwarded";
+      EXPECT_EQ(json["lag"], 0) << answer.body;
+      EXPECT_EQ(json["value"]["value"], 3) << key(i);
+      const bool standby_here = where->active_server != through->server;
+      EXPECT_EQ(json["standby"], standby_here) << answer.body;
+      from_standbys += standby_here;
+    }
+    // Without stale=true the owner answers, as ever.
+    auto fresh = http_get(b.http->port(), "/v1/stores/counts/keys/" + key(i));
+    ASSERT_EQ(fresh.status, 200) << fresh.body;
+    EXPECT_EQ(fresh.json()["server"], where->active_server);
+    EXPECT_FALSE(fresh.json().contains("lag")) << fresh.body;
+  }
+  EXPECT_EQ(from_standbys, kKeys) << "each key has one owner and one standby";
+
+  // Each instance lists as its standby stores the partitions the other runs (b's list reaches
+  // a with b's next announcement).
+  auto complementary = [](const HttpAnswer& x) {
+    if (x.status != 200) return false;
+    for (const auto& instance : x.json()["instances"]) {
+      std::set<int> all;
+      for (int p : instance["stores"].value("counts", std::vector<int>{})) all.insert(p);
+      for (int p : instance["standby_stores"].value("counts", std::vector<int>{})) {
+        if (!all.insert(p).second) return false;
+      }
+      if (all != std::set<int>{0, 1, 2, 3}) return false;
+    }
+    return true;
+  };
+  auto instances =
+      wait_for_answer([&] { return http_get(a.http->port(), "/v1/instances"); }, complementary);
+  EXPECT_TRUE(complementary(instances)) << instances.body;
+  EXPECT_EQ(http_get(a.http->port(), "/v1/stores/counts/keys/key-0?stale=yes").status, 400);
+
+  a.http->stop();
+  b.http->stop();
+  ASSERT_TRUE(b.app->close().ok());
   ASSERT_TRUE(a.app->close().ok());
 }
 

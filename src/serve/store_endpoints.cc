@@ -92,23 +92,36 @@ Result<bool> StoreEndpoints::allows_stale(const Request& request) const {
   return error(Status::invalid_argument("stale: '" + *stale + "' is not true or false"));
 }
 
-Result<std::optional<std::string>> StoreEndpoints::forward_to(const StoreSpec& spec,
-                                                              const std::string& key,
-                                                              const Request& request,
-                                                              bool stale) const {
-  if (!request.forwarded_by.empty()) return std::optional<std::string>();  // one hop only
+Result<std::vector<std::string>> StoreEndpoints::forward_to(const StoreSpec& spec,
+                                                            const std::string& key,
+                                                            const Request& request,
+                                                            bool stale) const {
+  if (!request.forwarded_by.empty()) return std::vector<std::string>();  // one hop only
   auto where = app_.query_metadata_for_serialized_key(spec.name, key);
   if (!where) return error(std::move(where.error()));
   const auto& standbys = where->standby_servers;
   if (where->local || (stale && !standbys.empty() && standbys.front() == self_)) {
-    return std::optional<std::string>();
+    return std::vector<std::string>();
   }
-  if (!where->active_server.empty()) return std::optional<std::string>(where->active_server);
-  if (stale) return std::optional<std::string>(standbys.front());
-  return error(Status::unavailable(fmt::format(
-      "store {}: no instance runs the active task of the key's partition {} now (a rebalance is "
-      "moving it); query again shortly, or add stale=true to read a standby replica",
-      spec.name, where->partition.value())));
+  std::vector<std::string> out;
+  if (!where->active_server.empty()) out.push_back(where->active_server);
+  if (stale) out.insert(out.end(), standbys.begin(), standbys.end());
+  if (out.empty()) {
+    return error(Status::unavailable(fmt::format(
+        "store {}: no instance runs the active task of the key's partition {} now (a rebalance "
+        "is moving it); query again shortly, or add stale=true to read a standby replica",
+        spec.name, where->partition.value())));
+  }
+  return out;
+}
+
+Reply StoreEndpoints::forward(const std::vector<std::string>& servers, const Request& request) {
+  Reply reply;
+  for (const auto& server : servers) {
+    reply = forwarder_.get(server, request.target);
+    if (reply.status != 503) break;
+  }
+  return reply;
 }
 
 Reply StoreEndpoints::answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,
@@ -195,9 +208,9 @@ Reply StoreEndpoints::key(const std::string& store, const std::string& text,
   }
   std::string key;
   if (auto bad = key_bytes(spec, text, key)) return *bad;
-  auto owner = forward_to(spec, key, request, *stale);
-  if (!owner) return status_reply(owner.error());
-  if (*owner) return forwarder_.get(**owner, request.target);
+  auto servers = forward_to(spec, key, request, *stale);
+  if (!servers) return status_reply(servers.error());
+  if (!servers->empty()) return forward(*servers, request);
   auto value = found->query->get(key);
   if (!value) {
     // kNotFound here: the key's partition is not on this instance (it moved since the
@@ -245,9 +258,9 @@ Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
   }
   std::string key;
   if (auto bad = key_bytes(spec, text, key)) return *bad;
-  auto owner = forward_to(spec, key, request, *stale);
-  if (!owner) return status_reply(owner.error());
-  if (*owner) return forwarder_.get(**owner, request.target);
+  auto servers = forward_to(spec, key, request, *stale);
+  if (!servers) return status_reply(servers.error());
+  if (!servers->empty()) return forward(*servers, request);
 
   nlohmann::json entries = nlohmann::json::array();
   Status failure;

@@ -1,7 +1,8 @@
 // StoreEndpoints: the interactive-query endpoints (/v1/stores..., /v1/instances...). A keyed
 // request is answered from the local store when this instance owns the key, else forwarded
 // once to the owner; with stale=true, from a standby replica here too, else forwarded to the
-// owner or, with none known, to a standby, and the answer says how far behind its copy is. A
+// owner and, if it cannot answer, to the instances keeping standbys, and the answer says how far
+// behind its copy is. A
 // range or a listing of every entry reads every partition of the store, one after another,
 // each from its owner, a page at a time with a continuation token.
 #pragma once
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <typeindex>
+#include <vector>
 
 #include "brook/serve.h"
 #include "brook/streams.h"
@@ -48,12 +50,15 @@ class StoreEndpoints {
   // The store's key from its text form; an error reply if it has none or this is not one.
   std::optional<Reply> key_bytes(const StoreSpec& spec, const std::string& text,
                                  std::string& out) const;
-  // The owner of the key's partition when that is another instance and the request was not
-  // forwarded already (then forward it there); nullopt to answer here; or the error. With
-  // `stale`: nullopt also if a standby of it is here, and a standby's instance when no owner is
-  // known.
-  Result<std::optional<std::string>> forward_to(const StoreSpec& spec, const std::string& key,
-                                                const Request& request, bool stale) const;
+  // Where to forward a request for `key`: nowhere (answer here) if this instance owns its
+  // partition or the request was forwarded already; else its owner. With `stale`: nowhere also
+  // if a standby of it is here, else its owner, if known, then the instances keeping standbys
+  // of it. The error if there is none.
+  Result<std::vector<std::string>> forward_to(const StoreSpec& spec, const std::string& key,
+                                              const Request& request, bool stale) const;
+  // Forwards `request` to `servers` in turn until one answers other than 503 (unreachable,
+  // restoring, moving); the last answer.
+  Reply forward(const std::vector<std::string>& servers, const Request& request);
   // `body` answered from this instance, with, for a stale answer, how far behind the copy of
   // `partition` read here is.
   Reply answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,

@@ -2,10 +2,12 @@
 // HTTP client: every key answers through either instance with its owner's value (one forward
 // at most, naming the owner); ranges gather both instances' partitions; an unreachable owner
 // is a 503 to retry; after an instance leaves, the other answers every key itself. With standby
-// replicas, stale=true answers every key from the instance asked, saying how far behind it is.
+// replicas, stale=true answers from the instance asked if it keeps a copy, saying how far behind
+// it is, and falls back to a key's standby when its owner cannot answer.
 #include <gmock/gmock.h>
 
 #include <set>
+#include <thread>
 
 #include "app_waits.h"
 #include "brook/serve.h"
@@ -149,69 +151,106 @@ TEST_F(KafkaHttpTest, EveryKeyAnswersThroughEitherInstanceWithItsOwnersValue) {
   ASSERT_TRUE(a.app->close().ok());
 }
 
-TEST_F(KafkaHttpTest, WithStaleTrueEachInstanceAnswersEveryKeyFromItsStandbysSayingHowFarBehind) {
-  const std::map<std::string, std::string> standby{{"num.standby.replicas", "1"}};
-  auto a = start("a", standby);
-  auto b = start("b", standby);
-  ASSERT_TRUE(a.http && b.http);
-  wait_until_idle(*a.app);
-  wait_until_idle(*b.app);
-  wait_for_instances(a, 2);
-  wait_for_instances(b, 2);
+TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInForAnOwnerGone) {
+  const std::map<std::string, std::string> one_standby{{"num.standby.replicas", "1"}};
+  Instance instances[] = {start("a", one_standby), start("b", one_standby),
+                          start("c", one_standby)};
+  for (const auto& instance : instances) ASSERT_TRUE(instance.http);
+  for (const auto& instance : instances) wait_until_idle(*instance.app);
+  for (const auto& instance : instances) wait_for_instances(instance, 3);
 
-  int from_standbys = 0;
+  // Where each key's active task and its standby run, once the standbys are announced.
+  struct Where {
+    std::string active, standby;
+  };
+  std::map<std::string, Where> where;
   for (int i = 0; i < kKeys; ++i) {
-    auto where = a.app->query_metadata_for_key("counts", key(i));
-    ASSERT_TRUE(where) << where.error().to_string();
-    for (const auto* through : {&a, &b}) {
-      const std::string target = "/v1/stores/counts/keys/" + key(i) + "?stale=true";
-      // Until the instance keeps the key's partition, it forwards the request to the owner;
-      // a standby opens once the group is stable and then catches up with its changelog.
-      auto answer = wait_for_answer([&] { return http_get(through->http->port(), target); },
-                                    [&](const HttpAnswer& x) {
-                                      return x.status == 200 && x.json()["lag"] == 0 &&
-                                             x.header("X-Brook-Answered-By") == through->server;
-                                    });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    Result<KeyQueryMetadata> metadata = error(Status::unavailable("not asked"));
+    while (std::chrono::steady_clock::now() < deadline) {
+      metadata = instances[0].app->query_metadata_for_key("counts", key(i));
+      if (metadata && metadata->standby_servers.size() == 1) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // standbys open, announce
+    }
+    ASSERT_TRUE(metadata && metadata->standby_servers.size() == 1) << key(i);
+    ASSERT_NE(metadata->active_server, metadata->standby_servers[0]);
+    where[key(i)] = {metadata->active_server, metadata->standby_servers[0]};
+  }
+
+  // Each instance answers from its own copy, active or standby, and forwards the rest to the
+  // owner; every answer says how far behind it is.
+  int from_standbys = 0;
+  for (const auto& [k, w] : where) {
+    for (const auto& through : instances) {
+      const bool has_copy = through.server == w.active || through.server == w.standby;
+      const std::string& answerer = has_copy ? through.server : w.active;
+      auto answer = wait_for_answer(
+          [&] {
+            return http_get(through.http->port(), "/v1/stores/counts/keys/" + k + "?stale=true");
+          },
+          [&](const HttpAnswer& x) {  // the standby opens and catches up with its changelog
+            return x.status == 200 && x.json()["lag"] == 0 &&
+                   x.header("X-Brook-Answered-By") == answerer;
+          });
       ASSERT_EQ(answer.status, 200) << answer.body;
       const auto json = answer.json();
-      EXPECT_EQ(answer.header("X-Brook-Answered-By"), through->server) << "forwarded";
-      EXPECT_EQ(json["lag"], 0) << answer.body;
-      EXPECT_EQ(json["value"]["value"], 3) << key(i);
-      const bool standby_here = where->active_server != through->server;
-      EXPECT_EQ(json["standby"], standby_here) << answer.body;
-      from_standbys += standby_here;
+      EXPECT_EQ(answer.header("X-Brook-Answered-By"), answerer) << k;
+      EXPECT_EQ(json["value"]["value"], 3) << k;
+      EXPECT_EQ(json["standby"], answerer == w.standby) << answer.body;
+      from_standbys += answerer == w.standby;
     }
-    // Without stale=true the owner answers, as ever.
-    auto fresh = http_get(b.http->port(), "/v1/stores/counts/keys/" + key(i));
+    // Without stale=true the owner answers, as ever, without a lag.
+    auto fresh = http_get(instances[0].http->port(), "/v1/stores/counts/keys/" + k);
     ASSERT_EQ(fresh.status, 200) << fresh.body;
-    EXPECT_EQ(fresh.json()["server"], where->active_server);
+    EXPECT_EQ(fresh.json()["server"], w.active);
     EXPECT_FALSE(fresh.json().contains("lag")) << fresh.body;
   }
-  EXPECT_EQ(from_standbys, kKeys) << "each key has one owner and one standby";
+  EXPECT_EQ(from_standbys, kKeys) << "each key has one standby";
 
-  // Each instance lists as its standby stores the partitions the other runs (b's list reaches
-  // a with b's next announcement).
-  auto complementary = [](const HttpAnswer& x) {
+  // Each instance lists its standby stores: with one standby per task, every partition is kept
+  // twice over all instances (an instance's list reaches the others with its announcements).
+  auto kept_twice = [](const HttpAnswer& x) {
     if (x.status != 200) return false;
-    for (const auto& instance : x.json()["instances"]) {
-      std::set<int> all;
-      for (int p : instance["stores"].value("counts", std::vector<int>{})) all.insert(p);
+    std::multiset<int> active, standby;
+    const auto json = x.json();
+    for (const auto& instance : json["instances"]) {
+      for (int p : instance["stores"].value("counts", std::vector<int>{})) active.insert(p);
       for (int p : instance["standby_stores"].value("counts", std::vector<int>{})) {
-        if (!all.insert(p).second) return false;
+        standby.insert(p);
       }
-      if (all != std::set<int>{0, 1, 2, 3}) return false;
     }
-    return true;
+    return active == std::multiset<int>{0, 1, 2, 3} && standby == active;
   };
-  auto instances =
-      wait_for_answer([&] { return http_get(a.http->port(), "/v1/instances"); }, complementary);
-  EXPECT_TRUE(complementary(instances)) << instances.body;
-  EXPECT_EQ(http_get(a.http->port(), "/v1/stores/counts/keys/key-0?stale=yes").status, 400);
+  auto listed = wait_for_answer(
+      [&] { return http_get(instances[0].http->port(), "/v1/instances"); }, kept_twice);
+  EXPECT_TRUE(kept_twice(listed)) << listed.body;
+  EXPECT_EQ(http_get(instances[0].http->port(), "/v1/stores/counts/keys/key-0?stale=yes").status,
+            400);
 
-  a.http->stop();
+  // b's HTTP server stops: a stale read of one of its keys through the third instance falls
+  // back to the key's standby; a fresh one is a 503.
+  Instance& b = instances[1];
   b.http->stop();
-  ASSERT_TRUE(b.app->close().ok());
-  ASSERT_TRUE(a.app->close().ok());
+  int stood_in = 0;
+  for (const auto& [k, w] : where) {
+    if (w.active != b.server) continue;
+    for (const auto& through : instances) {
+      if (through.server == w.active || through.server == w.standby) continue;
+      auto answer = http_get(through.http->port(), "/v1/stores/counts/keys/" + k + "?stale=true");
+      ASSERT_EQ(answer.status, 200) << answer.body;
+      EXPECT_EQ(answer.header("X-Brook-Answered-By"), w.standby) << k;
+      EXPECT_EQ(answer.json()["value"]["value"], 3) << k;
+      EXPECT_EQ(answer.json()["standby"], true) << answer.body;
+      EXPECT_EQ(http_get(through.http->port(), "/v1/stores/counts/keys/" + k).status, 503);
+      ++stood_in;
+    }
+  }
+  EXPECT_GT(stood_in, 0) << "b runs no task of counts";
+
+  for (auto& instance : instances) {
+    if (instance.server != b.server) instance.http->stop();
+  }
+  for (auto& instance : instances) ASSERT_TRUE(instance.app->close().ok());
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 //   local:  GET /v1/stores/counts/keys/{key} at the key's owner, next to the baseline of a
 //           direct Streams::store().get() on the same keys;
 //   routed: the same GET at the other instance (it forwards once), next to the baseline of
-//           the local GET at the owner.
+//           the local GET at the owner;
+//   stale:  the same GET with ?stale=true at the other instance, which answers from its
+//           standby replica (num.standby.replicas=1) and adds the copy's lag (a changelog end
+//           offset asked of the broker), next to the same baseline.
 // and the ratios.
 //   Broker:   $BROOK_KAFKA_BOOTSTRAP (scripts/kafka.sh start); unique topics, deleted after.
 //   Settings: BROOK_SERVE_BENCH_SECONDS per case (default 3), BROOK_SERVE_BENCH_CLIENTS
@@ -81,13 +84,14 @@ Figures measure(int clients, std::chrono::milliseconds duration,
   return {at(0.50), at(0.99), all.size() / (duration.count() / 1000.0), failures.load()};
 }
 
-// An HTTP client with a kept-alive connection to the instance at `port`.
-Ask http_asker(int port) {
+// An HTTP client with a kept-alive connection to the instance at `port`, asking for a key
+// with `query` after its path.
+Ask http_asker(int port, std::string query = "") {
   auto client = std::make_shared<httplib::Client>("127.0.0.1", port);
   client->set_keep_alive(true);
   client->set_tcp_nodelay(true);
-  return [client](const std::string& key) {
-    auto response = client->Get("/v1/stores/counts/keys/" + key);
+  return [client, query](const std::string& key) {
+    auto response = client->Get("/v1/stores/counts/keys/" + key + query);
     return response && response->status == 200;
   };
 }
@@ -157,13 +161,15 @@ int main() {
                                            {"application.id", app_id},
                                            {"state.dir", (state / std::to_string(n)).string()},
                                            {"commit.interval.ms", "100"},
+                                           {"num.standby.replicas", "1"},
                                            {"application.server", instance.server}});
     if (auto s = instance.app->start(); !s.ok()) return report(s);
     auto http = serve(*instance.app);
     if (!http) return report(http.error());
     instance.http = std::move(*http);
   }
-  // Both running, caught up, each knowing the other's partitions.
+  // Both running, caught up, each knowing the other's partitions and keeping standbys of them,
+  // caught up too.
   for (auto deadline = Clock::now() + std::chrono::seconds(120);;) {
     bool ready = true;
     for (auto& instance : instances) {
@@ -173,8 +179,15 @@ int main() {
         partitions +=
             m.store_partitions.count("counts") ? m.store_partitions.at("counts").size() : 0;
       auto lag = instance.app->lag();
+      auto store_lags = instance.app->local_store_lags();
+      // Each partition here, active or standby (local_store_lags() lists the active one
+      // where both are), with nothing left to apply.
+      const bool standbys_caught_up =
+          store_lags && store_lags->contains("counts") && store_lags->at("counts").size() == 4 &&
+          std::all_of(store_lags->at("counts").begin(), store_lags->at("counts").end(),
+                      [](const auto& entry) { return entry.second.lag == 0; });
       ready = ready && instance.app->state() == Streams::State::kRunning && all.size() == 2 &&
-              partitions == 4 && lag && *lag == 0;
+              partitions == 4 && lag && *lag == 0 && standbys_caught_up;
     }
     if (ready) break;
     if (Clock::now() > deadline) {
@@ -211,10 +224,14 @@ int main() {
   print("HTTP get at the owner B (local, baseline)", owner);
   const auto routed = measure(clients, seconds, b_keys, [&] { return http_asker(a_port); });
   print("HTTP get at A for B's keys (routed)", routed);
+  const auto stale =
+      measure(clients, seconds, b_keys, [&] { return http_asker(a_port, "?stale=true"); });
+  print("HTTP stale get at A for B's keys (standby)", stale);
 
   std::printf("\n%-30s %12s %14s %10s\n", "case", "brook req/s", "baseline req/s", "ratio");
   compare("local HTTP vs direct get", local, direct);
   compare("routed vs local HTTP get", routed, owner);
+  compare("stale (standby) vs local get", stale, owner);
 
   for (auto& instance : instances) {
     instance.http->stop();
@@ -222,5 +239,7 @@ int main() {
   }
   for (const auto& topic : {input, output}) (void)(*kafka)->admin().delete_topic(topic);
   std::filesystem::remove_all(state);
-  return direct.failures + local.failures + owner.failures + routed.failures == 0 ? 0 : 1;
+  return direct.failures + local.failures + owner.failures + routed.failures + stale.failures == 0
+             ? 0
+             : 1;
 }

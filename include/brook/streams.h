@@ -203,7 +203,8 @@ class Streams {
                                                              std::string_view key) const;
   // How far each local store partition (of the tasks here, and of the standby replicas here,
   // marked `standby`) is behind its changelog, by store and partition; kUnavailable while
-  // tasks move; kFailedPrecondition before start().
+  // tasks move; kFailedPrecondition before start(). A task's store asks the log for its
+  // changelog's end; a standby's counts from the end its consumer saw in its last fetch.
   Result<std::map<std::string, std::map<std::int32_t, LagInfo>>> local_store_lags() const;
   // The same for one local store partition: the active task's if it runs here, else the
   // standby's; kNotFound if this instance holds neither.

@@ -170,6 +170,16 @@ Result<std::optional<Offset>> LocalStore::changelog_position() const {
   return stack_.top->committed_offset();
 }
 
+void LocalStore::set_seen_changelog_end(Offset end) {
+  std::lock_guard lock(*mutex_);
+  seen_end_ = end;
+}
+
+std::optional<Offset> LocalStore::seen_changelog_end() const {
+  std::lock_guard lock(*mutex_);
+  return seen_end_;
+}
+
 Status LocalStore::unavailable() const {
   if (phase_ == Phase::kRestoring) {
     return Status::unavailable(

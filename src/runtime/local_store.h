@@ -76,6 +76,10 @@ class LocalStore final : public KeyValueBytesStore {
   bool restoring() const;
   // committed_offset() for other threads: kUnavailable once the store is closed.
   Result<std::optional<Offset>> changelog_position() const;
+  // The end of the changelog as the thread restoring the store last saw it (a standby's
+  // consumer knows it from its fetches), if it said: its lag without asking the log.
+  void set_seen_changelog_end(Offset end);
+  std::optional<Offset> seen_changelog_end() const;
 
   // For interactive queries from other threads: `fn(store)` under the lock if the store is
   // active, or, with `allow_stale`, restoring, once the restoration batch under way, if any,
@@ -111,6 +115,7 @@ class LocalStore final : public KeyValueBytesStore {
   StoreStack stack_;
   Phase phase_ = Phase::kActive;
   bool in_batch_ = false;  // restore_records() since the last finish_restore_batch()
+  std::optional<Offset> seen_end_;
   std::condition_variable_any batch_landed_;
   bool written_ = false;
   std::int64_t restored_ = 0;

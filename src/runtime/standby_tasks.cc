@@ -334,6 +334,10 @@ Status StandbyTasks::apply(const std::vector<RecordBatch>& batches) {
       position.next = *read_to;
       touched.insert(&position);
     }
+    // The changelog's end as the last fetch saw it: the standby's lag for queries.
+    if (auto lag = consumer_->lag(tp); lag && read_to) {
+      position.store->set_seen_changelog_end(Offset(read_to->value() + *lag));
+    }
   }
   for (Position* position : touched) {
     // The records and the offset they reach land together.

@@ -802,8 +802,11 @@ Result<LagInfo> Streams::Impl::lag_of(const internal::LocalStore& store, bool st
   if (!store.changelog()) return info;
   auto position = store.changelog_position();
   if (!position) return error(std::move(position.error()));
-  auto end = backend->admin().list_offset(*store.changelog(),
-                                          {.kind = internal::OffsetSpec::Kind::kHighWatermark});
+  // A standby's consumer saw the end in its last fetch; else ask the log.
+  auto end = standby && store.seen_changelog_end()
+                 ? Result<Offset>(*store.seen_changelog_end())
+                 : backend->admin().list_offset(
+                       *store.changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
   if (!end) return error(std::move(end.error()));
   info.end_offset = end->value();
   info.current_offset = position->value_or(Offset(0)).value();

@@ -134,18 +134,22 @@ class BlockingRestoreListener : public StateRestoreListener {
   TaskId held;  // the task whose first landed batch the listener holds
 };
 
+// Starts `app` with `listener` and waits until its restoration holds in it.
+void start_held_in_restoration(Streams& app,
+                               const std::shared_ptr<BlockingRestoreListener>& listener) {
+  app.set_restore_listener(listener);
+  ASSERT_TRUE(app.start().ok());
+  std::unique_lock lock(listener->mutex);
+  ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
+                                         [&] { return listener->restoring; }));
+}
+
 TEST_F(StateTest, AQueryDuringRestorationSaysTheStoreIsRestoring) {
   produce("in", words(0, 500));
   run(count_topology(StoreType::kInMemory));
   Streams app(count_topology(StoreType::kInMemory), config({{"application.id", "counter"}}));
   auto listener = std::make_shared<BlockingRestoreListener>();
-  app.set_restore_listener(listener);
-  ASSERT_TRUE(app.start().ok());
-  {
-    std::unique_lock lock(listener->mutex);
-    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
-                                           [&] { return listener->restoring; }));
-  }
+  ASSERT_NO_FATAL_FAILURE(start_held_in_restoration(app, listener));
   auto counts = app.store<std::string, std::int64_t>("counts");
   ASSERT_TRUE(counts);
   auto all = counts->all();
@@ -169,13 +173,7 @@ TEST_F(StateTest, AStaleQueryDuringRestorationAnswersFromTheBatchesThatLanded) {
   Streams app(count_topology(StoreType::kRocksDb), config({{"application.id", "counter"}}));
   ASSERT_TRUE(app.cleanup().ok());  // the stores restore from their changelogs
   auto listener = std::make_shared<BlockingRestoreListener>();
-  app.set_restore_listener(listener);
-  ASSERT_TRUE(app.start().ok());
-  {
-    std::unique_lock lock(listener->mutex);
-    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
-                                           [&] { return listener->restoring; }));
-  }
+  ASSERT_NO_FATAL_FAILURE(start_held_in_restoration(app, listener));
   // The restoration holds in the listener, after the batch of task `held` landed.
   auto stale = app.store<std::string, std::int64_t>("counts", {.allow_stale = true});
   ASSERT_TRUE(stale);
@@ -218,13 +216,7 @@ TEST_F(StateTest, AQueryBeforeTheTasksExistSaysTheApplicationIsRebalancing) {
   builder.stream<std::string, std::string>("in").group_by_key().count({.name = "counts"});
   Streams app(std::move(*builder.build()), config({{"application.id", "counter"}}));
   auto listener = std::make_shared<BlockingRestoreListener>();
-  app.set_restore_listener(listener);
-  ASSERT_TRUE(app.start().ok());
-  {
-    std::unique_lock lock(listener->mutex);
-    ASSERT_TRUE(listener->changed.wait_for(lock, std::chrono::seconds(30),
-                                           [&] { return listener->restoring; }));
-  }
+  ASSERT_NO_FATAL_FAILURE(start_held_in_restoration(app, listener));
   auto counts = app.store<std::string, std::int64_t>("counts");
   ASSERT_TRUE(counts) << counts.error().to_string();
   // What each call answered: its error, or how many entries it found.

@@ -89,15 +89,21 @@ bool LocalStore::take_written() {
 void LocalStore::start_restoring(std::int64_t total) {
   std::lock_guard lock(*mutex_);
   phase_ = Phase::kRestoring;
-  in_batch_ = false;
   restored_ = 0;
   to_restore_ = total;
   stack_.bottom->reserve_for_restore(total);
 }
 
-Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
+Status LocalStore::restore_batch(std::span<const std::span<const ConsumedRecord>> parts,
+                                 Offset next) {
   std::lock_guard lock(*mutex_);
-  in_batch_ = true;
+  for (const auto& records : parts) {
+    if (auto s = restore_records(records); !s.ok()) return s;
+  }
+  return stack_.bottom->commit(next);
+}
+
+Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
   // The store starts looking for a key this many records before it is restored (its slots),
   // and half as many before, what they point at: a restored key is rarely in a CPU cache, and
   // the lookups' misses then overlap.
@@ -130,16 +136,6 @@ Status LocalStore::restore_records(std::span<const ConsumedRecord> records) {
     if (!s.ok()) return s;
   }
   return {};
-}
-
-Status LocalStore::finish_restore_batch(Offset next) {
-  std::lock_guard lock(*mutex_);
-  auto committed = stack_.bottom->commit(next);
-  if (committed.ok()) {
-    in_batch_ = false;
-    batch_landed_.notify_all();
-  }
-  return committed;
 }
 
 Status LocalStore::finish_restore() {
@@ -187,12 +183,6 @@ Status LocalStore::unavailable() const {
                     "query again when it is done",
                     spec_.name, task_.to_string(), restored_, to_restore_));
   }
-  if (phase_ == Phase::kActive) {  // a standby's, in a batch that did not land
-    return Status::unavailable(fmt::format(
-        "store {} of task {}: a batch of its changelog records did not land within 1 s; query "
-        "again",
-        spec_.name, task_.to_string()));
-  }
   return Status::unavailable(
       fmt::format("store {} of task {} is closed: the task migrated or the application stopped",
                   spec_.name, task_.to_string()));
@@ -201,7 +191,6 @@ Status LocalStore::unavailable() const {
 void LocalStore::close() {
   std::lock_guard lock(*mutex_);
   phase_ = Phase::kClosed;
-  batch_landed_.notify_all();
   stack_.top.reset();
   stack_.bottom = nullptr;
 }

@@ -5,8 +5,6 @@
 // as they share its record cache (an eviction for one store may drop another's entries).
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -62,10 +60,9 @@ class LocalStore final : public KeyValueBytesStore {
   // `restored`/`total` count records for progress reports; `total` also sizes the bottom store
   // (KeyValueBytesStore::reserve_for_restore).
   void start_restoring(std::int64_t total);
-  // Restores `records` (one changelog partition's, in offset order) under one lock. A batch of
-  // such calls ends with finish_restore_batch(), which makes it readable (stale queries wait).
-  Status restore_records(std::span<const ConsumedRecord> records);
-  Status finish_restore_batch(Offset next);
+  // Restores a batch of one changelog partition's records (`parts`, in offset order) and the
+  // offset it reaches, `next`, under one lock: a query sees the batch whole or not at all.
+  Status restore_batch(std::span<const std::span<const ConsumedRecord>> parts, Offset next);
   // Ends a restoration from the changelog: the bottom store loads what it buffered (flush()),
   // then the store is active. On failure it stays restoring.
   Status finish_restore();
@@ -82,21 +79,15 @@ class LocalStore final : public KeyValueBytesStore {
   std::optional<Offset> seen_changelog_end() const;
 
   // For interactive queries from other threads: `fn(store)` under the lock if the store is
-  // active, or, with `allow_stale`, restoring, once the restoration batch under way, if any,
-  // has landed (a standby's store restores for good: it is read only with `allow_stale`);
-  // otherwise kUnavailable saying why it cannot answer (restoring, with its progress; closed:
-  // the task migrated).
+  // active, or, with `allow_stale`, restoring (a standby's store restores for good: it is read
+  // only with `allow_stale`); otherwise kUnavailable saying why it cannot answer (restoring,
+  // with its progress; closed: the task migrated).
   template <class Fn>
   auto query(Fn fn, bool allow_stale = false) -> decltype(fn(std::declval<KeyValueBytesStore&>())) {
-    std::unique_lock lock(*mutex_);
-    auto answers = [&] {
-      return phase_ == Phase::kActive || (allow_stale && phase_ == Phase::kRestoring);
-    };
-    if (answers() && in_batch_) {  // a batch is applied call after call: wait for its end
-      batch_landed_.wait_for(lock, std::chrono::seconds(1),
-                             [&] { return !in_batch_ || phase_ == Phase::kClosed; });
+    std::lock_guard lock(*mutex_);
+    if (phase_ != Phase::kActive && !(allow_stale && phase_ == Phase::kRestoring)) {
+      return error(unavailable());
     }
-    if (!answers() || in_batch_) return error(unavailable());
     return fn(*stack_.top);
   }
 
@@ -106,6 +97,8 @@ class LocalStore final : public KeyValueBytesStore {
 
  private:
   Status unavailable() const;
+  // Restores `records` into the bottom store, under the lock.
+  Status restore_records(std::span<const ConsumedRecord> records);
 
   const StoreSpec& spec_;
   TaskId task_;
@@ -114,9 +107,7 @@ class LocalStore final : public KeyValueBytesStore {
   std::shared_ptr<std::recursive_mutex> mutex_;
   StoreStack stack_;
   Phase phase_ = Phase::kActive;
-  bool in_batch_ = false;  // restore_records() since the last finish_restore_batch()
   std::optional<Offset> seen_end_;
-  std::condition_variable_any batch_landed_;
   bool written_ = false;
   std::int64_t restored_ = 0;
   std::int64_t to_restore_ = 0;

@@ -311,7 +311,7 @@ Status StandbyTasks::reassign() {
 }
 
 Status StandbyTasks::apply(const std::vector<RecordBatch>& batches) {
-  std::set<Position*> touched;
+  std::map<Position*, std::vector<std::span<const ConsumedRecord>>> touched;
   for (const RecordBatch& batch : batches) {
     auto it = positions_.find(batch.partition);
     if (it == positions_.end() || batch.records.empty()) continue;  // closed since the poll
@@ -321,27 +321,24 @@ Status StandbyTasks::apply(const std::vector<RecordBatch>& batches) {
         std::find_if(batch.records.begin(), batch.records.end(),
                      [&](const ConsumedRecord& record) { return record.offset >= position.next; });
     if (first == batch.records.end()) continue;
-    if (auto s = position.store->restore_records(std::span(first, batch.records.end())); !s.ok()) {
-      return s;
-    }
+    touched[&position].emplace_back(first, batch.records.end());
     position.next = Offset(batch.records.back().offset.value() + 1);
-    touched.insert(&position);
   }
   for (auto& [tp, position] : positions_) {
     // Past transaction markers and compacted gaps too.
     auto read_to = consumer_->position(tp);
     if (read_to && *read_to > position.next) {
       position.next = *read_to;
-      touched.insert(&position);
+      touched[&position];
     }
     // The changelog's end as the last fetch saw it: the standby's lag for queries.
     if (auto lag = consumer_->lag(tp); lag && read_to) {
       position.store->set_seen_changelog_end(Offset(read_to->value() + *lag));
     }
   }
-  for (Position* position : touched) {
+  for (auto& [position, parts] : touched) {
     // The records and the offset they reach land together.
-    if (auto s = position->store->finish_restore_batch(position->next); !s.ok()) return s;
+    if (auto s = position->store->restore_batch(parts, position->next); !s.ok()) return s;
   }
   return {};
 }

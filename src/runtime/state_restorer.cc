@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <span>
 
 #include "core/log.h"
@@ -135,7 +136,7 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
 
 Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
   std::vector<Restoring*> touched;
-  // Each batch goes to its partition's store in one call.
+  std::map<Restoring*, std::vector<std::span<const ConsumedRecord>>> parts;  // by store
   for (const RecordBatch& batch : batches) {
     auto it = partitions_.find(batch.partition);
     if (it == partitions_.end()) continue;
@@ -147,7 +148,7 @@ Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
                      [&](const ConsumedRecord& record) { return record.offset >= r.end; });
     if (last == batch.records.begin()) continue;
     const std::span<const ConsumedRecord> restored(batch.records.begin(), last);
-    if (auto s = r.store->restore_records(restored); !s.ok()) return s;
+    parts[&r].push_back(restored);
     r.position = Offset(restored.back().offset.value() + 1);
     *r.restored += static_cast<std::int64_t>(restored.size());
   }
@@ -160,8 +161,8 @@ Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
     }
   }
   for (Restoring* r : touched) {
-    // The batch and the offset it reached land together: a crash now resumes from here.
-    if (auto s = r->store->finish_restore_batch(r->position); !s.ok()) return s;
+    // The records and the offset they reach land together: a crash now resumes from here.
+    if (auto s = r->store->restore_batch(parts[r], r->position); !s.ok()) return s;
     if (listener_) {
       listener_->on_batch_restored(r->store->name(), r->store->task(), r->position,
                                    r->store->restored());

@@ -803,8 +803,9 @@ Result<LagInfo> Streams::Impl::lag_of(const internal::LocalStore& store, bool st
   auto position = store.changelog_position();
   if (!position) return error(std::move(position.error()));
   // A standby's consumer saw the end in its last fetch; else ask the log.
-  auto end = standby && store.seen_changelog_end()
-                 ? Result<Offset>(*store.seen_changelog_end())
+  const auto seen_end = standby ? store.seen_changelog_end() : std::nullopt;
+  auto end = seen_end
+                 ? Result<Offset>(*seen_end)
                  : backend->admin().list_offset(
                        *store.changelog(), {.kind = internal::OffsetSpec::Kind::kHighWatermark});
   if (!end) return error(std::move(end.error()));

@@ -124,14 +124,20 @@ Reply StoreEndpoints::forward(const std::vector<std::string>& servers, const Req
   return reply;
 }
 
+Result<nlohmann::json> StoreEndpoints::copy_of(const StoreSpec& spec,
+                                               std::int32_t partition) const {
+  auto lag = app_.local_store_lag(spec.name, partition);
+  if (!lag) return error(std::move(lag.error()));
+  return nlohmann::json{
+      {"standby", lag->standby}, {"restoring", lag->restoring}, {"lag", lag->lag}};
+}
+
 Reply StoreEndpoints::answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,
                                     nlohmann::json body) const {
   if (stale && !spec.global) {
-    auto lag = app_.local_store_lag(spec.name, partition);
-    if (!lag) return status_reply(lag.error());
-    body["standby"] = lag->standby;
-    body["restoring"] = lag->restoring;
-    body["lag"] = lag->lag;
+    auto copy = copy_of(spec, partition);
+    if (!copy) return status_reply(copy.error());
+    body.update(*copy);
   }
   return answered(std::move(body));
 }
@@ -307,7 +313,9 @@ Reply StoreEndpoints::windows(const std::string& store, const std::string& text,
 
 Reply StoreEndpoints::partition(const std::string& store, const std::string& partition_text,
                                 const Request& request) {
-  auto found = find(store);
+  auto stale = allows_stale(request);
+  if (!stale) return status_reply(stale.error());
+  auto found = find(store, *stale);
   if (!found) return status_reply(found.error());
   auto partition = parse_number<std::int32_t>(partition_text);
   if (!partition) return error_reply(400, "partition: '" + partition_text + "' is not a number");
@@ -335,11 +343,13 @@ Reply StoreEndpoints::partition(const std::string& store, const std::string& par
     if (scanned.code() == StatusCode::kNotFound) return error_reply(503, scanned.message());
     return status_reply(scanned);
   }
-  return answered({{"entries", std::move(entries)}});
+  return answered_from(*found->spec, *partition, *stale, {{"entries", std::move(entries)}});
 }
 
 Reply StoreEndpoints::range(const std::string& store, bool all, const Request& request) {
-  auto found = find(store);
+  auto stale = allows_stale(request);
+  if (!stale) return status_reply(stale.error());
+  auto found = find(store, *stale);
   if (!found) return status_reply(found.error());
   const auto& spec = *found->spec;
   if (spec.kind != StoreKind::kKeyValue) {
@@ -367,77 +377,134 @@ Reply StoreEndpoints::range(const std::string& store, bool all, const Request& r
   const auto instances = app_.metadata_for_all_clients();
   std::int32_t partitions = 0;
   for (const auto& instance : instances) {
-    if (auto it = instance.store_partitions.find(spec.name);
-        it != instance.store_partitions.end()) {
-      for (auto p : it->second) partitions = std::max(partitions, p + 1);
+    for (const auto* held : {&instance.store_partitions, &instance.standby_store_partitions}) {
+      if (auto it = held->find(spec.name); it != held->end()) {
+        for (auto p : it->second) partitions = std::max(partitions, p + 1);
+      }
     }
   }
-  auto owner_of_partition = [&](std::int32_t p) -> const StreamsMetadata* {
-    for (const auto& instance : instances) {  // this one first, then the newest
-      auto it = instance.store_partitions.find(spec.name);
-      if (it != instance.store_partitions.end() &&
-          std::find(it->second.begin(), it->second.end(), p) != it->second.end()) {
-        return &instance;
-      }
-    }
-    return nullptr;
-  };
   nlohmann::json entries = nlohmann::json::array();
+  nlohmann::json copies = nlohmann::json::array();  // stale: where each partition was read
   std::optional<Token> next;
   for (std::int32_t p = token.partition; p < partitions && !next; ++p) {
-    const auto* owner = owner_of_partition(p);
-    if (owner == nullptr) {
-      return error_reply(503, fmt::format("store {}: no instance holds partition {} now (a "
-                                          "rebalance is moving it); query again",
-                                          spec.name, p));
-    }
     KeyRange part = range;
     if (p == token.partition && token.last) part.from = after(*token.last);
-    const std::size_t want = *limit - entries.size();
-    std::vector<std::pair<std::string, std::string>> read;
-    if (owner->local) {
-      auto scanned =
-          found->query->scan_partition(p, part, [&](std::string_view k, std::string_view v) {
-            read.emplace_back(k, v);
-            return read.size() < want;
-          });
-      if (!scanned.ok()) {
-        if (scanned.code() == StatusCode::kNotFound) return error_reply(503, scanned.message());
-        return status_reply(scanned);
-      }
-    } else {
-      std::string target =
-          fmt::format("/v1/stores/{}/partitions/{}?limit={}", percent_encode(spec.name), p, want);
-      if (part.from) target += "&from=" + to_hex(*part.from);
-      if (part.to) target += "&to=" + to_hex(*part.to);
-      Reply reply = forwarder_.get(owner->server, target);
-      if (reply.status != 200) return reply;  // never a partial answer
-      try {
-        const auto page = nlohmann::json::parse(reply.body);
-        for (const auto& entry : page.at("entries")) {
-          // value() throws for text that is not hex: an unreadable answer, as below.
-          read.emplace_back(from_hex(entry.at(0).get<std::string>()).value(),
-                            from_hex(entry.at(1).get<std::string>()).value());
-        }
-      } catch (const std::exception& e) {
-        return error_reply(502, fmt::format("instance {} answered partition {} of store {} with "
-                                            "something unreadable: {}",
-                                            owner->server, p, spec.name, e.what()));
-      }
-    }
-    for (const auto& [k, v] : read) {
+    auto page = read_partition(*found, instances, p, part, *limit - entries.size(), *stale);
+    if (!page) return std::move(page.error());
+    for (const auto& [k, v] : page->entries) {
       auto value = render_value(spec, v);
       if (!value) return status_reply(value.error());
       entries.push_back({{"key", render_key(spec, k)},
                          {"value", std::move(*value)},
                          {"partition", p},
-                         {"server", owner->server}});
+                         {"server", page->server}});
     }
-    if (entries.size() == *limit) next = Token{.partition = p, .last = read.back().first};
+    if (*stale) {
+      page->copy["partition"] = p;
+      page->copy["server"] = page->server;
+      copies.push_back(std::move(page->copy));
+    }
+    if (entries.size() == *limit) next = Token{.partition = p, .last = page->entries.back().first};
   }
-  return answered({{"store", spec.name},
-                   {"entries", std::move(entries)},
-                   {"next", next ? nlohmann::json(encode_token(*next)) : nlohmann::json()}});
+  nlohmann::json body{{"store", spec.name},
+                      {"entries", std::move(entries)},
+                      {"next", next ? nlohmann::json(encode_token(*next)) : nlohmann::json()}};
+  if (*stale) body["partitions"] = std::move(copies);
+  return answered(std::move(body));
+}
+
+std::expected<StoreEndpoints::PartitionPage, Reply> StoreEndpoints::read_partition(
+    const Found& found, const std::vector<StreamsMetadata>& instances, std::int32_t p,
+    const KeyRange& range, std::size_t limit, bool stale) {
+  const auto& spec = *found.spec;
+  auto holds = [&](const std::map<std::string, std::vector<std::int32_t>>& held) {
+    auto it = held.find(spec.name);
+    return it != held.end() &&
+           std::find(it->second.begin(), it->second.end(), p) != it->second.end();
+  };
+  // The instances to read from, in turn: the owner (this one first, then the newest); with
+  // `stale`, this instance first if it keeps a standby, and then the standbys' instances.
+  std::vector<const StreamsMetadata*> readers;
+  auto add = [&](const StreamsMetadata& instance) {
+    if (std::find(readers.begin(), readers.end(), &instance) == readers.end()) {
+      readers.push_back(&instance);
+    }
+  };
+  if (stale && !instances.empty() && instances[0].local &&
+      holds(instances[0].standby_store_partitions)) {
+    add(instances[0]);
+  }
+  for (const auto& instance : instances) {
+    if (holds(instance.store_partitions)) {
+      add(instance);
+      break;
+    }
+  }
+  if (stale) {
+    for (const auto& instance : instances) {
+      if (holds(instance.standby_store_partitions)) add(instance);
+    }
+  }
+  if (readers.empty()) {
+    return std::unexpected(error_reply(
+        503,
+        fmt::format("store {}: no instance holds partition {} now (a rebalance is moving "
+                    "it); query again{}",
+                    spec.name, p, stale ? "" : ", or add stale=true to read a standby replica")));
+  }
+  Reply failed;
+  for (const auto* reader : readers) {
+    PartitionPage page{.server = reader->server};
+    if (reader->local) {
+      auto scanned =
+          found.query->scan_partition(p, range, [&](std::string_view k, std::string_view v) {
+            page.entries.emplace_back(k, v);
+            return page.entries.size() < limit;
+          });
+      if (scanned.code() == StatusCode::kNotFound) {
+        failed = error_reply(503, scanned.message());
+        continue;
+      }
+      if (!scanned.ok()) return std::unexpected(status_reply(scanned));
+      if (stale) {
+        auto copy = copy_of(spec, p);
+        if (!copy) return std::unexpected(status_reply(copy.error()));
+        page.copy = std::move(*copy);
+      }
+      return page;
+    }
+    std::string target =
+        fmt::format("/v1/stores/{}/partitions/{}?limit={}{}", percent_encode(spec.name), p, limit,
+                    stale ? "&stale=true" : "");
+    if (range.from) target += "&from=" + to_hex(*range.from);
+    if (range.to) target += "&to=" + to_hex(*range.to);
+    Reply reply = forwarder_.get(reader->server, target);
+    if (reply.status == 503) {
+      failed = std::move(reply);
+      continue;
+    }
+    if (reply.status != 200) return std::unexpected(std::move(reply));  // never a partial answer
+    try {
+      const auto answer = nlohmann::json::parse(reply.body);
+      for (const auto& entry : answer.at("entries")) {
+        // value() throws for text that is not hex: an unreadable answer, as below.
+        page.entries.emplace_back(from_hex(entry.at(0).get<std::string>()).value(),
+                                  from_hex(entry.at(1).get<std::string>()).value());
+      }
+      if (stale) {
+        page.copy = {{"standby", answer.at("standby")},
+                     {"restoring", answer.at("restoring")},
+                     {"lag", answer.at("lag")}};
+      }
+    } catch (const std::exception& e) {
+      return std::unexpected(error_reply(
+          502, fmt::format("instance {} answered partition {} of store {} with something "
+                           "unreadable: {}",
+                           reader->server, p, spec.name, e.what())));
+    }
+    return page;
+  }
+  return std::unexpected(std::move(failed));
 }
 
 namespace {

@@ -4,10 +4,12 @@
 // owner and, if it cannot answer, to the instances keeping standbys, and the answer says how far
 // behind its copy is. A
 // range or a listing of every entry reads every partition of the store, one after another,
-// each from its owner, a page at a time with a continuation token.
+// each from its owner (with stale=true from a copy here first, and from a standby when the
+// owner cannot answer), a page at a time with a continuation token.
 #pragma once
 
 #include <cstdint>
+#include <expected>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +65,21 @@ class StoreEndpoints {
   // `partition` read here is.
   Reply answered_from(const StoreSpec& spec, std::int32_t partition, bool stale,
                       nlohmann::json body) const;
+  // How far behind this instance's copy of `partition` is: {standby, restoring, lag}.
+  Result<nlohmann::json> copy_of(const StoreSpec& spec, std::int32_t partition) const;
+  // Up to `limit` entries in `range` of partition `p`, with the server they came from and, with
+  // `stale`, its copy_of(). Read here if this instance holds p, else forwarded to its owner;
+  // with `stale`, this instance's standby first and the standbys' instances after the owner,
+  // each tried in turn while one answers 503. The reply to give if none answers.
+  struct PartitionPage {
+    std::vector<std::pair<std::string, std::string>> entries;
+    std::string server;
+    nlohmann::json copy;
+  };
+  std::expected<PartitionPage, Reply> read_partition(const Found& found,
+                                                     const std::vector<StreamsMetadata>& instances,
+                                                     std::int32_t p, const KeyRange& range,
+                                                     std::size_t limit, bool stale);
   Result<nlohmann::json> render_value(const StoreSpec& spec, std::string_view bytes) const;
   nlohmann::json render_key(const StoreSpec& spec, std::string_view bytes) const;
   // The page size asked for: `limit`, default_page without one; an error reply if bad.

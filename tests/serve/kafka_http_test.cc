@@ -3,7 +3,8 @@
 // at most, naming the owner); ranges gather both instances' partitions; an unreachable owner
 // is a 503 to retry; after an instance leaves, the other answers every key itself. With standby
 // replicas, stale=true answers from the instance asked if it keeps a copy, saying how far behind
-// it is, and falls back to a key's standby when its owner cannot answer.
+// it is, and falls back to a key's standby when its owner cannot answer; stale listings the same
+// per partition.
 #include <gmock/gmock.h>
 
 #include <set>
@@ -242,6 +243,41 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
   EXPECT_TRUE(kept_twice(listed)) << listed.body;
   EXPECT_EQ(http_get(instances[0].http->port(), "/v1/stores/counts/keys/key-0?stale=yes").status,
             400);
+  EXPECT_EQ(http_get(instances[0].http->port(), "/v1/stores/counts/all?stale=yes").status, 400);
+
+  // A stale listing through each instance: every key once, caught up, the partitions this
+  // instance keeps a copy of read here, and the answer saying where each partition came from.
+  for (const auto& through : instances) {
+    auto listed_here = [&](const HttpAnswer& x) {
+      if (x.status != 200) return false;
+      const auto json = x.json();
+      std::set<std::string> keys;
+      for (const auto& entry : json["entries"]) {
+        if (entry["value"]["value"] != 3 || !keys.insert(entry["key"].get<std::string>()).second)
+          return false;
+      }
+      std::set<int> read_here;
+      for (const auto& copy : json["partitions"]) {
+        if (copy["lag"] != 0) return false;
+        if (copy["server"] == through.server) read_here.insert(copy["partition"].get<int>());
+      }
+      std::set<int> kept_here;
+      for (const auto& instance : through.app->metadata_for_all_clients()) {
+        if (!instance.local) continue;
+        for (const auto* held : {&instance.store_partitions, &instance.standby_store_partitions}) {
+          if (auto it = held->find("counts"); it != held->end()) {
+            kept_here.insert(it->second.begin(), it->second.end());
+          }
+        }
+      }
+      return keys.size() == kKeys && json["partitions"].size() == kPartitions &&
+             read_here == kept_here;
+    };
+    auto listing = wait_for_answer(
+        [&] { return http_get(through.http->port(), "/v1/stores/counts/all?stale=true"); },
+        listed_here);
+    EXPECT_TRUE(listed_here(listing)) << through.server << ": " << listing.body;
+  }
 
   // b's HTTP server stops: a stale read of one of its keys through the third instance falls
   // back to the key's standby; a fresh one is a 503.
@@ -266,6 +302,23 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
     }
   }
   EXPECT_GT(stood_in, 0) << "b runs no task of counts";
+  // The same for a listing: with stale=true, b's partitions come from their standbys, every key
+  // once; without it, the listing is a 503.
+  auto whole_without_b = [&](const HttpAnswer& x) {
+    if (x.status != 200) return false;
+    std::set<std::string> keys;
+    const auto json = x.json();
+    for (const auto& entry : json["entries"]) {
+      if (entry["server"] == b.server || entry["value"]["value"] != 3) return false;
+      keys.insert(entry["key"].get<std::string>());
+    }
+    return keys.size() == kKeys;
+  };
+  auto listing = wait_for_answer(
+      [&] { return http_get(instances[0].http->port(), "/v1/stores/counts/all?stale=true"); },
+      whole_without_b);
+  EXPECT_TRUE(whole_without_b(listing)) << listing.body;
+  EXPECT_EQ(http_get(instances[0].http->port(), "/v1/stores/counts/all").status, 503);
 
   for (auto& instance : instances) {
     if (instance.server != b.server) instance.http->stop();

@@ -13,6 +13,7 @@
 #include "integration/child_process.h"
 #include "postgres_server.h"
 #include "scratch_dir.h"
+#include "test_env.h"
 #include "topic_reader.h"
 
 namespace brook {
@@ -21,10 +22,7 @@ namespace {
 using Json = nlohmann::json;
 
 // Kills of the source; BROOK_CDC_KILLS overrides (a longer campaign by hand).
-int kills() {
-  const char* count = std::getenv("BROOK_CDC_KILLS");
-  return count != nullptr ? std::atoi(count) : 20;
-}
+std::int64_t kills() { return testing::env_or("BROOK_CDC_KILLS", 20); }
 
 class PostgresSourceKillTest : public testing::PostgresFixture {
  protected:
@@ -149,11 +147,13 @@ TEST_F(PostgresSourceKillTest, EveryChangeIsInTheLogOnceAfterKillsAtRandomPoints
 // Killed while it writes its snapshot, the source leaves nothing of it in the log; rows
 // deleted and updated before it starts again are neither kept nor repeated.
 TEST_F(PostgresSourceKillTest, ASnapshotIsInTheLogWholeOrNotAtAll) {
-  constexpr std::int64_t kRows = 300'000;
+  // BROOK_CDC_SNAPSHOT_ROWS overrides: the sanitizer half of the test command takes fewer (the
+  // instrumented source reads them many times slower, so they still take it over a second).
+  const std::int64_t table_rows = testing::env_or("BROOK_CDC_SNAPSHOT_ROWS", 300'000);
   exec("CREATE TABLE events (id bigint PRIMARY KEY, body text)");
   exec(fmt::format(
       "INSERT INTO events SELECT g, 'e' || g || repeat('x', 100) FROM generate_series(1, {}) g",
-      kRows));
+      table_rows));
   exec("CREATE PUBLICATION brook FOR TABLE events");
 
   {
@@ -184,7 +184,7 @@ TEST_F(PostgresSourceKillTest, ASnapshotIsInTheLogWholeOrNotAtAll) {
     ASSERT_TRUE(rows.emplace(key["id"].get<std::int64_t>(), value["after"]).second)
         << "row " << key << " twice";
   }
-  ASSERT_EQ(static_cast<std::int64_t>(rows.size()), kRows - kRows / 100);
+  ASSERT_EQ(static_cast<std::int64_t>(rows.size()), table_rows - table_rows / 100);
   for (const auto& [id, after] : rows) {
     ASSERT_NE(id % 100, 0) << "deleted row " << id;
     if (id % 100 == 1) {

@@ -519,6 +519,66 @@ TEST_P(BackendContractTest, ASubscribedMemberGetsEveryPartitionAndIsListed) {
   EXPECT_EQ(*consumer({.group_id = group})->committed({a, Partition(1)}), Offset(1));
 }
 
+// What a cooperative assignment computed by Brook itself would rest on (docs/architecture.md):
+// a group member commits offsets of partitions outside its assignment, directly and in a
+// transaction with its group metadata, and a consumer of the group that only assign()s reads
+// from those offsets without joining the group.
+TEST_P(BackendContractTest,
+       AMemberCommitsOffsetsOutsideItsAssignmentAndAnAssignedReaderStartsThere) {
+  const auto membership = create("membership", 1);
+  const auto inputs = create("inputs", 2);
+  const TopicPartition in0{inputs, Partition(0)}, in1{inputs, Partition(1)};
+  auto p = producer();
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(
+        p->send({.topic = inputs, .partition = Partition(0), .value = std::to_string(i)}).ok());
+  }
+  ASSERT_TRUE(p->flush().ok());
+  struct Listener final : internal::RebalanceListener {
+    std::vector<TopicPartition> assigned;
+    void on_partitions_revoked(const std::vector<TopicPartition>&) override {}
+    void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override {
+      assigned.insert(assigned.end(), partitions.begin(), partitions.end());
+    }
+    void on_partitions_lost(const std::vector<TopicPartition>&) override {}
+  } listener;
+  const std::string group = name("group");
+  auto member = consumer({.group_id = group, .client_id = "member"});
+  ASSERT_TRUE(member->subscribe({membership}, &listener).ok());
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (listener.assigned.empty() && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_TRUE(member->poll(100ms));
+  }
+  ASSERT_THAT(listener.assigned, ElementsAre(TopicPartition{membership, Partition(0)}));
+
+  ASSERT_TRUE(
+      member->commit_with_metadata({{in0, {Offset(5), "five"}}, {in1, {.offset = Offset(0)}}})
+          .ok());
+  auto reader = consumer({.group_id = group, .client_id = "reader"});
+  ASSERT_TRUE(reader->assign({in0, in1}).ok());
+  std::vector<std::string> read;
+  while (read.size() < 5 && std::chrono::steady_clock::now() < deadline) {
+    auto batch = reader->poll(100ms);
+    ASSERT_TRUE(batch) << batch.error().to_string();
+    for (const auto& r : *batch) read.push_back(*r.value);
+  }
+  EXPECT_THAT(read, ElementsAre("5", "6", "7", "8", "9"));
+  auto description = log_->admin().describe_group(group);
+  ASSERT_TRUE(description) << description.error().to_string();
+  ASSERT_EQ(description->members.size(), 1u);  // the reader did not join
+  EXPECT_THAT(description->members.front().client_id, HasSubstr("member"));
+
+  auto tx = transactional(name("tx"));
+  ASSERT_TRUE(tx->begin_transaction().ok());
+  ASSERT_TRUE(
+      tx->send_offsets_to_transaction({{in0, {Offset(10), "ten"}}}, *member->group_metadata())
+          .ok());
+  ASSERT_TRUE(tx->commit_transaction().ok());
+  EXPECT_EQ(member->committed_with_metadata({in0})->at(in0),
+            (OffsetAndMetadata{Offset(10), "ten"}));
+  ASSERT_TRUE(member->close().ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(BothBackends, BackendContractTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kKafka), backend_name);
 

@@ -2,10 +2,9 @@
 // request is answered from the local store when this instance owns the key, else forwarded
 // once to the owner; with stale=true, from a standby replica here too, else forwarded to the
 // owner and, if it cannot answer, to the instances keeping standbys, and the answer says how far
-// behind its copy is. A
-// range or a listing of every entry reads every partition of the store, one after another,
-// each from its owner (with stale=true from a copy here first, and from a standby when the
-// owner cannot answer), a page at a time with a continuation token.
+// behind its copy is. A range or a listing of every entry reads every partition of the store,
+// one after another, each from its owner (with stale=true from a copy here first, and from a
+// standby when the owner cannot answer), a page at a time with a continuation token.
 #pragma once
 
 #include <cstdint>

@@ -22,6 +22,16 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
 
+// Keeps every partition a group assigns to a consumer.
+struct AssignmentRecorder final : internal::RebalanceListener {
+  std::vector<TopicPartition> assigned;
+  void on_partitions_revoked(const std::vector<TopicPartition>&) override {}
+  void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override {
+    assigned.insert(assigned.end(), partitions.begin(), partitions.end());
+  }
+  void on_partitions_lost(const std::vector<TopicPartition>&) override {}
+};
+
 // One backend kept open for the whole test (no Streams application shares it here).
 class BackendContractTest : public BackendTest {
  protected:
@@ -478,14 +488,7 @@ TEST_P(BackendContractTest, ASubscribedMemberGetsEveryPartitionAndIsListed) {
   ASSERT_TRUE(p->send({.topic = a, .partition = Partition(1), .value = "a1"}).ok());
   ASSERT_TRUE(p->send({.topic = b, .partition = Partition(0), .value = "b0"}).ok());
   ASSERT_TRUE(p->flush().ok());
-  struct Listener final : internal::RebalanceListener {
-    std::vector<TopicPartition> assigned;
-    void on_partitions_revoked(const std::vector<TopicPartition>&) override {}
-    void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override {
-      assigned.insert(assigned.end(), partitions.begin(), partitions.end());
-    }
-    void on_partitions_lost(const std::vector<TopicPartition>&) override {}
-  } listener;
+  AssignmentRecorder listener;
   const std::string group = name("group");
   auto c = consumer({.group_id = group, .client_id = "member"});
   ASSERT_TRUE(c->subscribe({a, b}, &listener).ok());
@@ -534,14 +537,7 @@ TEST_P(BackendContractTest,
         p->send({.topic = inputs, .partition = Partition(0), .value = std::to_string(i)}).ok());
   }
   ASSERT_TRUE(p->flush().ok());
-  struct Listener final : internal::RebalanceListener {
-    std::vector<TopicPartition> assigned;
-    void on_partitions_revoked(const std::vector<TopicPartition>&) override {}
-    void on_partitions_assigned(const std::vector<TopicPartition>& partitions) override {
-      assigned.insert(assigned.end(), partitions.begin(), partitions.end());
-    }
-    void on_partitions_lost(const std::vector<TopicPartition>&) override {}
-  } listener;
+  AssignmentRecorder listener;
   const std::string group = name("group");
   auto member = consumer({.group_id = group, .client_id = "member"});
   ASSERT_TRUE(member->subscribe({membership}, &listener).ok());

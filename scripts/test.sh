@@ -112,8 +112,9 @@ if $sanitize; then
 fi
 # With two tests at a time, a long test started last ends the run alone: ctest starts the tests
 # it knows to be long first. A clean build knows none, so it starts from tests/ctest_costs.txt
-# (the tests over 10 s, seconds as measured under the sanitizers or, for the plain half's own,
-# there; refresh it from a build's Testing/Temporary/CTestCostData.txt when they change much).
+# (the tests over 10 s with their seconds: under the sanitizers, or in the plain half for the
+# tests only it runs; refresh it from a build's Testing/Temporary/CTestCostData.txt when the
+# tests change much).
 costs="$dir/Testing/Temporary/CTestCostData.txt"
 [[ -f "$costs" ]] || { mkdir -p "$(dirname "$costs")"; cp tests/ctest_costs.txt "$costs"; }
 ctest --test-dir "$dir" --output-on-failure -j "$BROOK_JOBS" --timeout 300 "${exclude[@]}" ||

@@ -135,20 +135,20 @@ Result<std::vector<TaskId>> StateRestorer::restore(std::chrono::milliseconds bud
 }
 
 Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
-  std::vector<Restoring*> touched;
-  std::map<Restoring*, std::vector<std::span<const ConsumedRecord>>> parts;  // by store
+  // The stores whose position moved, with the records read for each.
+  std::map<Restoring*, std::vector<std::span<const ConsumedRecord>>> touched;
   for (const RecordBatch& batch : batches) {
     auto it = partitions_.find(batch.partition);
     if (it == partitions_.end()) continue;
     Restoring& r = it->second;
-    if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
+    auto& parts = touched[&r];
     // Offsets ascend: the records up to the end found at the start.
     const auto last =
         std::find_if(batch.records.begin(), batch.records.end(),
                      [&](const ConsumedRecord& record) { return record.offset >= r.end; });
     if (last == batch.records.begin()) continue;
     const std::span<const ConsumedRecord> restored(batch.records.begin(), last);
-    parts[&r].push_back(restored);
+    parts.push_back(restored);
     r.position = Offset(restored.back().offset.value() + 1);
     *r.restored += static_cast<std::int64_t>(restored.size());
   }
@@ -157,12 +157,12 @@ Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
     auto position = consumer_->position(tp);
     if (position && *position > r.position) {
       r.position = std::min(*position, r.end);
-      if (std::find(touched.begin(), touched.end(), &r) == touched.end()) touched.push_back(&r);
+      touched[&r];
     }
   }
-  for (Restoring* r : touched) {
+  for (auto& [r, parts] : touched) {
     // The records and the offset they reach land together: a crash now resumes from here.
-    if (auto s = r->store->restore_batch(parts[r], r->position); !s.ok()) return s;
+    if (auto s = r->store->restore_batch(parts, r->position); !s.ok()) return s;
     if (listener_) {
       listener_->on_batch_restored(r->store->name(), r->store->task(), r->position,
                                    r->store->restored());

@@ -53,17 +53,24 @@ inline int free_port() {
   return ntohs(address.sin_port);
 }
 
+// Calls `get` until `done` holds for what it returns or `limit` passes; returns the last result.
+template <class Get, class Done>
+auto wait_for(const Get& get, const Done& done,
+              std::chrono::seconds limit = std::chrono::seconds(60)) -> decltype(get()) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  auto result = get();
+  while (!done(result) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the state has no change feed
+    result = get();
+  }
+  return result;
+}
+
 // Asks `get` until `done` holds for its answer or `limit` passes; returns the last answer.
 inline HttpAnswer wait_for_answer(const std::function<HttpAnswer()>& get,
                                   const std::function<bool(const HttpAnswer&)>& done,
                                   std::chrono::seconds limit = std::chrono::seconds(60)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  HttpAnswer answer = get();
-  while (!done(answer) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the state has no change feed
-    answer = get();
-  }
-  return answer;
+  return wait_for(get, done, limit);
 }
 
 // `input` grouped by key and counted into store "counts", the counts sent to `output`.

@@ -8,7 +8,6 @@
 #include <gmock/gmock.h>
 
 #include <set>
-#include <thread>
 
 #include "app_waits.h"
 #include "brook/serve.h"
@@ -171,15 +170,11 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
   };
   // Every key's partition has its standby, announced (they open once the group is stable).
   for (int i = 0; i < kKeys; ++i) {
-    auto has_standby = [&] {
+    auto has_standby = [&] {  // announcements are records
       auto where = instances[0].app->query_metadata_for_key("counts", key(i));
       return where && where->standby_servers.size() == 1;
     };
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!has_standby() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // announcements are records
-    }
-    ASSERT_TRUE(has_standby()) << key(i);
+    ASSERT_TRUE(wait_for(has_standby, [](bool has) { return has; })) << key(i);
   }
   // Each instance answers from its own copy, active or standby, and forwards the rest to the
   // owner; every answer says how far behind it is. One round asks for `k` through every
@@ -210,12 +205,8 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
   };
   for (int i = 0; i < kKeys; ++i) {
     const std::string k = key(i);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    Round round = ask_round(k);
-    while (!round.as_expected && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // standbys open, catch up
-      round = ask_round(k);
-    }
+    const Round round =  // standbys open, catch up
+        wait_for([&] { return ask_round(k); }, [](const Round& r) { return r.as_expected; });
     EXPECT_TRUE(round.as_expected) << k << ": " << round.answers[0].body << " "
                                    << round.answers[1].body << " " << round.answers[2].body;
     // Without stale=true the owner answers, as ever, without a lag.

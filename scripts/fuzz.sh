@@ -20,10 +20,7 @@ shift $(($# > 0 ? 1 : 0))
 brook_install_deps
 cd "$BROOK_ROOT"
 dir=build-fuzz
-brook_configure "$dir" Debug -DBROOK_FUZZ=ON -DCMAKE_C_COMPILER=clang-16 \
-  -DCMAKE_CXX_COMPILER=clang++-16 "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
-  -DBROOK_BUILD_TESTS=OFF -DBROOK_BUILD_EXAMPLES=OFF -DBROOK_BUILD_BENCH=OFF >/dev/null
-cmake --build "$dir" -j "$BROOK_JOBS" --target brook_fuzzers
+brook_build_fuzzers
 brook_sanitizer_env
 
 targets=("$@")

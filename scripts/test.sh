@@ -64,8 +64,7 @@ fi
 # tests run in the plain build only (they exercise no library code the tests do not).
 if $sanitize; then
   dir=build-asan
-  brook_build "$dir" Debug -DBROOK_SANITIZE=ON -DBROOK_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-    -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
+  brook_build_sanitized_tests
   brook_sanitizer_env
 else
   dir=build-test
@@ -81,8 +80,10 @@ export BROOK_CONFORMANCE_CLASSPATH
 phase_done "twins"
 
 # A real broker for the Kafka tests and a real PostgreSQL for the CDC tests, both stopped (and
-# their data deleted) however this script ends.
-trap '"$BROOK_ROOT/scripts/kafka.sh" stop || true; "$BROOK_ROOT/scripts/postgres.sh" stop || true; print_phases' EXIT
+# their data deleted) however this script ends, like the fuzzing build the sanitizer half runs
+# beside its tests.
+fuzz_build=""
+trap '[[ -z "$fuzz_build" ]] || { kill -- -"$fuzz_build" 2>/dev/null || true; }; "$BROOK_ROOT/scripts/kafka.sh" stop || true; "$BROOK_ROOT/scripts/postgres.sh" stop || true; print_phases' EXIT
 BROOK_KAFKA_BOOTSTRAP="$("$BROOK_ROOT/scripts/kafka.sh" start | tail -1)"
 export BROOK_KAFKA_BOOTSTRAP
 echo "Kafka broker at $BROOK_KAFKA_BOOTSTRAP"
@@ -115,6 +116,12 @@ fi
 # (the tests over 10 s with their seconds: under the sanitizers, or in the plain half for the
 # tests only it runs; refresh it from a build's Testing/Temporary/CTestCostData.txt when the
 # tests change much).
+# The sanitizer half builds the fuzz targets meanwhile, at the lowest priority: its tests keep
+# about 1.6 of the 2 cores busy, and the build takes the rest.
+if $sanitize; then
+  brook_in_background_idle build-fuzz/build.log brook_build_fuzzers
+  fuzz_build=$brook_background_pid
+fi
 costs="$dir/Testing/Temporary/CTestCostData.txt"
 [[ -f "$costs" ]] || { mkdir -p "$(dirname "$costs")"; cp tests/ctest_costs.txt "$costs"; }
 ctest --test-dir "$dir" --output-on-failure -j "$BROOK_JOBS" --timeout 300 "${exclude[@]}" ||
@@ -124,6 +131,8 @@ phase_done "ctest"
 # Both builds replay the fuzz targets' corpora (ctest: fuzz_corpus_*); the sanitizer half also
 # fuzzes each target briefly (scripts/fuzz.sh 600 for a long campaign).
 if $sanitize; then
+  wait "$fuzz_build" || { cat build-fuzz/build.log >&2; phase_done "fuzz (build failed)"; exit 1; }
+  fuzz_build=""
   "$BROOK_ROOT/scripts/fuzz.sh" "${BROOK_FUZZ_SECONDS:-10}"
   phase_done "fuzz"
 fi

@@ -6,7 +6,7 @@ BROOK_APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   nlohmann-json3-dev libfmt-dev libavro-dev librocksdb-dev librdkafka-dev libabsl-dev libjemalloc-dev
-  kcat maven openjdk-17-jdk-headless
+  kcat maven openjdk-17-jdk-headless gdb
   libcpp-httplib-dev chromium python3-prometheus-client
   postgresql-15 libpq-dev
   clang-format-16 clang-tidy-16 clang-16 libclang-rt-16-dev llvm-16
@@ -84,6 +84,35 @@ brook_build() {
 brook_configure_tests() {
   brook_configure build-test RelWithDebInfo -DBROOK_SANITIZE=OFF \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+}
+
+# brook_build_sanitized_tests: builds build-asan as scripts/test.sh --sanitize tests it: Debug
+# with clang-16, ASan + UBSan, line tables only, without bench/.
+brook_build_sanitized_tests() {
+  brook_build build-asan Debug -DBROOK_SANITIZE=ON -DBROOK_BUILD_BENCH=OFF \
+    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16
+}
+
+# brook_build_fuzzers: builds the libFuzzer targets (tests/fuzz/) in build-fuzz: clang-16,
+# ASan + UBSan, -O1.
+brook_build_fuzzers() {
+  brook_configure build-fuzz Debug -DBROOK_FUZZ=ON -DCMAKE_C_COMPILER=clang-16 \
+    -DCMAKE_CXX_COMPILER=clang++-16 "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
+    -DBROOK_BUILD_TESTS=OFF -DBROOK_BUILD_EXAMPLES=OFF -DBROOK_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$BROOK_ROOT/build-fuzz" -j "$BROOK_JOBS" --target brook_fuzzers
+}
+
+# brook_in_background_idle <log> <function>: runs one of this file's functions in the
+# background at the lowest CPU and I/O priority (it takes only what the foreground leaves idle),
+# its output in <log>, in a process group of its own: `kill -- -$brook_background_pid` stops it
+# whole.
+brook_in_background_idle() {
+  mkdir -p "$(dirname "$1")"
+  set -m  # job control: the job leads a process group of its own
+  nice -n 19 ionice -c 3 bash -c 'set -euo pipefail; source "$1"; "$2"' _ "$BROOK_ROOT/scripts/lib/common.sh" "$2" \
+    >"$1" 2>&1 &
+  brook_background_pid=$!
+  set +m
 }
 
 # brook_maven_jar <project dir> <cache dir>: builds the Maven project in <project dir> (its

@@ -1,6 +1,7 @@
 // A child process for tests that run an application as a separate OS process: started with
 // arguments, stopped by a signal, waited for with a deadline. The destructor SIGKILLs a child
-// still running, so a failing test leaves nothing behind.
+// still running, so a failing test leaves nothing behind, and first prints the stacks of its
+// threads, so that a child that hung can be diagnosed from the test's output.
 #pragma once
 
 #include <fcntl.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <thread>
@@ -42,13 +45,23 @@ class ChildProcess {
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
   ~ChildProcess() {
-    if (!exit_code_) {
+    if (!wait(std::chrono::milliseconds(0))) {
+      print_stacks();
       signal(SIGKILL);
       (void)wait(std::chrono::seconds(30));
     }
   }
 
   pid_t pid() const { return pid_; }
+
+  // Prints the stacks of the child's threads to stderr (gdb attaches to it for a moment).
+  void print_stacks() const {
+    std::fprintf(stderr, "child process %d still running; its threads' stacks:\n", pid_);
+    std::fflush(stderr);
+    const std::string gdb = "gdb -p " + std::to_string(pid_) +
+                            " -batch -nx -ex 'thread apply all bt' </dev/null 1>&2 2>/dev/null";
+    if (std::system(gdb.c_str()) != 0) std::fprintf(stderr, "(gdb could not attach to it)\n");
+  }
   void signal(int number) const { ::kill(pid_, number); }
 
   // The exit code (or -signal if a signal ended it); nullopt if still running at `timeout`.

@@ -128,8 +128,8 @@ ctest --test-dir "$dir" --output-on-failure -j "$BROOK_JOBS" --timeout 300 "${ex
   { phase_done "ctest (failed)"; exit 1; }
 phase_done "ctest"
 
-# Both builds replay the fuzz targets' corpora (ctest: fuzz_corpus_*); the sanitizer half also
-# fuzzes each target briefly (scripts/fuzz.sh 600 for a long campaign).
+# The plain build replays the fuzz targets' corpora (ctest: fuzz_corpus_*); the sanitizer half
+# fuzzes each target briefly, starting from its corpus (scripts/fuzz.sh 600 for a long campaign).
 if $sanitize; then
   wait "$fuzz_build" || { cat build-fuzz/build.log >&2; phase_done "fuzz (build failed)"; exit 1; }
   fuzz_build=""

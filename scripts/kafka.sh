@@ -59,11 +59,17 @@ bootstrap_address() {
   (IFS=,; echo "${addrs[*]}")
 }
 
-# True if node $1 has a live process (the pid of its pid file, still running kafka.Kafka).
+# True if node $1 has a live process: the pid of its pid file, not a zombie, running kafka.Kafka
+# (or the launchers before it: setsid and nohup name it too). Its command line reads empty
+# while one of them execs the next, which on a busy machine the first check can meet.
 node_alive() {
-  local pid
+  local pid state command
   pid="$(cat "$(node_dir "$1")/pid" 2>/dev/null)" || return 1
-  [[ -n "$pid" && "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" == *" kafka.Kafka "* ]]
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  state="$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null)" || return 1
+  [[ -n "$state" && "${state:0:1}" != Z ]] || return 1
+  command="$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
+  [[ -z "$command" || "$command" == *" kafka.Kafka "* ]]
 }
 
 all_alive() {

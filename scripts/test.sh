@@ -111,17 +111,17 @@ if $sanitize; then
   export BROOK_CDC_LARGE_ROWS="${BROOK_CDC_LARGE_ROWS:-200000}"
   export BROOK_CDC_SNAPSHOT_ROWS="${BROOK_CDC_SNAPSHOT_ROWS:-60000}"
 fi
-# With two tests at a time, a long test started last ends the run alone: ctest starts the tests
-# it knows to be long first. A clean build knows none, so it starts from tests/ctest_costs.txt
-# (the tests over 10 s with their seconds: under the sanitizers, or in the plain half for the
-# tests only it runs; refresh it from a build's Testing/Temporary/CTestCostData.txt when the
-# tests change much).
 # The sanitizer half builds the fuzz targets meanwhile, at the lowest priority: its tests keep
 # about 1.6 of the 2 cores busy, and the build takes the rest.
 if $sanitize; then
   brook_in_background_idle build-fuzz/build.log brook_build_fuzzers
   fuzz_build=$brook_background_pid
 fi
+# With two tests at a time, a long test started last ends the run alone: ctest starts the tests
+# it knows to be long first. A clean build knows none, so it starts from tests/ctest_costs.txt
+# (the tests over 10 s with their seconds: under the sanitizers, or in the plain half for the
+# tests only it runs; refresh it from a build's Testing/Temporary/CTestCostData.txt when the
+# tests change much).
 costs="$dir/Testing/Temporary/CTestCostData.txt"
 [[ -f "$costs" ]] || { mkdir -p "$(dirname "$costs")"; cp tests/ctest_costs.txt "$costs"; }
 ctest --test-dir "$dir" --output-on-failure -j "$BROOK_JOBS" --timeout 300 "${exclude[@]}" ||

@@ -109,8 +109,8 @@ brook_build_fuzzers() {
 brook_in_background_idle() {
   mkdir -p "$(dirname "$1")"
   set -m  # job control: the job leads a process group of its own
-  nice -n 19 ionice -c 3 bash -c 'set -euo pipefail; source "$1"; "$2"' _ "$BROOK_ROOT/scripts/lib/common.sh" "$2" \
-    >"$1" 2>&1 &
+  nice -n 19 ionice -c 3 bash -c 'set -euo pipefail; source "$1"; "$2"' _ \
+    "$BROOK_ROOT/scripts/lib/common.sh" "$2" >"$1" 2>&1 &
   brook_background_pid=$!
   set +m
 }

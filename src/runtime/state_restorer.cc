@@ -157,7 +157,7 @@ Status StateRestorer::apply(const std::vector<RecordBatch>& batches) {
     auto position = consumer_->position(tp);
     if (position && *position > r.position) {
       r.position = std::min(*position, r.end);
-      touched[&r];
+      touched.try_emplace(&r);
     }
   }
   for (auto& [r, parts] : touched) {

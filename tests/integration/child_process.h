@@ -53,15 +53,6 @@ class ChildProcess {
   }
 
   pid_t pid() const { return pid_; }
-
-  // Prints the stacks of the child's threads to stderr (gdb attaches to it for a moment).
-  void print_stacks() const {
-    std::fprintf(stderr, "child process %d still running; its threads' stacks:\n", pid_);
-    std::fflush(stderr);
-    const std::string gdb = "gdb -p " + std::to_string(pid_) +
-                            " -batch -nx -ex 'thread apply all bt' </dev/null 1>&2 2>/dev/null";
-    if (std::system(gdb.c_str()) != 0) std::fprintf(stderr, "(gdb could not attach to it)\n");
-  }
   void signal(int number) const { ::kill(pid_, number); }
 
   // The exit code (or -signal if a signal ended it); nullopt if still running at `timeout`.
@@ -81,6 +72,15 @@ class ChildProcess {
   }
 
  private:
+  // Prints the stacks of the child's threads to stderr (gdb attaches to it for a moment).
+  void print_stacks() const {
+    std::fprintf(stderr, "child process %d still running; its threads' stacks:\n", pid_);
+    std::fflush(stderr);
+    const std::string gdb = "gdb -p " + std::to_string(pid_) +
+                            " -batch -nx -ex 'thread apply all bt' </dev/null 1>&2 2>/dev/null";
+    if (std::system(gdb.c_str()) != 0) std::fprintf(stderr, "(gdb could not attach to it)\n");
+  }
+
   pid_t pid_ = -1;
   std::optional<int> exit_code_;
 };

@@ -10,7 +10,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -64,13 +63,6 @@ auto wait_for(const Get& get, const Done& done,
     result = get();
   }
   return result;
-}
-
-// Asks `get` until `done` holds for its answer or `limit` passes; returns the last answer.
-inline HttpAnswer wait_for_answer(const std::function<HttpAnswer()>& get,
-                                  const std::function<bool(const HttpAnswer&)>& done,
-                                  std::chrono::seconds limit = std::chrono::seconds(60)) {
-  return wait_for(get, done, limit);
 }
 
 // `input` grouped by key and counted into store "counts", the counts sent to `output`.

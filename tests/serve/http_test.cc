@@ -287,8 +287,8 @@ TEST_F(HttpTest, WhileAStoreRestoresItsKeysAre503WithRetryAfter) {
   EXPECT_EQ(answer.header("Retry-After"), "1");
   EXPECT_EQ(get("/health").status, 503);
   held->release();
-  auto restored = wait_for_answer([&] { return get("/v1/stores/counts/keys/key-1"); },
-                                  [](const HttpAnswer& a) { return a.status == 200; });
+  auto restored = wait_for([&] { return get("/v1/stores/counts/keys/key-1"); },
+                           [](const HttpAnswer& a) { return a.status == 200; });
   ASSERT_EQ(restored.status, 200) << restored.body;
   EXPECT_EQ(restored.json()["value"]["value"], 4);
 }

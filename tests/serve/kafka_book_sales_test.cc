@@ -70,20 +70,20 @@ class KafkaBookSalesTest : public KafkaFixture {
 
   // Waits until `instance` lists `count` running instances holding every partition once.
   static void wait_for_instances(const Instance& instance, std::size_t count) {
-    auto answer = wait_for_answer(
-        [&] { return http_get(instance.port, "/v1/instances"); },
-        [&](const HttpAnswer& a) {
-          if (a.status != 200) return false;
-          const auto instances = a.json()["instances"];
-          std::multiset<int> partitions;
-          for (const auto& i : instances) {
-            if (i["state"] != "RUNNING") return false;
-            if (i["stores"].contains(book_sales::kTotalsStore)) {
-              for (int p : i["stores"][book_sales::kTotalsStore]) partitions.insert(p);
-            }
-          }
-          return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
-        });
+    auto answer =
+        wait_for([&] { return http_get(instance.port, "/v1/instances"); },
+                 [&](const HttpAnswer& a) {
+                   if (a.status != 200) return false;
+                   const auto instances = a.json()["instances"];
+                   std::multiset<int> partitions;
+                   for (const auto& i : instances) {
+                     if (i["state"] != "RUNNING") return false;
+                     if (i["stores"].contains(book_sales::kTotalsStore)) {
+                       for (int p : i["stores"][book_sales::kTotalsStore]) partitions.insert(p);
+                     }
+                   }
+                   return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
+                 });
     ASSERT_EQ(answer.status, 200) << "instance " << instance.server << " does not answer";
     ASSERT_EQ(answer.json()["instances"].size(), count) << answer.body;
   }
@@ -95,11 +95,10 @@ class KafkaBookSalesTest : public KafkaFixture {
     for (int i = 0; i < kBooks; ++i) {
       const auto target = "/v1/stores/book-totals/keys/" + book(i);
       const auto expected = nlohmann::json(expected_.at(book(i)));
-      auto answer =
-          wait_for_answer([&] { return http_get(through.port, target); },
-                          [&](const HttpAnswer& a) {
-                            return a.status == 200 && a.json()["value"]["value"] == expected;
-                          });
+      auto answer = wait_for([&] { return http_get(through.port, target); },
+                             [&](const HttpAnswer& a) {
+                               return a.status == 200 && a.json()["value"]["value"] == expected;
+                             });
       EXPECT_EQ(answer.status, 200) << through.server << target << ": " << answer.body;
       EXPECT_EQ(answer.json()["value"]["value"], expected) << through.server << target;
       answered_by[book(i)] = answer.json().value("server", "");
@@ -137,11 +136,11 @@ TEST_F(KafkaBookSalesTest, EveryInstanceAnswersEveryBookAndTheAnswerFollowsAKill
   // At least once, a sale processed but not yet committed when its owner dies is counted again
   // by the survivor: wait until every sale is committed (the group's lag is 0), so that the
   // answers after the kill are exact.
-  auto committed = wait_for_answer([&] { return http_get(instances[0].port, "/health"); },
-                                   [](const HttpAnswer& a) {
-                                     const auto body = a.json();
-                                     return body.is_object() && body.value("lag", -1) == 0;
-                                   });
+  auto committed = wait_for([&] { return http_get(instances[0].port, "/health"); },
+                            [](const HttpAnswer& a) {
+                              const auto body = a.json();
+                              return body.is_object() && body.value("lag", -1) == 0;
+                            });
   ASSERT_TRUE(committed.json().is_object()) << committed.body;
   ASSERT_EQ(committed.json().value("lag", -1), 0) << committed.body;
 

@@ -55,20 +55,20 @@ class KafkaHttpTest : public KafkaFixture {
 
   // Waits until `instance` lists `count` instances and every partition of counts has an owner.
   static void wait_for_instances(const Instance& instance, std::size_t count) {
-    auto answer = wait_for_answer(
-        [&] { return http_get(instance.http->port(), "/v1/instances"); },
-        [&](const HttpAnswer& a) {
-          if (a.status != 200) return false;
-          const auto instances = a.json()["instances"];
-          std::multiset<int> partitions;
-          for (const auto& i : instances) {
-            if (i["state"] != "RUNNING") return false;
-            if (i["stores"].contains("counts")) {
-              for (int p : i["stores"]["counts"]) partitions.insert(p);
-            }
-          }
-          return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
-        });
+    auto answer =
+        wait_for([&] { return http_get(instance.http->port(), "/v1/instances"); },
+                 [&](const HttpAnswer& a) {
+                   if (a.status != 200) return false;
+                   const auto instances = a.json()["instances"];
+                   std::multiset<int> partitions;
+                   for (const auto& i : instances) {
+                     if (i["state"] != "RUNNING") return false;
+                     if (i["stores"].contains("counts")) {
+                       for (int p : i["stores"]["counts"]) partitions.insert(p);
+                     }
+                   }
+                   return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
+                 });
     ASSERT_EQ(answer.json()["instances"].size(), count) << answer.body;
   }
 
@@ -140,9 +140,9 @@ TEST_F(KafkaHttpTest, EveryKeyAnswersThroughEitherInstanceWithItsOwnersValue) {
   ASSERT_TRUE(b.app->close().ok());
   wait_for_instances(a, 1);
   for (int i = 0; i < kKeys; ++i) {
-    auto answer = wait_for_answer(
-        [&] { return http_get(a.http->port(), "/v1/stores/counts/keys/" + key(i)); },
-        [](const HttpAnswer& x) { return x.status == 200; });
+    auto answer =
+        wait_for([&] { return http_get(a.http->port(), "/v1/stores/counts/keys/" + key(i)); },
+                 [](const HttpAnswer& x) { return x.status == 200; });
     ASSERT_EQ(answer.status, 200) << answer.body;
     EXPECT_EQ(answer.json()["value"]["value"], 3);
     EXPECT_EQ(answer.json()["server"], a.server);
@@ -229,8 +229,8 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
     }
     return active == std::multiset<int>{0, 1, 2, 3} && standby == active;
   };
-  auto listed = wait_for_answer(
-      [&] { return http_get(instances[0].http->port(), "/v1/instances"); }, kept_twice);
+  auto listed =
+      wait_for([&] { return http_get(instances[0].http->port(), "/v1/instances"); }, kept_twice);
   EXPECT_TRUE(kept_twice(listed)) << listed.body;
   EXPECT_EQ(http_get(instances[0].http->port(), "/v1/stores/counts/keys/key-0?stale=yes").status,
             400);
@@ -264,9 +264,9 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
       return keys.size() == kKeys && json["partitions"].size() == kPartitions &&
              read_here == kept_here;
     };
-    auto listing = wait_for_answer(
-        [&] { return http_get(through.http->port(), "/v1/stores/counts/all?stale=true"); },
-        listed_here);
+    auto listing =
+        wait_for([&] { return http_get(through.http->port(), "/v1/stores/counts/all?stale=true"); },
+                 listed_here);
     EXPECT_TRUE(listed_here(listing)) << through.server << ": " << listing.body;
   }
 
@@ -305,7 +305,7 @@ TEST_F(KafkaHttpTest, WithStaleTrueStandbysAnswerSayingHowFarBehindAndStandInFor
     }
     return keys.size() == kKeys;
   };
-  auto listing = wait_for_answer(
+  auto listing = wait_for(
       [&] { return http_get(instances[0].http->port(), "/v1/stores/counts/all?stale=true"); },
       whole_without_b);
   EXPECT_TRUE(whole_without_b(listing)) << listing.body;

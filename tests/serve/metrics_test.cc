@@ -126,11 +126,11 @@ TEST_F(MetricsTest, SensorsMeasureTheThreadTheRecordCacheAndAtDebugLevelEverySto
   wait_until_idle(app);
   // Lag falls with the commit, which its sensor then records.
   const std::string thread = "kafka_streams_stream_thread_metrics_";
-  auto answer = wait_for_answer(
-      [&] { return http_get((*server)->port(), "/metrics"); },
-      [&](const HttpAnswer& a) {
-        return a.body.find(thread + "commit_total{thread_id=\"0\"} 0\n") == std::string::npos;
-      });
+  auto answer = wait_for([&] { return http_get((*server)->port(), "/metrics"); },
+                         [&](const HttpAnswer& a) {
+                           return a.body.find(thread + "commit_total{thread_id=\"0\"} 0\n") ==
+                                  std::string::npos;
+                         });
   ASSERT_EQ(answer.status, 200);
   const auto families = parse_prometheus(answer.body, scratch_.path());
   ASSERT_TRUE(families.is_object()) << answer.body;

@@ -100,8 +100,9 @@ GlobalKTable<K, V> add_global_table(const std::shared_ptr<GraphBuilder>& graph, 
               .kind = NodeKind::kSource,
               .topics = {std::move(topic)},
               .global = true,
-              .factory = [source, key_serde, value_serde, timestamps] -> std::unique_ptr<Node> {
-                return std::make_unique<SourceNode<K, In>>(source, key_serde, value_serde,
+              .factory = [key_serde, value_serde,
+                          timestamps](const std::string& node_name) -> std::unique_ptr<Node> {
+                return std::make_unique<SourceNode<K, In>>(node_name, key_serde, value_serde,
                                                            timestamps, NullKeys::kDrop);
               }});
   const auto node = graph->name_for("", "KTABLE-SOURCE");
@@ -110,9 +111,9 @@ GlobalKTable<K, V> add_global_table(const std::shared_ptr<GraphBuilder>& graph, 
               .parents = {source},
               .stores = {store},
               .global = true,
-              .factory = [node, store]() -> std::unique_ptr<Node> {
+              .factory = [store](const std::string& node_name) -> std::unique_ptr<Node> {
                 return std::make_unique<ProcessorNode<K, In, K, Change<V>>>(
-                    node, std::make_unique<TableSourceProcessor<K, In>>(store));
+                    node_name, std::make_unique<TableSourceProcessor<K, In>>(store));
               }});
   return GlobalKTable<K, V>(graph, node, store);
 }

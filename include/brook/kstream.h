@@ -369,16 +369,12 @@ class KStream {
         internal::serde_or_default<K>(*graph_, produced.key_serde, name, "sink", "key", "Produced");
     auto value_serde = internal::serde_or_default<V>(*graph_, produced.value_serde, name, "sink",
                                                      "value", "Produced");
-    graph_->add({.name = name,
-                 .kind = internal::NodeKind::kSink,
-                 .parents = {node_},
-                 .topics = std::move(topics),
-                 .topic_extractor = std::move(extractor),
-                 .factory = [name, topic, topic_of, key_serde,
-                             value_serde] -> std::unique_ptr<internal::Node> {
-                   return std::make_unique<internal::SinkNode<K, V>>(name, topic, topic_of,
-                                                                     key_serde, value_serde);
-                 }});
+    internal::add_sink_node(*graph_, name, {node_}, std::move(topics), false, std::move(extractor),
+                            [topic, topic_of, key_serde, value_serde](
+                                const std::string& node_name) -> std::unique_ptr<internal::Node> {
+                              return std::make_unique<internal::SinkNode<K, V>>(
+                                  node_name, topic, topic_of, key_serde, value_serde);
+                            });
   }
 
   std::shared_ptr<internal::GraphBuilder> graph_;

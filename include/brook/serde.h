@@ -66,6 +66,11 @@ template <class T>
 using SerdePtr = std::shared_ptr<const Serde<T>>;
 
 namespace internal {
+// The kCorruption of `size` bytes too few for the `what` ("value", "key") of the `form`
+// ("timestamped", "windowed") of serde `serde`, which needs at least `needed`.
+Status too_few_bytes(std::string_view form, std::string_view serde, std::string_view what,
+                     std::size_t size, std::size_t needed);
+
 // serialize() of a serde that writes its bytes with serialize_into().
 template <class T>
 Result<std::string> serialize_by_appending(const Serde<T>& serde, const T& value) {

@@ -139,8 +139,7 @@ class TimestampedSerde final : public Serde<ValueAndTimestamp<V>> {
   }
   Result<ValueAndTimestamp<V>> deserialize(std::string_view bytes) const override {
     if (bytes.size() < 8) {
-      return error(Status::corruption("timestamped " + std::string(name()) + " value of " +
-                                      std::to_string(bytes.size()) + " bytes, needs at least 8"));
+      return error(internal::too_few_bytes("timestamped", name(), "value", bytes.size(), 8));
     }
     const auto ts = internal::get_big_endian<std::int64_t>(bytes.data());
     auto value = inner_->deserialize(bytes.substr(8));

@@ -29,6 +29,14 @@
 
 namespace brook {
 
+namespace internal {
+// Adds `value` to the window store `store` as one more value of the key bytes `key` in the
+// window starting at `start` (retain_duplicates), under the next unused sequence number;
+// `last` is the window key this added last, and becomes the new one. Throws StoreError.
+void put_duplicate(KeyValueBytesStore& store, std::string_view key, Timestamp start,
+                   std::string_view value, std::string& last);
+}  // namespace internal
+
 template <class K, class V>
 class WindowStore {
  public:
@@ -56,18 +64,7 @@ class WindowStore {
       internal::ok_or_throw(store_->put(window_key_of(key, window_start), bytes), name());
       return;
     }
-    std::string window_key = internal::window_key(key_bytes(key), window_start, 0);
-    window_key.resize(window_key.size() - 4);
-    // A run of values of one key and window (a burst within a millisecond) does not probe the
-    // sequences it has just used again.
-    const std::string_view last = last_duplicate_;
-    const std::uint32_t from = !last.empty() && last.substr(0, last.size() - 4) == window_key
-                                   ? internal::window_key_sequence(last) + 1
-                                   : 0;
-    window_key = internal::value_or_throw(
-        internal::unused_sequence_key(*store_, std::move(window_key), from), name());
-    last_duplicate_ = window_key;
-    internal::ok_or_throw(store_->put(window_key, bytes), name());
+    internal::put_duplicate(*store_, key_bytes(key), window_start, bytes, last_duplicate_);
   }
   // Deletes the value of `key` in the window starting at `window_start` (with retain_duplicates:
   // every value of that key and window).

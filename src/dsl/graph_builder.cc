@@ -10,6 +10,21 @@
 
 namespace brook::internal {
 
+namespace {
+
+// Whether `name` is a generated name: "KSTREAM...-<10 digits>".
+bool is_generated_stream_name(std::string_view name) {
+  constexpr std::size_t kDigits = 10;
+  if (!name.starts_with("KSTREAM") || name.size() < kDigits + 1) return false;
+  const auto number = name.substr(name.size() - kDigits);
+  return name[name.size() - kDigits - 1] == '-' &&
+         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+GraphBuilder::~GraphBuilder() = default;
+
 std::string GraphBuilder::name_for(const std::string& user_name, std::string_view prefix) {
   if (prefix.empty()) return user_name;
   auto generated = given_or_generated("", prefix);
@@ -52,12 +67,68 @@ void GraphBuilder::add_copartition_group(CopartitionGroup group) {
 
 void GraphBuilder::add_error(Status status) { errors_.push_back(std::move(status)); }
 
-bool is_generated_stream_name(std::string_view name) {
-  constexpr std::size_t kDigits = 10;
-  if (!name.starts_with("KSTREAM") || name.size() < kDigits + 1) return false;
-  const auto number = name.substr(name.size() - kDigits);
-  return name[name.size() - kDigits - 1] == '-' &&
-         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+std::string add_node(GraphBuilder& graph, std::string_view prefix, const std::string& user_name,
+                     std::vector<std::string> parents, NodeFactory make,
+                     std::vector<std::string> stores) {
+  auto name = graph.name_for(user_name, prefix);
+  graph.add({.name = name,
+             .kind = NodeKind::kProcessor,
+             .parents = std::move(parents),
+             .stores = std::move(stores),
+             .factory = std::move(make)});
+  return name;
+}
+
+void add_source_node(GraphBuilder& graph, const std::string& name, std::vector<std::string> topics,
+                     bool internal, NodeFactory make) {
+  graph.add({.name = name,
+             .kind = NodeKind::kSource,
+             .topics = std::move(topics),
+             .internal_topics = internal,
+             .factory = std::move(make)});
+}
+
+void add_sink_node(GraphBuilder& graph, const std::string& name, std::vector<std::string> parents,
+                   std::vector<std::string> topics, bool internal, std::string topic_extractor,
+                   NodeFactory make) {
+  graph.add({.name = name,
+             .kind = NodeKind::kSink,
+             .parents = std::move(parents),
+             .topics = std::move(topics),
+             .internal_topics = internal,
+             .topic_extractor = std::move(topic_extractor),
+             .factory = std::move(make)});
+}
+
+void add_shaped_store(GraphBuilder& graph, StoreSpec spec, const StoreShape& shape) {
+  spec.kind = shape.kind;
+  spec.retention = shape.retention;
+  spec.window_size = shape.window_size;
+  spec.window_advance = shape.window_advance;
+  if (shape.kind == StoreKind::kKeyValue) {
+    spec.read_by = StoreSpec::ReadBy::kRecordKey;
+  } else if (shape.window_advance.count() > 0) {
+    spec.read_by = StoreSpec::ReadBy::kTimeWindows;
+  }
+  graph.add_store(std::move(spec));
+}
+
+MergeableRepartition name_repartition(GraphBuilder& graph, const std::string& topic,
+                                      RepartitionShape shape) {
+  MergeableRepartition nodes{.topic = topic};
+  if (shape == RepartitionShape::kStream) {
+    constexpr std::string_view kSuffix = "-repartition";
+    const auto prefix = std::string_view(topic).substr(
+        0, topic.ends_with(kSuffix) ? topic.size() - kSuffix.size() : topic.size());
+    const bool generated = is_generated_stream_name(prefix);
+    nodes.sink = graph.name_for(generated ? "" : topic + "-sink", "KSTREAM-SINK");
+    nodes.filter = graph.name_for(generated ? "" : topic + "-filter", "KSTREAM-FILTER");
+    nodes.source = graph.name_for(generated ? "" : topic + "-source", "KSTREAM-SOURCE");
+  } else {
+    nodes.sink = graph.name_for("", "KSTREAM-SINK");
+    nodes.source = graph.name_for("", "KSTREAM-SOURCE");
+  }
+  return nodes;
 }
 
 void missing_serde(GraphBuilder& graph, const std::string& name, std::string_view kind,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <iterator>
 
@@ -50,6 +51,16 @@ void append_json_number(std::string& out, double value) {
     return;
   }
   char digits[32];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
+void append_json_integer(std::string& out, std::int64_t value) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
+void append_json_integer(std::string& out, std::uint64_t value) {
+  char digits[24];
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 

@@ -275,7 +275,7 @@ Result<TaskGraph> instantiate_nodes(const TopologyData& topology,
   std::unordered_map<std::string_view, Node*> by_name;
   for (std::size_t i : nodes) {
     const auto& spec = topology.nodes[i];
-    auto node = spec.factory();
+    auto node = spec.factory(spec.name);
     for (const auto& parent : spec.parents) {
       if (!by_name.at(parent)->add_child(*node)) {
         return error(Status::internal(

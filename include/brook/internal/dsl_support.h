@@ -38,18 +38,9 @@ SerdePtr<SerdeTargetT<T>> serde_or_default(GraphBuilder& graph, SerdePtr<SerdeTa
 }
 
 // Adds a processor node, the node `make(name)` returns; its name.
-template <class MakeNode>
 std::string add_node(GraphBuilder& graph, std::string_view prefix, const std::string& user_name,
-                     std::vector<std::string> parents, MakeNode make,
-                     std::vector<std::string> stores = {}) {
-  auto name = graph.name_for(user_name, prefix);
-  graph.add({.name = name,
-             .kind = NodeKind::kProcessor,
-             .parents = std::move(parents),
-             .stores = std::move(stores),
-             .factory = [name, make]() mutable -> std::unique_ptr<Node> { return make(name); }});
-  return name;
-}
+                     std::vector<std::string> parents, NodeFactory make,
+                     std::vector<std::string> stores = {});
 
 // What add_node() takes to add a node running the processor `make()` returns.
 template <class KIn, class VIn, class KOut, class VOut, class MakeProcessor>
@@ -77,21 +68,23 @@ std::string add_pass_through(GraphBuilder& graph, std::string_view prefix,
   });
 }
 
+// Adds the source node `name` of `topics` (internal: <application.id>-<topic>), the node
+// `make(name)` returns.
+void add_source_node(GraphBuilder& graph, const std::string& name, std::vector<std::string> topics,
+                     bool internal, NodeFactory make);
+
 template <class K, class V>
 std::string add_source(GraphBuilder& graph, const std::string& name,
                        std::vector<std::string> topics, bool internal,
                        SerdePtr<SerdeTargetT<K>> key_serde, SerdePtr<SerdeTargetT<V>> value_serde,
                        SourceTimestamps<K, V> timestamps = {},
                        NullKeys null_keys = NullKeys::kRead) {
-  graph.add(
-      {.name = name,
-       .kind = NodeKind::kSource,
-       .topics = std::move(topics),
-       .internal_topics = internal,
-       .factory = [name, key_serde, value_serde, timestamps, null_keys] -> std::unique_ptr<Node> {
-         return std::make_unique<SourceNode<K, V>>(name, key_serde, value_serde, timestamps,
-                                                   null_keys);
-       }});
+  add_source_node(graph, name, std::move(topics), internal,
+                  [key_serde, value_serde, timestamps,
+                   null_keys](const std::string& node_name) -> std::unique_ptr<Node> {
+                    return std::make_unique<SourceNode<K, V>>(node_name, key_serde, value_serde,
+                                                              timestamps, null_keys);
+                  });
   return name;
 }
 
@@ -111,6 +104,9 @@ struct StoreShape {
   std::chrono::milliseconds window_advance{0};  // time windows: every record reads its windows
 };
 
+// Adds the store `spec` given the shape `shape` and how a table's node reads it.
+void add_shaped_store(GraphBuilder& graph, StoreSpec spec, const StoreShape& shape);
+
 // Declares the timestamped store of a table or aggregation, named `options.name` or
 // "<prefix>-STATE-STORE-<counter>".
 template <class K, class V>
@@ -123,18 +119,10 @@ DeclaredStore<K, V> add_table_store(GraphBuilder& graph, const Materialized<K, V
       serde_or_default<V>(graph, options.value_serde, name, "store", "value", "Materialized");
   SerdePtr<ValueAndTimestamp<V>> stored;
   if (value_serde) stored = std::make_shared<const TimestampedSerde<V>>(value_serde);
-  auto spec = StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
-                                                       options.caching, key_serde, stored);
-  spec.kind = shape.kind;
-  spec.retention = shape.retention;
-  spec.window_size = shape.window_size;
-  spec.window_advance = shape.window_advance;
-  if (shape.kind == StoreKind::kKeyValue) {
-    spec.read_by = StoreSpec::ReadBy::kRecordKey;
-  } else if (shape.window_advance.count() > 0) {
-    spec.read_by = StoreSpec::ReadBy::kTimeWindows;
-  }
-  graph.add_store(std::move(spec));
+  add_shaped_store(graph,
+                   StoreSpec::make<K, ValueAndTimestamp<V>>(name, options.type, options.logging,
+                                                            options.caching, key_serde, stored),
+                   shape);
   return {std::move(name), std::move(key_serde), std::move(value_serde)};
 }
 
@@ -194,8 +182,16 @@ enum class RepartitionShape {
   kTable,
 };
 
-// Whether `name` is a generated name: "KSTREAM...-<10 digits>".
-bool is_generated_stream_name(std::string_view name);
+// Names the nodes of a repartition through `topic` shaped `shape` (taking their numbers).
+MergeableRepartition name_repartition(GraphBuilder& graph, const std::string& topic,
+                                      RepartitionShape shape);
+
+// Adds the sink node `name` of the records of `parents` to `topics` (internal:
+// <application.id>-<topic>) or the topic a record's `topic_extractor` (its description)
+// names, the node `make(name)` returns.
+void add_sink_node(GraphBuilder& graph, const std::string& name, std::vector<std::string> parents,
+                   std::vector<std::string> topics, bool internal, std::string topic_extractor,
+                   NodeFactory make);
 
 // Writes the records of the nodes `parents` with the sink `sink` to the internal topic
 // <application.id>-<topic> (`partitions`: 0 for as many as the topology's plan gives it), each
@@ -208,16 +204,12 @@ std::string add_internal_topic(GraphBuilder& graph, std::vector<std::string> par
                                SerdePtr<SerdeTargetT<K>> key_serde,
                                SerdePtr<SerdeTargetT<V>> value_serde,
                                RecordPartitioner<K, V> partition_of = {}) {
-  graph.add(
-      {.name = sink,
-       .kind = NodeKind::kSink,
-       .parents = std::move(parents),
-       .topics = {topic},
-       .internal_topics = true,
-       .factory = [sink, topic, key_serde, value_serde, partition_of] -> std::unique_ptr<Node> {
-         return std::make_unique<SinkNode<K, V>>(sink, InternalTopic{topic}, key_serde, value_serde,
-                                                 partition_of);
-       }});
+  add_sink_node(graph, sink, std::move(parents), {topic}, true, "",
+                [topic, key_serde, value_serde,
+                 partition_of](const std::string& node_name) -> std::unique_ptr<Node> {
+                  return std::make_unique<SinkNode<K, V>>(node_name, InternalTopic{topic},
+                                                          key_serde, value_serde, partition_of);
+                });
   graph.add_repartition_topic({.name = topic, .partitions = partitions});
   return add_source<K, V>(graph, source, {topic}, true, key_serde, value_serde);
 }
@@ -231,28 +223,14 @@ std::string add_repartition(GraphBuilder& graph, const std::string& parent,
                             SerdePtr<SerdeTargetT<K>> key_serde,
                             SerdePtr<SerdeTargetT<V>> value_serde, RepartitionShape shape,
                             Repartitioning why = Repartitioning::kAsked) {
-  std::string sink, filter, source;
-  if (shape == RepartitionShape::kStream) {
-    constexpr std::string_view kSuffix = "-repartition";
-    const auto prefix = std::string_view(topic).substr(
-        0, topic.ends_with(kSuffix) ? topic.size() - kSuffix.size() : topic.size());
-    const bool generated = is_generated_stream_name(prefix);
-    sink = graph.name_for(generated ? "" : topic + "-sink", "KSTREAM-SINK");
-    filter = graph.name_for(generated ? "" : topic + "-filter", "KSTREAM-FILTER");
-    source = graph.name_for(generated ? "" : topic + "-source", "KSTREAM-SOURCE");
-  } else {
-    sink = graph.name_for("", "KSTREAM-SINK");
-    source = graph.name_for("", "KSTREAM-SOURCE");
-  }
-  key_serde = serde_or_default<K>(graph, key_serde, sink, "repartition", "key", "Grouped");
-  value_serde = serde_or_default<V>(graph, value_serde, sink, "repartition", "value", "Grouped");
-  if (!filter.empty()) add_pass_through<K, V>(graph, "", filter, {parent});
-  if (why == Repartitioning::kForKeyChange) {
-    graph.add_mergeable_repartition(
-        {.topic = topic, .filter = filter, .sink = sink, .source = source});
-  }
-  return add_internal_topic<K, V>(graph, {filter.empty() ? parent : filter}, topic, partitions,
-                                  sink, source, key_serde, value_serde);
+  auto nodes = name_repartition(graph, topic, shape);
+  key_serde = serde_or_default<K>(graph, key_serde, nodes.sink, "repartition", "key", "Grouped");
+  value_serde =
+      serde_or_default<V>(graph, value_serde, nodes.sink, "repartition", "value", "Grouped");
+  if (!nodes.filter.empty()) add_pass_through<K, V>(graph, "", nodes.filter, {parent});
+  if (why == Repartitioning::kForKeyChange) graph.add_mergeable_repartition(nodes);
+  return add_internal_topic<K, V>(graph, {nodes.filter.empty() ? parent : nodes.filter}, topic,
+                                  partitions, nodes.sink, nodes.source, key_serde, value_serde);
 }
 
 }  // namespace brook::internal

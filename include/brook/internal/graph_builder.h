@@ -59,6 +59,11 @@ struct LogicalGraph {
 
 class GraphBuilder {
  public:
+  GraphBuilder() = default;
+  GraphBuilder(const GraphBuilder&) = delete;
+  GraphBuilder& operator=(const GraphBuilder&) = delete;
+  ~GraphBuilder();  // out of line: compiled once, not in every application's DSL calls
+
   // A node's name: `user_name` if given, else "<prefix>-<10-digit counter>". Takes a number
   // either way, as Kafka Streams does, so the generated names of the other nodes are Kafka
   // Streams' for the same DSL. An empty `prefix`: `user_name` was decided before

@@ -109,6 +109,9 @@ ToJson make_to_json(SerdePtr<T> serde) {
   }
 }
 
+// The kInvalidArgument of `text`, which is not a key of type `type`.
+Status not_a_key(std::string_view text, std::string_view type);
+
 template <class T>
 FromText make_from_text(SerdePtr<T> serde) {
   if constexpr (!JsonForm<T>::kKeys) {
@@ -116,14 +119,7 @@ FromText make_from_text(SerdePtr<T> serde) {
   } else {
     return [serde = std::move(serde)](std::string_view text) -> Result<std::string> {
       auto value = JsonForm<T>::parse(text);
-      if (!value) {
-        // Appended, not "'" + std::string(...): g++ 12 -O3 warns (-Wrestrict) on the latter.
-        std::string message = "'";
-        message.append(text.substr(0, 100))
-            .append("' is not a key of type ")
-            .append(type_name<T>());
-        return error(Status::invalid_argument(std::move(message)));
-      }
+      if (!value) return error(not_a_key(text, type_name<T>()));
       return serde->serialize(*value);
     };
   }

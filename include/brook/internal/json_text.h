@@ -3,10 +3,11 @@
 // store values). Not for users.
 #pragma once
 
-#include <charconv>
 #include <concepts>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace brook::internal {
 
@@ -18,10 +19,17 @@ void append_json_string(std::string& out, std::string_view text);
 // NaN and the infinities, which JSON has no number for, as null.
 void append_json_number(std::string& out, double value);
 
+// Appends an integer in decimal.
+void append_json_integer(std::string& out, std::int64_t value);
+void append_json_integer(std::string& out, std::uint64_t value);
+
 template <std::integral T>
 void append_json_number(std::string& out, T value) {
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+  if constexpr (std::is_signed_v<T>) {
+    append_json_integer(out, static_cast<std::int64_t>(value));
+  } else {
+    append_json_integer(out, static_cast<std::uint64_t>(value));
+  }
 }
 
 }  // namespace brook::internal

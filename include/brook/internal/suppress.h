@@ -38,8 +38,7 @@ class FullWindowedSerde final : public Serde<Windowed<K>> {
   Result<Windowed<K>> deserialize(std::string_view bytes) const override {
     const auto parts = split_whole_window_key(bytes);
     if (!parts) {
-      return error(Status::corruption("windowed " + std::string(name()) + " key of " +
-                                      std::to_string(bytes.size()) + " bytes, needs at least 16"));
+      return error(too_few_bytes("windowed", name(), "key", bytes.size(), kWholeWindowSuffix));
     }
     auto key = inner_->deserialize(parts->first);
     if (!key) return error(std::move(key.error()));

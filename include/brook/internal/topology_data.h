@@ -16,7 +16,8 @@ namespace brook::internal {
 
 enum class NodeKind { kSource, kProcessor, kSink };
 
-using NodeFactory = std::function<std::unique_ptr<Node>()>;
+// Makes the live node of a spec; called with the spec's name.
+using NodeFactory = std::function<std::unique_ptr<Node>(const std::string& name)>;
 
 struct NodeSpec {
   std::string name;

@@ -5,8 +5,9 @@
 #   bench/compile_time.sh [--demo] [BASE_REVISION]
 #
 # - The user translation unit: bench/compile/ten_operators.cc (10 operators, the core headers)
-#   compiled as a user's Release build compiles it (g++ -std=c++23 -O3 -DNDEBUG), 3 times each
-#   against this tree's headers and BASE_REVISION's; the median wall-clock seconds and the ratio.
+#   compiled as a user's Release build compiles it (g++ -std=c++23 -O3 -DNDEBUG), 5 times each
+#   against this tree's headers and BASE_REVISION's, alternately; the median wall-clock seconds
+#   and the ratio.
 # - The lines `#include <brook/brook.h>` preprocesses to, for both.
 # - With --demo: the demo's build from scratch as each tree's scripts/demo.sh builds it
 #   (Release, no tests, no benchmarks; only the demo's target where that script builds only it;
@@ -28,19 +29,17 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/base"
 git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/base"
 
-# The median of three wall-clock seconds of compiling the TU against the headers under $1.
-compile_seconds() {
-  local times=()
-  for _ in 1 2 3; do
-    local start end
-    start=$(date +%s.%N)
-    g++ -std=c++23 -O3 -DNDEBUG -I "$1/include" -c "$ROOT/bench/compile/ten_operators.cc" \
-      -o "$WORK/ten_operators.o"
-    end=$(date +%s.%N)
-    times+=("$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')")
-  done
-  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+# Wall-clock seconds of compiling the TU once against the headers under $1.
+compile_once() {
+  local start end
+  start=$(date +%s.%N)
+  g++ -std=c++23 -O3 -DNDEBUG -I "$1/include" -c "$ROOT/bench/compile/ten_operators.cc" \
+    -o "$WORK/ten_operators.o"
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
 }
+
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(((${#@} + 1) / 2))p"; }
 
 preprocessed_lines() {
   echo '#include <brook/brook.h>' | g++ -std=c++23 -I "$1/include" -E -x c++ - | wc -l
@@ -63,8 +62,14 @@ demo_seconds() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-now=$(compile_seconds "$ROOT")
-before=$(compile_seconds "$WORK/base")
+# Alternately, so that a slower stretch of the machine weighs on both trees alike.
+now_times=() before_times=()
+for _ in 1 2 3 4 5; do
+  now_times+=("$(compile_once "$ROOT")")
+  before_times+=("$(compile_once "$WORK/base")")
+done
+now=$(median "${now_times[@]}")
+before=$(median "${before_times[@]}")
 printf '%-42s %12s %12s %8s\n' "case" "this tree" "$BASE" "speed-up"
 printf '%-42s %12.2f %12.2f %8s\n' "10-operator user TU, seconds (-O3)" "$now" "$before" \
   "$(ratio "$before" "$now")"

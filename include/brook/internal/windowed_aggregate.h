@@ -70,8 +70,7 @@ class WindowChanges {
       held_.emplace(std::move(*emit_on_close),
                     [this](std::string_view key, const Window& window, ChangeBytes change,
                            Timestamp timestamp, Headers headers) {
-                      send({deserialize(key_serde_, key), window}, deserialize(change.new_value),
-                           deserialize(change.old_value), timestamp, headers);
+                      send_bytes(key, window, change, timestamp, headers);
                     });
       held_->attach(buffer);
       // Fires whenever stream time moves, also when it moves without records (idle advance).
@@ -89,8 +88,7 @@ class WindowChanges {
             held_->hold(key_bytes, window, new_bytes, old_bytes, ts, headers,
                         context_->current_stream_time());
           } else {
-            send({deserialize(key_serde_, key_bytes), window}, deserialize(new_bytes),
-                 deserialize(old_bytes), ts, headers);
+            send_bytes(key_bytes, window, {new_bytes, old_bytes}, ts, headers);
           }
         });
   }
@@ -123,6 +121,12 @@ class WindowChanges {
             Timestamp timestamp, const Headers& headers) {
     context_->forward(Record<Windowed<K>, Change<V>>{
         std::move(key), {std::move(new_value), std::move(old_value)}, timestamp, headers});
+  }
+  // send() of a window's change in the bytes of the key and the aggregate.
+  void send_bytes(std::string_view key, const Window& window, const ChangeBytes& change,
+                  Timestamp timestamp, const Headers& headers) {
+    send({deserialize(key_serde_, key), window}, deserialize(change.new_value),
+         deserialize(change.old_value), timestamp, headers);
   }
   template <class T>
   T deserialize(const SerdePtr<T>& serde, std::string_view bytes) {

@@ -19,11 +19,11 @@ Result<T> from_big_endian(std::string_view b, std::string_view serde) {
 
 }  // namespace
 
-Status internal::too_few_bytes(std::string_view form, std::string_view serde,
-                               std::string_view what, std::size_t size, std::size_t needed) {
-  return Status::corruption(std::string(form) + " " + std::string(serde) + " " +
-                            std::string(what) + " of " + std::to_string(size) +
-                            " bytes, needs at least " + std::to_string(needed));
+Status internal::too_few_bytes(std::string_view form, std::string_view serde, std::string_view what,
+                               std::size_t size, std::size_t needed) {
+  return Status::corruption(std::string(form) + " " + std::string(serde) + " " + std::string(what) +
+                            " of " + std::to_string(size) + " bytes, needs at least " +
+                            std::to_string(needed));
 }
 
 Result<std::string> Int32Serde::serialize(const std::int32_t& v) const {

@@ -104,7 +104,8 @@ struct StoreShape {
   std::chrono::milliseconds window_advance{0};  // time windows: every record reads its windows
 };
 
-// Adds the store `spec` given the shape `shape` and how a table's node reads it.
+// Adds the store `spec` with the kind, retention and windows of `shape`, and the way a table's
+// node of that shape reads it (StoreSpec::read_by).
 void add_shaped_store(GraphBuilder& graph, StoreSpec spec, const StoreShape& shape);
 
 // Declares the timestamped store of a table or aggregation, named `options.name` or

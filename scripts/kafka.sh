@@ -61,7 +61,8 @@ bootstrap_address() {
 
 # True if node $1 has a live process: the pid of its pid file, not a zombie, running kafka.Kafka
 # (or the launchers before it: setsid and nohup name it too). Its command line reads empty
-# while one of them execs the next, which on a busy machine the first check can meet.
+# while one of them execs the next, which on a busy machine the first check can meet: then the
+# process's name tells (a kernel thread that took the pid has an empty command line too).
 node_alive() {
   local pid state command
   pid="$(cat "$(node_dir "$1")/pid" 2>/dev/null)" || return 1
@@ -69,7 +70,8 @@ node_alive() {
   state="$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null)" || return 1
   [[ -n "$state" && "${state:0:1}" != Z ]] || return 1
   command="$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")"
-  [[ -z "$command" || "$command" == *" kafka.Kafka "* ]]
+  [[ "$command" == *" kafka.Kafka "* ]] && return 0
+  [[ -z "$command" && "$(cat "/proc/$pid/comm" 2>/dev/null)" =~ ^(setsid|nohup|java)$ ]]
 }
 
 all_alive() {

@@ -65,8 +65,8 @@ Status cannot_deserialize(const std::string& node, const SourceRecord& raw, std:
                             raw.topic, raw.partition.value(), raw.offset.value(), cause.message()));
 }
 
-std::string internal_topic_name(const TaskContext& task, std::string_view topic) {
-  return fmt::format("{}-{}", task.application_id(), topic);
+std::string internal_topic_name(std::string_view application_id, std::string_view topic) {
+  return fmt::format("{}-{}", application_id, topic);
 }
 
 void sink_failed(const std::string& node, std::string_view what, const Status* cause) {

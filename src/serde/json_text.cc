@@ -54,14 +54,17 @@ void append_json_number(std::string& out, double value) {
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
-void append_json_integer(std::string& out, std::int64_t value) {
+namespace {
+
+template <class Integer>
+void append_decimal(std::string& out, Integer value) {
   char digits[24];
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
-void append_json_integer(std::string& out, std::uint64_t value) {
-  char digits[24];
-  out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
-}
+}  // namespace
+
+void append_json_integer(std::string& out, std::int64_t value) { append_decimal(out, value); }
+void append_json_integer(std::string& out, std::uint64_t value) { append_decimal(out, value); }
 
 }  // namespace brook::internal

@@ -250,7 +250,7 @@ std::string changelog_topic(std::string_view application_id, std::string_view st
 std::shared_ptr<const TopologyData> resolve_internal_topics(const TopologyData& topology,
                                                             std::string_view application_id) {
   auto resolved = std::make_shared<TopologyData>(topology);
-  auto full = [&](std::string& topic) { topic = fmt::format("{}-{}", application_id, topic); };
+  auto full = [&](std::string& topic) { topic = internal_topic_name(application_id, topic); };
   for (auto& node : resolved->nodes) {
     if (node.internal_topics) std::for_each(node.topics.begin(), node.topics.end(), full);
     node.internal_topics = false;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -63,6 +64,26 @@ auto wait_for(const Get& get, const Done& done,
     result = get();
   }
   return result;
+}
+
+// Asks /v1/instances at `port` until it lists `count` instances, all RUNNING, holding store
+// `store` on partitions 0 to 3 once each; returns the last answer.
+inline HttpAnswer wait_for_instances_holding(int port, const std::string& store,
+                                             std::size_t count) {
+  return wait_for(
+      [&] { return http_get(port, "/v1/instances"); },
+      [&](const HttpAnswer& a) {
+        if (a.status != 200) return false;
+        const auto instances = a.json()["instances"];
+        std::multiset<int> partitions;
+        for (const auto& i : instances) {
+          if (i["state"] != "RUNNING") return false;
+          if (i["stores"].contains(store)) {
+            for (int p : i["stores"][store]) partitions.insert(p);
+          }
+        }
+        return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
+      });
 }
 
 // `input` grouped by key and counted into store "counts", the counts sent to `output`.

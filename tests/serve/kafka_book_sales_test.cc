@@ -70,20 +70,7 @@ class KafkaBookSalesTest : public KafkaFixture {
 
   // Waits until `instance` lists `count` running instances holding every partition once.
   static void wait_for_instances(const Instance& instance, std::size_t count) {
-    auto answer =
-        wait_for([&] { return http_get(instance.port, "/v1/instances"); },
-                 [&](const HttpAnswer& a) {
-                   if (a.status != 200) return false;
-                   const auto instances = a.json()["instances"];
-                   std::multiset<int> partitions;
-                   for (const auto& i : instances) {
-                     if (i["state"] != "RUNNING") return false;
-                     if (i["stores"].contains(book_sales::kTotalsStore)) {
-                       for (int p : i["stores"][book_sales::kTotalsStore]) partitions.insert(p);
-                     }
-                   }
-                   return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
-                 });
+    auto answer = wait_for_instances_holding(instance.port, book_sales::kTotalsStore, count);
     ASSERT_EQ(answer.status, 200) << "instance " << instance.server << " does not answer";
     ASSERT_EQ(answer.json()["instances"].size(), count) << answer.body;
   }

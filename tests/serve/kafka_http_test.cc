@@ -55,20 +55,7 @@ class KafkaHttpTest : public KafkaFixture {
 
   // Waits until `instance` lists `count` instances and every partition of counts has an owner.
   static void wait_for_instances(const Instance& instance, std::size_t count) {
-    auto answer =
-        wait_for([&] { return http_get(instance.http->port(), "/v1/instances"); },
-                 [&](const HttpAnswer& a) {
-                   if (a.status != 200) return false;
-                   const auto instances = a.json()["instances"];
-                   std::multiset<int> partitions;
-                   for (const auto& i : instances) {
-                     if (i["state"] != "RUNNING") return false;
-                     if (i["stores"].contains("counts")) {
-                       for (int p : i["stores"]["counts"]) partitions.insert(p);
-                     }
-                   }
-                   return instances.size() == count && partitions == std::multiset<int>{0, 1, 2, 3};
-                 });
+    auto answer = wait_for_instances_holding(instance.http->port(), "counts", count);
     ASSERT_EQ(answer.json()["instances"].size(), count) << answer.body;
   }
 

@@ -195,9 +195,9 @@ struct SourceRecord {
 // The error of source `node` that could not deserialize the `what` ("key", "value") of `raw`.
 Status cannot_deserialize(const std::string& node, const SourceRecord& raw, std::string_view what,
                           const Status& cause);
-// The full name of the internal topic `topic` of `task`'s application:
+// The full name of the internal topic `topic` of application `application_id`:
 // "<application.id>-<topic>".
-std::string internal_topic_name(const TaskContext& task, std::string_view topic);
+std::string internal_topic_name(std::string_view application_id, std::string_view topic);
 // Throws the NodeError of sink `node`: `what` went wrong, because of `cause` if given.
 [[noreturn]] void sink_failed(const std::string& node, std::string_view what, const Status* cause);
 
@@ -325,7 +325,8 @@ class SinkNode final : public InputNode<K, V> {
 
   void init(TaskContext& task) override {
     Node::init(task);
-    if (!internal_topic_.empty()) topic_ = internal_topic_name(task, internal_topic_);
+    if (!internal_topic_.empty())
+      topic_ = internal_topic_name(task.application_id(), internal_topic_);
   }
 
   void process(Record<K, V>&& record) override {
